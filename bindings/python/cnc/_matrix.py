@@ -1,0 +1,84 @@
+"""Turns what a Python caller hands to cnc.solve into the arrays cncSolveCSR reads.
+
+The matrix becomes 0-based CSR with int64 row offsets and uint32 column indices; scipy.sparse
+matrices and arrays of any format are converted with .tocsr() (which sums COO duplicates), a CSR
+input is passed as is (cnc sums duplicates within a row itself), and a dense 2-D array keeps its
+nonzero entries. Right-hand sides become one column-major float64 block, system j at j*n, which
+is both cnc's layout and numpy's Fortran order.
+"""
+
+import numpy as np
+
+from . import constants as _c
+from .errors import CncError
+
+_UINT32_MAX = 2**32 - 1
+
+
+def _real_values(values, what):
+    values = np.asarray(values)
+    if np.iscomplexobj(values):
+        raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} is complex; cnc solves real systems")
+    if values.dtype == object:
+        raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} does not hold numbers")
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+def _check_square(shape, what="A"):
+    if len(shape) != 2 or shape[0] != shape[1]:
+        dims = "x".join(str(d) for d in shape)
+        raise CncError(_c.ERR_SIZE_MISMATCH, f"cnc.solve: {what} is {dims}; it must be square")
+    n = int(shape[0])
+    if n > _UINT32_MAX:
+        raise CncError(_c.ERR_OVERFLOW, f"cnc.solve: n={n} exceeds cnc's 32-bit index range")
+    return n
+
+
+def _from_sparse(A):
+    n = _check_square(A.shape)
+    csr = A if A.format == "csr" else A.tocsr()
+    nnz = int(csr.indptr[-1])
+    row_ptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
+    # Negative indices (invalid anyway) wrap to huge values here and cnc rejects them as
+    # out of range, with the call's message.
+    col_idx = np.ascontiguousarray(csr.indices[:nnz]).astype(np.uint32, copy=False)
+    values = _real_values(csr.data[:nnz], "A")
+    return n, row_ptr, col_idx, values
+
+
+def _from_dense(A):
+    n = _check_square(A.shape)
+    rows, cols = np.nonzero(A)  # row-major order: already sorted by row; NaN counts as nonzero
+    row_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=row_ptr[1:])
+    values = _real_values(A[rows, cols], "A")
+    return n, row_ptr, cols.astype(np.uint32), values
+
+
+def csr_arrays(A):
+    """(n, row_ptr int64, col_idx uint32, values float64), 0-based, for any supported A."""
+    if hasattr(A, "tocsr") and hasattr(A, "format"):  # scipy.sparse matrix or array
+        return _from_sparse(A)
+    A = np.asarray(A)
+    if A.ndim != 2:
+        raise CncError(
+            _c.ERR_SIZE_MISMATCH, f"cnc.solve: A has {A.ndim} dimensions; it must be a square matrix"
+        )
+    return _from_dense(A)
+
+
+def column_block(b, n, what="b"):
+    """(block, k): b of shape (n,) or (n, k) as an (n, k) Fortran-ordered float64 array."""
+    if hasattr(b, "toarray"):
+        b = b.toarray()
+    b = np.asarray(b)
+    if b.ndim == 1:
+        b = b.reshape(-1, 1)
+    if b.ndim != 2 or b.shape[0] != n:
+        raise CncError(
+            _c.ERR_SIZE_MISMATCH,
+            f"cnc.solve: {what} has shape {tuple(np.shape(b))}; expected ({n},) or ({n}, k)",
+        )
+    if np.iscomplexobj(b) or b.dtype == object:
+        raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} must hold real numbers")
+    return np.asfortranarray(b, dtype=np.float64), b.shape[1]

@@ -1,0 +1,87 @@
+"""cnc.solve: one call from a scipy/numpy matrix and right-hand side(s) to (x, info).
+
+Each call uses a fresh context, so calls are independent and thread-safe; keep a cnc.Context and
+call its solve_matrix() to reuse one context (and its GPU) across solves. Options left at their
+"auto"/0 defaults are not set at all, so the CNC_BACKEND and CNC_NUM_THREADS environment
+variables keep their documented effect.
+"""
+
+from . import constants as _c
+from .context import Context
+from .errors import CncError
+
+PRECISIONS = {"double": _c.DOUBLE, "single": _c.SINGLE, "mixed": _c.MIXED}
+BACKENDS = {
+    "auto": _c.BACKEND_AUTO,
+    "cpu": _c.BACKEND_CPU,
+    "opencl": _c.BACKEND_OPENCL,
+    "cuda": _c.BACKEND_CUDA,
+}
+FORMATS = {
+    "auto": _c.FORMAT_AUTO,
+    "csr": _c.FORMAT_CSR,
+    "bcrs2": _c.FORMAT_BCRS2,
+    "bcrs4": _c.FORMAT_BCRS4,
+}
+PRECONDITIONERS = {"jacobi": _c.PRECOND_JACOBI, "none": _c.PRECOND_NONE, None: _c.PRECOND_NONE}
+
+
+def _enum(table, value, what):
+    """A string option (or the cnc constant itself) as the cnc enum value."""
+    if isinstance(value, str) or value is None:
+        key = value.lower() if isinstance(value, str) else value
+        if key in table:
+            return table[key]
+        choices = ", ".join(repr(k) for k in table if k is not None)
+        raise CncError(_c.ERR_INVALID_ENUM, f"cnc.solve: unknown {what} {value!r}; use {choices}")
+    return int(value)  # a cnc constant: cnc itself rejects the wrong ones
+
+
+def solve(
+    A,
+    b,
+    *,
+    tol=1e-6,
+    max_iter=None,
+    precision="double",
+    backend="auto",
+    format="auto",
+    preconditioner="jacobi",
+    threads=0,
+    x0=None,
+):
+    """Solves A x = b (A symmetric positive definite) with cnc's preconditioned CG.
+
+    A        scipy.sparse matrix or array (any format; int32 or int64 indices; COO duplicates
+             are summed) or a square dense numpy array
+    b        shape (n,) or (n, k): k right-hand sides solved together
+    tol      stop when ||r|| <= tol ||b|| (CNC_THRESHOLD)
+    max_iter iteration limit (None: cnc's default, 5 n and at least 100)
+    precision "double", "single" or "mixed" (float matrix, double vectors)
+    backend  "auto", "cpu", "opencl" or "cuda" (an unavailable one raises CncError)
+    format   "auto", "csr", "bcrs2" or "bcrs4"
+    preconditioner "jacobi" or "none"
+    threads  CPU threads, 0 = one per core
+    x0       initial guess, shape of b or (n,)
+
+    Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,
+    info.residual, info.true_residual, ...). A solve that does not converge is not an error:
+    check info.converged / info.reason. Raises cnc.CncError on bad input.
+    """
+    settings = [
+        (_c.THRESHOLD, float(tol)),
+        (_c.PRECISION, _enum(PRECISIONS, precision, "precision")),
+        (_c.MATRIX_FORMAT, _enum(FORMATS, format, "format")),
+        (_c.PRECONDITIONER, _enum(PRECONDITIONERS, preconditioner, "preconditioner")),
+    ]
+    backend_value = _enum(BACKENDS, backend, "backend")
+    if not (isinstance(backend, str) and backend.lower() == "auto"):
+        settings.append((_c.BACKEND, backend_value))
+    if max_iter is not None:
+        settings.append((_c.MAX_ITERATIONS, int(max_iter)))
+    if threads != 0:
+        settings.append((_c.NB_THREADS, int(threads)))
+    with Context() as ctx:
+        for pname, value in settings:
+            ctx.set_parameter(pname, value)
+        return ctx.solve_matrix(A, b, x0=x0)

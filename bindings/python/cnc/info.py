@@ -1,0 +1,90 @@
+"""SolveInfo: what a solve reports, read back from the context's statistics right after it."""
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from . import constants as _c
+
+REASON_NAMES = {
+    _c.REASON_NONE: "none",
+    _c.REASON_CONVERGED: "converged",
+    _c.REASON_MAX_ITERATIONS: "max_iterations",
+    _c.REASON_INDEFINITE_MATRIX: "indefinite_matrix",
+    _c.REASON_INDEFINITE_PRECOND: "indefinite_preconditioner",
+    _c.REASON_NOT_FINITE: "not_finite",
+    _c.REASON_STOPPED: "stopped",
+    _c.REASON_STAGNATED: "stagnated",
+}
+
+
+class Times(NamedTuple):
+    """Seconds spent in each phase of the last solve (cncGetDoublev CNC_*_TIME)."""
+
+    assembly: float
+    conversion: float
+    upload: float
+    solve: float
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """Outcome of one solve.
+
+    reason        cnc's text for the outcome (CNC_REASON_NAME), e.g. "converged"
+    reason_code   the CNC_REASON_* value (compare with cnc.REASON_CONVERGED, ...)
+    iterations    iterations used (max over right-hand sides)
+    residual      final recursive ||r||/||b|| (max over right-hand sides)
+    true_residual final ||b - A x||/||b|| computed in double (max over right-hand sides)
+    backend, device, format   what ran: e.g. "cpu", the device name, "csr"
+    times         Times(assembly, conversion, upload, solve, elapsed) in seconds
+    nnz           stored nonzeros of the assembled matrix
+    """
+
+    reason: str
+    reason_code: int
+    iterations: int
+    residual: float
+    true_residual: float
+    true_residual_min: float
+    backend: str
+    device: str
+    format: str
+    times: Times
+    nnz: int
+    gflops: float
+    bytes_per_iteration: int
+    zero_diagonals: int
+    block_fill_ratio: float
+
+    @property
+    def converged(self):
+        return self.reason_code == _c.REASON_CONVERGED
+
+
+def read(ctx):
+    """SolveInfo from the statistics of `ctx` (a cnc.Context) after a solve."""
+    code = ctx.get_integer(_c.REASON)
+    return SolveInfo(
+        reason=ctx.get_string(_c.REASON_NAME) or REASON_NAMES.get(code, str(code)),
+        reason_code=code,
+        iterations=ctx.get_integer(_c.USED_ITERATIONS),
+        residual=ctx.get_double(_c.ERROR),
+        true_residual=ctx.get_double(_c.TRUE_ERROR),
+        true_residual_min=ctx.get_double(_c.TRUE_ERROR_MIN),
+        backend=ctx.get_string(_c.BACKEND_NAME),
+        device=ctx.get_string(_c.DEVICE_NAME),
+        format=ctx.get_string(_c.FORMAT_NAME),
+        times=Times(
+            assembly=ctx.get_double(_c.ASSEMBLY_TIME),
+            conversion=ctx.get_double(_c.CONVERSION_TIME),
+            upload=ctx.get_double(_c.UPLOAD_TIME),
+            solve=ctx.get_double(_c.SOLVE_TIME),
+            elapsed=ctx.get_double(_c.ELAPSED_TIME),
+        ),
+        nnz=ctx.get_integer64(_c.NNZ),
+        gflops=ctx.get_double(_c.GFLOPS),
+        bytes_per_iteration=ctx.get_integer64(_c.BYTES_PER_ITERATION),
+        zero_diagonals=ctx.get_integer(_c.ZERO_DIAGONALS),
+        block_fill_ratio=ctx.get_double(_c.BLOCK_FILL_RATIO),
+    )

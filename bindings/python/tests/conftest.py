@@ -1,0 +1,44 @@
+"""Shared helpers of the cnc Python tests: model problems and the reference solver.
+
+References are scipy.sparse.linalg.spsolve (a direct LU solve, independent of cnc's CG).
+"""
+
+import numpy as np
+import pytest
+
+sp = pytest.importorskip("scipy.sparse")
+spla = pytest.importorskip("scipy.sparse.linalg")
+
+
+def poisson2d(m, dtype=np.float64):
+    """5-point Laplacian on an m x m grid (n = m*m), CSR, SPD."""
+    t = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
+    eye = sp.identity(m)
+    return (sp.kron(t, eye) + sp.kron(eye, t)).tocsr().astype(dtype)
+
+
+def shifted_poisson2d(m, seed=0):
+    """Poisson plus a random positive diagonal: SPD with entries that floats cannot hold exactly."""
+    rng = np.random.default_rng(seed)
+    A = poisson2d(m) + sp.diags(rng.uniform(0.1, 1.0, m * m))
+    return A.tocsr()
+
+
+def reference(A, b):
+    """Direct solve of A x = b with scipy (column by column for a block b)."""
+    A = sp.csc_matrix(A)
+    if b.ndim == 1:
+        return spla.spsolve(A, b)
+    return np.column_stack([spla.spsolve(A, b[:, j]) for j in range(b.shape[1])])
+
+
+def rel_err(x, ref):
+    return np.linalg.norm(x - ref) / np.linalg.norm(ref)
+
+
+def true_residual(A, x, b):
+    """max over columns of ||b - A x|| / ||b||, computed here in double."""
+    r = b - A @ x
+    if b.ndim == 1:
+        return np.linalg.norm(r) / np.linalg.norm(b)
+    return max(np.linalg.norm(r[:, j]) / np.linalg.norm(b[:, j]) for j in range(b.shape[1]))
