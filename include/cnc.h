@@ -1,0 +1,411 @@
+/*
+ * cnc.h -- the Concurrent Number Cruncher, public C API.
+ *
+ * cnc builds and solves large sparse symmetric positive definite linear systems A x = b with a
+ * Jacobi-preconditioned conjugate gradient, on whatever is present: an NVIDIA GPU (CUDA), an
+ * OpenCL device, or every core and SIMD lane of the CPU. The API is shaped like OpenNL's
+ * (nlBegin / nlCoefficient / nlEnd / nlSolve) with a `cnc` prefix; every call returns a status.
+ *
+ * ---------------------------------------------------------------------------------------------
+ * Example 1: assemble a tridiagonal system entry by entry and solve it.
+ *
+ *     #include <cnc.h>
+ *     #include <stdio.h>
+ *
+ *     int main(void) {
+ *         const CNCuint n = 1000;
+ *         CNCcontext ctx = cncNewContext();
+ *         cncMakeCurrent(ctx);
+ *         cncSolverParameteri(CNC_NB_VARIABLES, (CNCint)n);
+ *         cncBegin(CNC_SYSTEM);
+ *         cncBegin(CNC_MATRIX);
+ *         for (CNCuint i = 0; i < n; ++i) {
+ *             cncAddIJCoefficient(i, i, 2.0);
+ *             if (i > 0) cncAddIJCoefficient(i, i - 1, -1.0);
+ *             if (i + 1 < n) cncAddIJCoefficient(i, i + 1, -1.0);
+ *             cncAddIRightHandSide(i, 1.0);
+ *         }
+ *         cncEnd(CNC_MATRIX);
+ *         cncEnd(CNC_SYSTEM);
+ *         if (cncSolve() != CNC_OK) { fprintf(stderr, "%s\n", cncGetErrorMessage()); return 1; }
+ *         double x0; CNCint it;
+ *         cncGetVariable(0, &x0);
+ *         cncGetIntegerv(CNC_USED_ITERATIONS, &it);
+ *         printf("x[0] = %g after %d iterations\n", x0, it);
+ *         cncDeleteContext(ctx);
+ *         return 0;
+ *     }
+ *
+ * Example 2: least squares, row by row, with a locked variable (fit y = a + b t, a fixed at 1).
+ *
+ *     cncSolverParameteri(CNC_NB_VARIABLES, 2);
+ *     cncSolverParameteri(CNC_LEAST_SQUARES, CNC_TRUE);
+ *     cncBegin(CNC_SYSTEM);
+ *     cncSetVariable(0, 1.0);
+ *     cncLockVariable(0);
+ *     cncBegin(CNC_MATRIX);
+ *     for (int k = 0; k < 10; ++k) {                // one row per sample: a*1 + b*t = y
+ *         cncBegin(CNC_ROW);
+ *         cncCoefficient(0, 1.0);
+ *         cncCoefficient(1, (double)k);
+ *         cncRightHandSide(1.0 + 3.0 * k);
+ *         cncEnd(CNC_ROW);
+ *     }
+ *     cncEnd(CNC_MATRIX);
+ *     cncEnd(CNC_SYSTEM);
+ *     cncSolve();                                   // solves AᵀA x = Aᵀb over the free variables
+ *
+ * Example 3: hand over a CSR matrix directly (FFI users).
+ *
+ *     cncSolveCSR(n, row_ptr, col_idx, values, 0, 1, b, x);
+ * ---------------------------------------------------------------------------------------------
+ *
+ * Life cycle (a state machine per context, as in OpenNL):
+ *
+ *   INITIAL --Begin(SYSTEM)--> SYSTEM --Begin(MATRIX)--> MATRIX <--End(ROW)-- ROW
+ *                                                          |   --Begin(ROW)-->
+ *                                                     End(MATRIX)
+ *                                                          v
+ *   SOLVED <--Solve-- SYSTEM_CONSTRUCTED <--End(SYSTEM)-- MATRIX_CONSTRUCTED
+ *     |  Solve again (same matrix, new right-hand side or initial guess)
+ *     +--Begin(MATRIX)--> MATRIX (assemble a new matrix for the same variables)
+ *     +--Begin(SYSTEM)--> SYSTEM (start over; variables keep their values and locks)
+ *
+ * - Structural parameters (CNC_NB_VARIABLES, CNC_NB_SYSTEMS, CNC_LEAST_SQUARES) may be set only
+ *   in the INITIAL state; solver parameters may be set in any state except MATRIX and ROW.
+ * - Variables can be read in every state from SYSTEM on, and set in every such state except
+ *   MATRIX and ROW (while the locked values are in use); they can be locked and unlocked only in
+ *   the SYSTEM state. The variables' values when Begin(MATRIX) is called are the values of the
+ *   locked variables and the initial guess of the first solve; a later cncSolve starts from the
+ *   variables' current values (the previous solution unless the caller set others).
+ * - Plain mode (the default) assembles a square system over the free variables: row i is the
+ *   equation of variable i. A coefficient on a locked variable j moves to the right-hand side
+ *   (b_i -= a_ij x_j); rows of locked variables are dropped. In the row-wise API, the k-th row
+ *   (counted from 0 since Begin(MATRIX)) is the equation of variable k.
+ * - Least-squares mode (CNC_LEAST_SQUARES) takes any number of rows (Begin/End(ROW)) and solves
+ *   the normal equations AᵀA x = Aᵀb over the free variables.
+ *
+ * Errors: every call returns CNC_OK (0) or a negative status code (CNC_ERR_*). The context stays
+ * usable after an error; the first error is sticky (cncGetError) until cncClearError, and its
+ * message names the call and the offending values (cncGetErrorMessage). Numerical outcomes
+ * (max iterations reached, indefinite matrix, ...) are not errors: cncSolve returns CNC_OK and the
+ * reason is read with cncGetIntegerv(CNC_REASON).
+ *
+ * Threads: contexts are independent, and the current context is thread-local: each thread makes
+ * its own context current, and two threads working in two contexts never interfere. One context
+ * must not be used by two threads at once.
+ *
+ * Backends: CNC_BACKEND (parameter), else the CNC_BACKEND environment variable
+ * (auto|cpu|opencl|cuda), else auto: CUDA, then an OpenCL GPU, then the CPU; tiny systems stay on
+ * the CPU. Asking for a backend that is not available is an error (CNC_ERR_BACKEND_UNAVAILABLE),
+ * never a silent fallback. CNC_NB_THREADS / the CNC_NUM_THREADS environment variable set the CPU
+ * backend's thread count (0 = one per core).
+ *
+ * Ownership: cnc never keeps a caller's pointer past the call that received it (callbacks and
+ * their user pointers excepted). Strings returned by cnc belong to cnc (see each call).
+ */
+#ifndef CNC_H
+#define CNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Version (kept in sync with CMake's project(VERSION) by the build) --------------------- */
+#define CNC_VERSION_MAJOR 0
+#define CNC_VERSION_MINOR 1
+#define CNC_VERSION_PATCH 0
+/** One number that grows with every release: major*10000 + minor*100 + patch. */
+#define CNC_VERSION_NUMBER (CNC_VERSION_MAJOR * 10000 + CNC_VERSION_MINOR * 100 + CNC_VERSION_PATCH)
+
+/* ---- Export macro ---------------------------------------------------------------------------- */
+#if defined(_WIN32)
+#if defined(CNC_BUILDING_LIBRARY)
+#define CNC_API __declspec(dllexport)
+#else
+#define CNC_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) && defined(CNC_BUILDING_LIBRARY)
+#define CNC_API __attribute__((visibility("default")))
+#else
+#define CNC_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Types ----------------------------------------------------------------------------------- */
+typedef int32_t CNCint;     /**< signed 32-bit integer */
+typedef uint32_t CNCuint;   /**< unsigned 32-bit index (variables, rows, columns) */
+typedef int64_t CNCint64;   /**< 64-bit count or offset */
+typedef int CNCenum;        /**< one of the CNC_* constants below */
+typedef int CNCboolean;     /**< CNC_TRUE or CNC_FALSE */
+typedef int CNCstatus;      /**< CNC_OK or a negative CNC_ERR_* code */
+/** Opaque handle to a context: parameters, variables, the assembled system and the backend. */
+typedef struct CNCContextStruct* CNCcontext;
+
+#define CNC_FALSE 0
+#define CNC_TRUE 1
+
+/* ---- Status codes: fixed negative numbers, never reused -------------------------------------- */
+#define CNC_OK 0
+#define CNC_ERR_STATE (-1)                 /**< call not allowed in the current state */
+#define CNC_ERR_INVALID_ENUM (-2)          /**< unknown or inapplicable enum */
+#define CNC_ERR_INVALID_VALUE (-3)         /**< a value outside its allowed range */
+#define CNC_ERR_INDEX_OUT_OF_RANGE (-4)    /**< variable, row, column or system index too large */
+#define CNC_ERR_NOT_FINITE (-5)            /**< NaN or Inf in a coefficient, right-hand side, ... */
+#define CNC_ERR_SIZE_MISMATCH (-6)         /**< array sizes or counts disagree */
+#define CNC_ERR_OUT_OF_MEMORY (-7)         /**< host or device allocation failed */
+#define CNC_ERR_NO_CONTEXT (-8)            /**< no current context on this thread */
+#define CNC_ERR_BACKEND_UNAVAILABLE (-9)   /**< the requested backend is not available here */
+#define CNC_ERR_DEVICE (-10)               /**< a device or driver call failed (message says which) */
+#define CNC_ERR_UNSUPPORTED (-11)          /**< valid request this build or device cannot do */
+#define CNC_ERR_OVERFLOW (-12)             /**< a count would exceed what cnc can index */
+#define CNC_ERR_NULL_POINTER (-13)         /**< a required pointer argument is NULL */
+#define CNC_ERR_INTERNAL (-14)             /**< a bug in cnc: please report the message */
+#define CNC_ERR_NO_FP64 (-15)              /**< double precision asked of a device without it */
+
+/* ---- Primitives for cncBegin / cncEnd (0x000) ------------------------------------------------ */
+#define CNC_SYSTEM 0x000
+#define CNC_MATRIX 0x001
+#define CNC_ROW 0x002
+
+/* ---- Solver parameters, cncSolverParameteri/d and cncGetIntegerv/Doublev (0x100) ------------- */
+#define CNC_NB_VARIABLES 0x101    /**< int: number of unknowns n (INITIAL state only) */
+#define CNC_NB_SYSTEMS 0x102      /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
+#define CNC_LEAST_SQUARES 0x103   /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
+#define CNC_SYMMETRIC 0x104       /**< bool: the caller states A is symmetric (informative) */
+#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT or CNC_CG */
+#define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE or CNC_PRECOND_JACOBI (default) */
+#define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
+#define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
+#define CNC_PRECISION 0x109       /**< CNC_DOUBLE (default), CNC_SINGLE or CNC_MIXED */
+#define CNC_MATRIX_FORMAT 0x10A   /**< CNC_FORMAT_AUTO (default), _CSR, _BCRS2, _BCRS4 */
+#define CNC_BACKEND 0x10B         /**< CNC_BACKEND_AUTO (default), _CPU, _OPENCL, _CUDA */
+#define CNC_NB_THREADS 0x10C      /**< int >= 0: CPU threads, 0 = one per core (default) */
+#define CNC_NNZ_HINT 0x10D        /**< int64 >= 0: expected coefficient count, sizes the table */
+#define CNC_DEVICE_INDEX 0x10E    /**< int >= -1: device ordinal for GPU backends, -1 = auto */
+#define CNC_CHECK_INTERVAL 0x10F  /**< int >= 0: GPU iterations between convergence checks, 0 = auto */
+
+/* Values of CNC_SOLVER (0x200) */
+#define CNC_SOLVER_DEFAULT 0x200
+#define CNC_CG 0x201
+
+/* Values of CNC_PRECONDITIONER (0x300) */
+#define CNC_PRECOND_NONE 0x300
+#define CNC_PRECOND_JACOBI 0x301
+
+/* Values of CNC_PRECISION (0x400) */
+#define CNC_DOUBLE 0x400 /**< double matrix and vectors */
+#define CNC_SINGLE 0x401 /**< float matrix and vectors; reductions in double */
+#define CNC_MIXED 0x402  /**< float matrix values, double vectors and reductions */
+
+/* Values of CNC_MATRIX_FORMAT (0x500) */
+#define CNC_FORMAT_AUTO 0x500  /**< the format that moves the fewest bytes per SpMV */
+#define CNC_FORMAT_CSR 0x501
+#define CNC_FORMAT_BCRS2 0x502 /**< 2x2 blocks (rows padded to a multiple of 2) */
+#define CNC_FORMAT_BCRS4 0x503 /**< 4x4 blocks (rows padded to a multiple of 4) */
+
+/* Values of CNC_BACKEND (0x600) */
+#define CNC_BACKEND_AUTO 0x600
+#define CNC_BACKEND_CPU 0x601
+#define CNC_BACKEND_OPENCL 0x602
+#define CNC_BACKEND_CUDA 0x603
+
+/* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
+#define CNC_VERBOSE 0x701        /**< log solver progress (to the log callback, else stderr) */
+#define CNC_NORMALIZE_ROWS 0x702 /**< divide each row (and its rhs) by its coefficients' L2 norm */
+
+/* ---- Read-only statistics for cncGetIntegerv / cncGetDoublev (0x800) ------------------------- */
+#define CNC_USED_ITERATIONS 0x801   /**< int: iterations of the last solve (max over systems) */
+#define CNC_ERROR 0x802             /**< double: final ||r||/||b|| (recursive, max over systems) */
+#define CNC_TRUE_ERROR 0x803        /**< double: final ||b - A x||/||b|| in double (max over systems) */
+#define CNC_REASON 0x804            /**< int: CNC_REASON_* of the last solve (worst over systems) */
+#define CNC_ELAPSED_TIME 0x805      /**< double: seconds of the last cncSolve, everything included */
+#define CNC_ASSEMBLY_TIME 0x806     /**< double: seconds from Begin(MATRIX) to End(MATRIX) */
+#define CNC_CONVERSION_TIME 0x807   /**< double: seconds converting COO -> CSR -> chosen format */
+#define CNC_UPLOAD_TIME 0x808       /**< double: seconds moving the matrix to the backend */
+#define CNC_SOLVE_TIME 0x809        /**< double: seconds in the iterations */
+#define CNC_GFLOPS 0x80A            /**< double: useful GFLOP/s of the iterations */
+#define CNC_BYTES_PER_ITERATION 0x80B /**< int64 (via Doublev or Integerv): minimum bytes/iteration */
+#define CNC_NNZ 0x80C               /**< int64: stored nonzeros of the assembled matrix */
+#define CNC_BACKEND_USED 0x80D      /**< int: CNC_BACKEND_* that ran the last solve */
+#define CNC_FORMAT_USED 0x80E       /**< int: CNC_FORMAT_* used by the last solve */
+#define CNC_ZERO_DIAGONALS 0x80F    /**< int: zero diagonal entries (Jacobi used 1 there) */
+#define CNC_STATE 0x810             /**< int: CNC_STATE_* of the context */
+#define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes_per_iteration * iterations / solve time */
+#define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
+#define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
+
+/* Values of CNC_REASON (0x900), worst first when several systems are solved together */
+#define CNC_REASON_NONE 0x900                  /**< no solve yet */
+#define CNC_REASON_CONVERGED 0x901             /**< ||r|| <= threshold ||b||, true residual too */
+#define CNC_REASON_MAX_ITERATIONS 0x902        /**< iteration limit reached */
+#define CNC_REASON_INDEFINITE_MATRIX 0x903     /**< pᵀAp <= 0: A is not positive definite */
+#define CNC_REASON_INDEFINITE_PRECOND 0x904    /**< rᵀz <= 0: the preconditioner is not SPD */
+#define CNC_REASON_NOT_FINITE 0x905            /**< NaN or Inf appeared in the iteration */
+#define CNC_REASON_STOPPED 0x906               /**< the progress callback asked to stop */
+#define CNC_REASON_STAGNATED 0x907 /**< recursive residual converged, true residual did not */
+
+/* Values of CNC_STATE (0xA00) */
+#define CNC_STATE_INITIAL 0xA00
+#define CNC_STATE_SYSTEM 0xA01
+#define CNC_STATE_MATRIX 0xA02
+#define CNC_STATE_ROW 0xA03
+#define CNC_STATE_MATRIX_CONSTRUCTED 0xA04
+#define CNC_STATE_SYSTEM_CONSTRUCTED 0xA05
+#define CNC_STATE_SOLVED 0xA06
+
+/* ---- Strings for cncGetString (0xB00) -------------------------------------------------------- */
+#define CNC_BACKEND_NAME 0xB01 /**< "cpu", "opencl" or "cuda": backend of the last solve */
+#define CNC_DEVICE_NAME 0xB02  /**< the device of the last solve, e.g. "NVIDIA H200" */
+#define CNC_FORMAT_NAME 0xB03  /**< "csr", "bcrs2" or "bcrs4" */
+#define CNC_REASON_NAME 0xB04  /**< e.g. "converged" */
+#define CNC_VERSION_STRING 0xB05 /**< e.g. "0.1.0" */
+#define CNC_CPU_SIMD 0xB06     /**< SIMD level the CPU kernels run with, e.g. "avx2" */
+
+/* ---- Log levels for the log callback --------------------------------------------------------- */
+#define CNC_LOG_ERROR 0
+#define CNC_LOG_WARNING 1
+#define CNC_LOG_INFO 2
+
+/**
+ * Log callback: receives every message cnc logs (errors, warnings, and with CNC_VERBOSE the
+ * solver's progress). `message` is valid only during the call.
+ */
+typedef void (*CNClogCallback)(int level, const char* message, void* user_data);
+
+/**
+ * Progress callback, called at each convergence check of cncSolve (every iteration on the CPU,
+ * every CNC_CHECK_INTERVAL iterations on a GPU) with the iteration count and the largest relative
+ * residual ||r||/||b|| over the systems. Return 0 to continue, non-zero to stop the solve (the
+ * reason is then CNC_REASON_STOPPED).
+ */
+typedef int (*CNCprogressCallback)(CNCint iteration, double relative_residual, void* user_data);
+
+/* ---- Contexts -------------------------------------------------------------------------------- */
+/** Creates a context with default parameters; NULL if out of memory. Does not make it current. */
+CNC_API CNCcontext cncNewContext(void);
+/** Frees a context and everything it owns; clears it as current on this thread. NULL is ignored. */
+CNC_API void cncDeleteContext(CNCcontext context);
+/** Makes `context` this thread's current context (NULL: none). */
+CNC_API CNCstatus cncMakeCurrent(CNCcontext context);
+/** This thread's current context, or NULL. */
+CNC_API CNCcontext cncGetCurrent(void);
+
+/* ---- Parameters and flags (current context) -------------------------------------------------- */
+/** Sets an integer or enum parameter (CNC_NB_VARIABLES, CNC_PRECISION, ...). */
+CNC_API CNCstatus cncSolverParameteri(CNCenum pname, CNCint value);
+/** Sets a double parameter (CNC_THRESHOLD) or an integer one given as an integral double. */
+CNC_API CNCstatus cncSolverParameterd(CNCenum pname, double value);
+/** Sets a 64-bit integer parameter (CNC_NNZ_HINT, or any integer parameter). */
+CNC_API CNCstatus cncSolverParameteri64(CNCenum pname, CNCint64 value);
+/** Reads a parameter or statistic as an int (64-bit statistics saturate: use cncGetInteger64v). */
+CNC_API CNCstatus cncGetIntegerv(CNCenum pname, CNCint* value);
+/** Reads a parameter or statistic as a 64-bit int. */
+CNC_API CNCstatus cncGetInteger64v(CNCenum pname, CNCint64* value);
+/** Reads a parameter or statistic as a double. */
+CNC_API CNCstatus cncGetDoublev(CNCenum pname, double* value);
+/** Reads a string (CNC_BACKEND_NAME, ...); "" before the first solve. The pointer stays valid
+ *  until the same string is read again or the context is deleted. */
+CNC_API CNCstatus cncGetString(CNCenum pname, const char** value);
+CNC_API CNCstatus cncEnable(CNCenum flag);
+CNC_API CNCstatus cncDisable(CNCenum flag);
+CNC_API CNCstatus cncIsEnabled(CNCenum flag, CNCboolean* value);
+
+/* ---- Life cycle ------------------------------------------------------------------------------ */
+/** Enters CNC_SYSTEM, CNC_MATRIX or CNC_ROW (see the state diagram above). */
+CNC_API CNCstatus cncBegin(CNCenum primitive);
+/** Leaves CNC_ROW, CNC_MATRIX or CNC_SYSTEM. End(MATRIX) converts the coefficients to CSR. */
+CNC_API CNCstatus cncEnd(CNCenum primitive);
+
+/* ---- Variables (states SYSTEM and later) ----------------------------------------------------- */
+/** Sets variable i of system 0 (locked value, or initial guess). */
+CNC_API CNCstatus cncSetVariable(CNCuint i, double value);
+/** Reads variable i of system 0 (the solution after cncSolve). */
+CNC_API CNCstatus cncGetVariable(CNCuint i, double* value);
+/** Sets variable i of system k (0 <= k < CNC_NB_SYSTEMS). */
+CNC_API CNCstatus cncMultiSetVariable(CNCuint i, CNCuint k, double value);
+/** Reads variable i of system k. */
+CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* value);
+/** Locks variable i: its value (in every system) is fixed and it leaves the unknowns. SYSTEM state. */
+CNC_API CNCstatus cncLockVariable(CNCuint i);
+/** Unlocks variable i. SYSTEM state. */
+CNC_API CNCstatus cncUnlockVariable(CNCuint i);
+/** Whether variable i is locked. */
+CNC_API CNCstatus cncVariableIsLocked(CNCuint i, CNCboolean* locked);
+
+/* ---- Row-wise assembly (inside Begin/End(ROW)) ----------------------------------------------- */
+/** Adds a j-th coefficient to the current row (summed with earlier ones on the same j). */
+CNC_API CNCstatus cncCoefficient(CNCuint j, double value);
+/** Sets the current row's right-hand side (system 0); the last value before End(ROW) counts. */
+CNC_API CNCstatus cncRightHandSide(double value);
+/** Sets the current row's right-hand side of system k. */
+CNC_API CNCstatus cncMultiRightHandSide(CNCuint k, double value);
+/** Multiplies the current row (coefficients and right-hand sides) by `value` at End(ROW). */
+CNC_API CNCstatus cncRowScaling(double value);
+
+/* ---- Entry-wise assembly (inside Begin/End(MATRIX), plain mode) ------------------------------ */
+/** a_ij += value (duplicates are summed). */
+CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double value);
+/** b_i += value (system 0). */
+CNC_API CNCstatus cncAddIRightHandSide(CNCuint i, double value);
+/** b_i += value in system k. */
+CNC_API CNCstatus cncMultiAddIRightHandSide(CNCuint i, CNCuint k, double value);
+
+/* ---- Solving --------------------------------------------------------------------------------- */
+/**
+ * Solves the constructed system (state SYSTEM_CONSTRUCTED or SOLVED). Returns CNC_OK whenever the
+ * solver ran; read CNC_REASON for the outcome. The solution is in the variables. A zero
+ * right-hand side gives x = 0 at once. The matrix stays on the backend for the next solve.
+ */
+CNC_API CNCstatus cncSolve(void);
+
+/**
+ * Solves A x = b for a CSR matrix handed over directly, with the current context's solver
+ * parameters, without touching its assembled system (any state but MATRIX and ROW).
+ *   n        number of rows and columns
+ *   row_ptr  n+1 offsets into col_idx/values (64-bit), row_ptr[0] == base
+ *   col_idx  column indices, `base`-based (0 for C, 1 for Fortran)
+ *   values   coefficients (duplicates within a row are summed)
+ *   base     0 or 1
+ *   nrhs     number of right-hand sides (>= 1)
+ *   b        nrhs * n values, system k at b + k*n
+ *   x        nrhs * n values: initial guess on input, solution on output
+ * Statistics are read back as after cncSolve.
+ */
+CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
+                              const double* values, CNCint base, CNCuint nrhs, const double* b,
+                              double* x);
+
+/* ---- Errors, callbacks, version -------------------------------------------------------------- */
+/** First error since the context was created or cncClearError (CNC_OK if none). */
+CNC_API CNCstatus cncGetError(void);
+/**
+ * Message of the first error, naming the call and its values (e.g. "cncAddIJCoefficient(i=12,
+ * j=7, value=nan): value is not finite"), or "" if none. Without a current context: the message
+ * of this thread's last CNC_ERR_NO_CONTEXT.
+ */
+CNC_API const char* cncGetErrorMessage(void);
+/** Message of the most recent failed call on the current context ("" if none). */
+CNC_API const char* cncGetLastErrorMessage(void);
+/** Clears the sticky error of the current context. */
+CNC_API CNCstatus cncClearError(void);
+/** Short English text of a status code ("CNC_ERR_STATE: call not allowed in this state"). */
+CNC_API const char* cncStatusString(CNCstatus status);
+/** Installs (or, with NULL, removes) the current context's log callback. */
+CNC_API CNCstatus cncSetLogCallback(CNClogCallback callback, void* user_data);
+/** Installs (or, with NULL, removes) the current context's progress callback. */
+CNC_API CNCstatus cncSetProgressCallback(CNCprogressCallback callback, void* user_data);
+/** Version of the library actually loaded (may differ from the CNC_VERSION_* it was built with). */
+CNC_API void cncGetVersion(int* major, int* minor, int* patch);
+/** Version string of the library actually loaded, e.g. "0.1.0". */
+CNC_API const char* cncVersionString(void);
+/** Whether `backend` (CNC_BACKEND_CPU/OPENCL/CUDA) can run here; needs no context. */
+CNC_API CNCboolean cncBackendAvailable(CNCenum backend);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CNC_H */

@@ -1,0 +1,115 @@
+// The backend interface: what the solver (src/solver/pcg.cpp, written once) needs from a device.
+//
+// A backend (cpu, opencl, cuda) creates a device_system: one matrix plus the work vectors of k
+// right-hand sides, resident on the device for as long as the matrix is unchanged. The solver
+// drives it through three fused steps per iteration whose scalar logic is part of the contract,
+// so that GPU backends can keep every scalar on the device and run many iterations between two
+// host reads (one read of k small structs per convergence check; paper 004 §2.3.5).
+//
+// Vectors (device side, per right-hand side j): x, r, p, q, b and d, where d is the Jacobi
+// inverse diagonal (1 without preconditioner). Layout is the backend's choice; host arrays given
+// to and taken from a device_system are column-major: system j at offset j*n, n real rows.
+//
+// Step contract, applied to each system j whose status is `running` when the step starts
+// (systems in any other state are left untouched, so extra iterations after convergence are
+// no-ops):
+//   init(thr2):  for EVERY j:  r = b - A x;  p = d∘r;  rz = Σ d r²;  rr = Σ r²;  pq = 0;
+//                iters = 0;  thr2 as given;  status = not_finite if rr or rz is not finite,
+//                else converged if rr <= thr2, else indefinite_precond if rz <= 0, else running.
+//   spmv_dot():  q = A p;  pq = Σ p∘q.
+//   update_xr(): if pq is not finite: status = not_finite; else if pq <= 0: indefinite_matrix;
+//                else α = rz/pq;  x += α p;  r -= α q;  rz_new = Σ d r²;  rr = Σ r²;  iters += 1.
+//   update_p():  if rr or rz_new is not finite: not_finite; else if rr <= thr2: converged;
+//                else if rz_new <= 0: indefinite_precond;
+//                else β = rz_new/rz;  rz = rz_new;  p = d∘r + β p.
+// Dot products accumulate in double in every precision. Reductions use a fixed blocking (no
+// floating-point atomics), so one backend with one configuration is bit-reproducible.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conversion/matrix.hpp"
+
+namespace cnc {
+
+enum class precision { f64, f32, mixed };  // mixed: float matrix values, double vectors
+
+enum rhs_status : std::int32_t {
+  running = 0,
+  converged = 1,
+  indefinite_matrix = 2,
+  indefinite_precond = 3,
+  not_finite = 4,
+};
+
+// Per right-hand-side scalars; the same 48-byte layout on every backend (GPU backends keep an
+// array of these in device memory and copy it back whole in read_state).
+struct rhs_state {
+  double rz;      // rᵀz of the current residual
+  double rz_new;  // rᵀz after the last update_xr
+  double rr;      // rᵀr after the last init/update_xr
+  double pq;      // pᵀAp of the last spmv_dot
+  double thr2;    // converged when rr <= thr2 (threshold² ‖b‖²)
+  std::int32_t status;
+  std::int32_t iters;
+};
+static_assert(sizeof(rhs_state) == 48, "rhs_state layout is shared with device code");
+
+class device_system {
+ public:
+  virtual ~device_system() = default;
+  // Uploads b and the initial guess x (host, column-major, n real rows per system).
+  virtual void set_vectors(const double* b, const double* x) = 0;
+  virtual void init(const double* thr2) = 0;  // thr2: one value per system
+  virtual void spmv_dot() = 0;
+  virtual void update_xr() = 0;
+  virtual void update_p() = 0;
+  // Runs `count` iterations. Backends may override (CUDA graphs, persistent kernels) but must
+  // keep the semantics of calling the three steps `count` times.
+  virtual void iterate(int count) {
+    for (int c = 0; c < count; ++c) {
+      spmv_dot();
+      update_xr();
+      update_p();
+    }
+  }
+  virtual void read_state(rhs_state* out) = 0;  // k structs, synchronizes with the device
+  virtual void get_x(double* x) = 0;            // host, column-major
+  // y = A x for k host columns, through the backend's SpMV (for tests and the true residual
+  // check). Clobbers p and q: call it outside an iteration sequence.
+  virtual void apply(const double* x, double* y) = 0;
+};
+
+struct backend_options {
+  int threads = 0;        // CPU threads, 0 = one per core
+  int device_index = -1;  // GPU ordinal, -1 = backend's choice / environment
+  std::function<void(int level, const std::string&)> log;  // CNC_LOG_* levels; may be empty
+};
+
+class backend {
+ public:
+  virtual ~backend() = default;
+  virtual const char* name() const = 0;  // "cpu", "opencl", "cuda"
+  virtual int api_id() const = 0;        // CNC_BACKEND_CPU / _OPENCL / _CUDA
+  virtual std::string device_name() const = 0;
+  virtual bool has_fp64() const { return true; }
+  // Iterations between two convergence checks when the caller leaves it to the backend.
+  virtual int default_check_interval() const { return 1; }
+  // `d` holds a.n_padded() inverse-diagonal values. Throws cnc::error on failure (device out of
+  // memory -> CNC_ERR_OUT_OF_MEMORY, no fp64 -> CNC_ERR_NO_FP64, driver errors -> CNC_ERR_DEVICE).
+  virtual std::unique_ptr<device_system> create_system(const host_matrix& a,
+                                                       const std::vector<double>& d,
+                                                       precision p, int nrhs) = 0;
+};
+
+// Factories: each returns nullptr and explains why in `why` when it cannot run here (no driver,
+// no device, not built in). They never throw for "absent".
+std::unique_ptr<backend> make_cpu_backend(const backend_options& o, std::string& why);
+std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::string& why);
+std::unique_ptr<backend> make_cuda_backend(const backend_options& o, std::string& why);
+
+}  // namespace cnc

@@ -1,0 +1,303 @@
+// CPU backend: the backend.hpp contract on a persistent thread pool with per-ISA SIMD kernels.
+//
+// Rows are cut into fixed chunks (chunk_rows); each chunk writes its partial sums to its own slot
+// and the calling thread adds the slots in chunk order, so a solve is bit-identical run to run
+// and for any thread count. Chunks are handed to threads in contiguous static ranges (the same
+// ranges that first touched the vectors). The scalar logic of the contract runs on the host,
+// between the parallel sweeps.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/cpu/cpu_kernels.hpp"
+#include "backends/cpu/thread_pool.hpp"
+#include "cnc.h"
+#include "util/error.hpp"
+
+namespace cnc {
+
+const char* cpu_simd_level();
+
+namespace {
+
+constexpr std::int32_t chunk_rows = 8192;
+// Below this many rows per thread, waking the pool costs more than the sweep saves.
+constexpr std::int32_t min_rows_per_thread = 32768;
+
+const cpu_kernel_table* kernels_for(cpu_types t) {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
+    return cpu_kernels_avx512(t);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return cpu_kernels_avx2(t);
+  return cpu_kernels_generic(t);
+}
+
+// Plain vector of T whose pages are first touched by the pool, in the threads' own ranges.
+template <class T>
+class pool_vector {
+ public:
+  void allocate(thread_pool& pool, std::int64_t n) {
+    n_ = n;
+    data_.reset(new T[std::size_t(n > 0 ? n : 1)]);
+    T* d = data_.get();
+    pool.run([&](int t) {
+      std::int64_t b = n * t / pool.size(), e = n * (t + 1) / pool.size();
+      std::memset(static_cast<void*>(d + b), 0, sizeof(T) * std::size_t(e - b));
+    });
+  }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  T& operator[](std::int64_t i) { return data_[i]; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::int64_t n_ = 0;
+};
+
+template <class VT, class MT>
+class cpu_system final : public device_system {
+ public:
+  cpu_system(thread_pool& pool, const cpu_kernel_table* kt, const host_matrix& a,
+             const std::vector<double>& d, int k)
+      : pool_(pool), kt_(kt), k_(k), n_(a.csr->n) {
+    const int b = block_size(a.fmt);
+    const std::int64_t nvals = a.fmt == format::csr ? a.csr->nnz() : a.bcrs->n_blocks() * b * b;
+    const double* v = a.fmt == format::csr ? a.csr->val.data() : a.bcrs->val.data();
+    step_.a.b = b;
+    step_.a.rows = a.fmt == format::csr ? a.csr->n : a.bcrs->n_block_rows;
+    step_.a.row_ptr = a.fmt == format::csr ? a.csr->row_ptr.data() : a.bcrs->row_ptr.data();
+    step_.a.col = a.fmt == format::csr ? a.csr->col.data() : a.bcrs->col.data();
+    if constexpr (std::is_same_v<MT, double>) {
+      step_.a.val = v;  // the caller keeps the host matrix alive (backend.hpp)
+    } else {
+      values_.resize(std::size_t(nvals));
+      for (std::int64_t t = 0; t < nvals; ++t) values_[t] = MT(v[t]);
+      step_.a.val = values_.data();
+    }
+    np_ = a.n_padded();
+    const std::int64_t len = std::int64_t(np_) * k;
+    for (auto* vec : {&x_, &r_, &p_, &q_, &b_, &y_}) vec->allocate(pool_, len);
+    d_.allocate(pool_, np_);
+    for (std::int32_t i = 0; i < np_; ++i) d_[i] = VT(d[i]);
+    step_.k = k;
+    step_.x = x_.data(), step_.r = r_.data(), step_.p = p_.data(), step_.q = q_.data();
+    step_.b = b_.data(), step_.d = d_.data();
+    n_chunks_ = (step_.a.rows + rows_per_chunk() - 1) / rows_per_chunk();
+    threads_ = std::max(1, std::min(pool_.size(), np_ / min_rows_per_thread));
+    part_.assign(std::size_t(n_chunks_) * 2 * k, 0.0);
+    alpha_.assign(std::size_t(k), 0.0);
+    beta_.assign(std::size_t(k), 0.0);
+    active_.assign(std::size_t(k), 0);
+    state_.assign(std::size_t(k), rhs_state{0, 0, 0, 0, 0, converged, 0});
+    step_.alpha = alpha_.data(), step_.beta = beta_.data(), step_.active = active_.data();
+  }
+
+  void set_vectors(const double* b, const double* x) override {
+    for (int j = 0; j < k_; ++j)
+      for (std::int32_t i = 0; i < n_; ++i) {
+        b_[std::int64_t(i) * k_ + j] = VT(b[i + std::size_t(j) * n_]);
+        x_[std::int64_t(i) * k_ + j] = VT(x[i + std::size_t(j) * n_]);
+      }
+  }
+
+  void init(const double* thr2) override {
+    sweep(2, [&](std::int32_t r0, std::int32_t r1, double* part) { kt_->init(step_, r0, r1, part); });
+    for (int j = 0; j < k_; ++j) {
+      rhs_state& s = state_[j];
+      s.rz = sum(2, 2 * j), s.rr = sum(2, 2 * j + 1), s.rz_new = 0, s.pq = 0, s.thr2 = thr2[j];
+      s.iters = 0;
+      s.status = !std::isfinite(s.rr) || !std::isfinite(s.rz) ? not_finite
+                 : s.rr <= s.thr2                              ? converged
+                 : s.rz <= 0                                   ? indefinite_precond
+                                                               : running;
+    }
+  }
+
+  void spmv_dot() override {
+    if (!refresh_active()) return;
+    sweep(1, [&](std::int32_t r0, std::int32_t r1, double* part) {
+      kt_->spmv_dot(step_, r0, r1, part);
+    });
+    for (int j = 0; j < k_; ++j)
+      if (active_[j]) state_[j].pq = sum(1, j);
+  }
+
+  void update_xr() override {
+    for (int j = 0; j < k_; ++j) {
+      rhs_state& s = state_[j];
+      if (s.status != running) continue;
+      if (!std::isfinite(s.pq))
+        s.status = not_finite;
+      else if (s.pq <= 0)
+        s.status = indefinite_matrix;
+      else
+        alpha_[j] = s.rz / s.pq;
+    }
+    if (!refresh_active()) return;
+    sweep(2, [&](std::int32_t r0, std::int32_t r1, double* part) {
+      kt_->update_xr(step_, r0, r1, part);
+    });
+    for (int j = 0; j < k_; ++j)
+      if (active_[j]) {
+        state_[j].rz_new = sum(2, 2 * j), state_[j].rr = sum(2, 2 * j + 1);
+        state_[j].iters += 1;
+      }
+  }
+
+  void update_p() override {
+    for (int j = 0; j < k_; ++j) {
+      rhs_state& s = state_[j];
+      if (s.status != running) continue;
+      if (!std::isfinite(s.rr) || !std::isfinite(s.rz_new))
+        s.status = not_finite;
+      else if (s.rr <= s.thr2)
+        s.status = converged;
+      else if (s.rz_new <= 0)
+        s.status = indefinite_precond;
+      else
+        beta_[j] = s.rz_new / s.rz, s.rz = s.rz_new;
+    }
+    if (!refresh_active()) return;
+    parallel([&](int t) {
+      auto [c0, c1] = chunks_of(t);
+      for (std::int32_t c = c0; c < c1; ++c) kt_->update_p(step_, first_row(c), last_row(c));
+    });
+  }
+
+  void read_state(rhs_state* out) override {
+    std::memcpy(out, state_.data(), sizeof(rhs_state) * std::size_t(k_));
+  }
+
+  void get_x(double* x) override {
+    for (int j = 0; j < k_; ++j)
+      for (std::int32_t i = 0; i < n_; ++i)
+        x[i + std::size_t(j) * n_] = double(x_[std::int64_t(i) * k_ + j]);
+  }
+
+  void apply(const double* x, double* y) override {
+    for (int j = 0; j < k_; ++j)
+      for (std::int32_t i = 0; i < np_; ++i)
+        p_[std::int64_t(i) * k_ + j] = i < n_ ? VT(x[i + std::size_t(j) * n_]) : VT(0);
+    step_.in = p_.data(), step_.out = q_.data();
+    parallel([&](int t) {
+      auto [c0, c1] = chunks_of(t);
+      for (std::int32_t c = c0; c < c1; ++c) kt_->apply(step_, first_row(c), last_row(c));
+    });
+    for (int j = 0; j < k_; ++j)
+      for (std::int32_t i = 0; i < n_; ++i)
+        y[i + std::size_t(j) * n_] = double(q_[std::int64_t(i) * k_ + j]);
+  }
+
+ private:
+  std::int32_t rows_per_chunk() const { return chunk_rows / step_.a.b; }
+  std::int32_t first_row(std::int32_t c) const { return c * rows_per_chunk(); }
+  std::int32_t last_row(std::int32_t c) const {
+    return std::min(step_.a.rows, (c + 1) * rows_per_chunk());
+  }
+  // Runs fn(t) for the threads_ threads that share the chunks (inline when there is one).
+  template <class F>
+  void parallel(F&& fn) {
+    if (threads_ == 1)
+      fn(0);
+    else
+      pool_.run([&](int t) {
+        if (t < threads_) fn(t);
+      });
+  }
+  std::pair<std::int32_t, std::int32_t> chunks_of(int t) const {
+    const std::int64_t T = threads_;
+    return {std::int32_t(n_chunks_ * t / T), std::int32_t(n_chunks_ * (t + 1) / T)};
+  }
+  // Runs fn over every chunk with its own `width * k` partial slot.
+  template <class F>
+  void sweep(int width, F&& fn) {
+    parallel([&](int t) {
+      auto [c0, c1] = chunks_of(t);
+      for (std::int32_t c = c0; c < c1; ++c)
+        fn(first_row(c), last_row(c), part_.data() + std::size_t(c) * width * k_);
+    });
+  }
+  // Sum of partial `idx` over chunks, in chunk order.
+  double sum(int width, int idx) const {
+    double s = 0.0;
+    for (std::int32_t c = 0; c < n_chunks_; ++c) s += part_[std::size_t(c) * width * k_ + idx];
+    return s;
+  }
+  bool refresh_active() {
+    bool any = false;
+    for (int j = 0; j < k_; ++j) {
+      active_[j] = state_[j].status == running;
+      any = any || active_[j];
+    }
+    return any;
+  }
+
+  thread_pool& pool_;
+  const cpu_kernel_table* kt_;
+  int k_;
+  std::int32_t n_, np_ = 0;
+  cpu_step step_;
+  std::vector<MT> values_;
+  pool_vector<VT> x_, r_, p_, q_, b_, y_, d_;
+  std::int32_t n_chunks_ = 0;
+  int threads_ = 1;
+  std::vector<double> part_, alpha_, beta_;
+  std::vector<std::uint8_t> active_;
+  std::vector<rhs_state> state_;
+};
+
+class cpu_backend final : public backend {
+ public:
+  explicit cpu_backend(int threads) : pool_(threads) {}
+  const char* name() const override { return "cpu"; }
+  int api_id() const override { return CNC_BACKEND_CPU; }
+  std::string device_name() const override {
+    return std::to_string(pool_.size()) + " CPU thread" + (pool_.size() > 1 ? "s" : "") + ", " +
+           cpu_simd_level();
+  }
+  std::unique_ptr<device_system> create_system(const host_matrix& a, const std::vector<double>& d,
+                                               precision p, int nrhs) override {
+    switch (p) {
+      case precision::f64:
+        return std::make_unique<cpu_system<double, double>>(pool_, kernels_for(cpu_types::f64), a,
+                                                            d, nrhs);
+      case precision::f32:
+        return std::make_unique<cpu_system<float, float>>(pool_, kernels_for(cpu_types::f32), a,
+                                                          d, nrhs);
+      case precision::mixed:
+        return std::make_unique<cpu_system<double, float>>(pool_, kernels_for(cpu_types::mixed),
+                                                           a, d, nrhs);
+    }
+    throw error(CNC_ERR_INTERNAL, "unknown precision");
+  }
+  int threads() const { return pool_.size(); }
+
+ private:
+  thread_pool pool_;
+};
+
+}  // namespace
+
+const char* cpu_simd_level() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
+    return "avx512";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";
+  return "generic";
+}
+
+std::unique_ptr<backend> make_cpu_backend(const backend_options& o, std::string&) {
+  int threads = o.threads;
+  if (threads <= 0) threads = int(std::thread::hardware_concurrency());
+  if (threads <= 0) threads = 1;
+  return std::make_unique<cpu_backend>(threads);
+}
+
+}  // namespace cnc

@@ -1,0 +1,48 @@
+// CPU kernel interface: per-ISA tables of the fused PCG steps over a range of (block) rows.
+// Vectors are interleaved over the k right-hand sides: element i of system j is v[i*k + j], so
+// one pass over the matrix serves all k systems. Partial sums go to `part` (per chunk of rows);
+// the backend adds the chunks' partials in a fixed order, so results do not depend on threads.
+#pragma once
+
+#include <cstdint>
+
+namespace cnc {
+
+struct cpu_matrix_view {
+  int b = 1;              // 1 = CSR, 2 or 4 = BCRS
+  std::int32_t rows = 0;  // (block) rows
+  const std::int64_t* row_ptr = nullptr;
+  const std::int32_t* col = nullptr;
+  const void* val = nullptr;  // float or double, per table
+};
+
+struct cpu_step {
+  cpu_matrix_view a;
+  int k = 1;
+  void *x = nullptr, *r = nullptr, *p = nullptr, *q = nullptr;  // vectors (float or double)
+  const void* b = nullptr;
+  const void* d = nullptr;                       // inverse diagonal, same type as the vectors
+  const void* in = nullptr;                      // apply: input
+  void* out = nullptr;                           // apply: output
+  const double* alpha = nullptr;                 // per system
+  const double* beta = nullptr;                  // per system
+  const std::uint8_t* active = nullptr;          // per system: 1 = running
+};
+
+// Row ranges are in block rows for BCRS. part sizes: spmv_dot k, init/update_xr 2k (rz, rr).
+struct cpu_kernel_table {
+  void (*spmv_dot)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
+  void (*init)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
+  void (*update_xr)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
+  void (*update_p)(const cpu_step&, std::int32_t r0, std::int32_t r1);
+  void (*apply)(const cpu_step&, std::int32_t r0, std::int32_t r1);
+};
+
+enum class cpu_types { f64, f32, mixed };  // vector/matrix value types, as cnc::precision
+
+// One table per ISA build of kernels_impl.hpp; nullptr if this build lacks that ISA.
+const cpu_kernel_table* cpu_kernels_generic(cpu_types t);
+const cpu_kernel_table* cpu_kernels_avx2(cpu_types t);
+const cpu_kernel_table* cpu_kernels_avx512(cpu_types t);
+
+}  // namespace cnc

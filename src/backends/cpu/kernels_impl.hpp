@@ -1,0 +1,203 @@
+// The CPU kernels, written once and compiled once per ISA (kernels_generic/avx2/avx512.cpp set
+// the target flags and CNC_ISA_NAMESPACE). Everything here lives in a per-ISA anonymous namespace
+// and uses no inline functions from other headers, so no AVX code can leak into generic paths.
+//
+// Matrix values MT (float/double), vector values VT; dot products accumulate in double.
+#include <cstdint>
+
+#include "backends/cpu/cpu_kernels.hpp"
+
+namespace cnc {
+namespace {
+
+template <class T>
+inline const T* cp(const void* v) {
+  return static_cast<const T*>(v);
+}
+template <class T>
+inline T* mp(void* v) {
+  return static_cast<T*>(v);
+}
+
+// out[rows r0..r1) = A in, for k interleaved systems; returns nothing. B = block size (1 = CSR).
+template <int B, bool ONE, class VT, class MT>
+inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t r0,
+                       std::int32_t r1) {
+  const int k = ONE ? 1 : k_;
+  const MT* val = cp<MT>(a.val);
+  for (std::int32_t br = r0; br < r1; ++br) {
+    const std::int64_t e = a.row_ptr[br + 1];
+    if (ONE) {
+      VT acc[B] = {};
+      for (std::int64_t t = a.row_ptr[br]; t < e; ++t) {
+        const std::int64_t c = std::int64_t(a.col[t]) * B;
+        const MT* blk = val + t * B * B;
+        for (int ii = 0; ii < B; ++ii)
+          for (int jj = 0; jj < B; ++jj) acc[ii] += VT(blk[ii * B + jj]) * in[c + jj];
+      }
+      for (int ii = 0; ii < B; ++ii) out[std::int64_t(br) * B + ii] = acc[ii];
+    } else {
+      VT* o = out + std::int64_t(br) * B * k;
+      for (int t = 0; t < B * k; ++t) o[t] = VT(0);
+      for (std::int64_t t = a.row_ptr[br]; t < e; ++t) {
+        const VT* src = in + std::int64_t(a.col[t]) * B * k;
+        const MT* blk = val + t * B * B;
+        for (int ii = 0; ii < B; ++ii)
+          for (int jj = 0; jj < B; ++jj) {
+            const VT v = VT(blk[ii * B + jj]);
+            for (int j = 0; j < k; ++j) o[ii * k + j] += v * src[jj * k + j];
+          }
+      }
+    }
+  }
+}
+
+template <int B, bool ONE, class VT, class MT>
+void spmv_dot_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+  const int k = ONE ? 1 : s.k;
+  const VT* p = cp<VT>(s.p);
+  VT* q = mp<VT>(s.q);
+  spmv_range<B, ONE, VT, MT>(s.a, k, p, q, r0, r1);
+  const std::int64_t i0 = std::int64_t(r0) * B * k, i1 = std::int64_t(r1) * B * k;
+  if (ONE) {
+    double acc = 0.0;
+#pragma omp simd reduction(+ : acc)
+    for (std::int64_t i = i0; i < i1; ++i) acc += double(p[i]) * double(q[i]);
+    part[0] = acc;
+  } else {
+    for (int j = 0; j < k; ++j) part[j] = 0.0;
+    for (std::int64_t i = i0; i < i1; i += k)
+      for (int j = 0; j < k; ++j) part[j] += double(p[i + j]) * double(q[i + j]);
+  }
+}
+
+template <int B, bool ONE, class VT, class MT>
+void init_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+  const int k = ONE ? 1 : s.k;
+  const VT* x = cp<VT>(s.x);
+  const VT* b = cp<VT>(s.b);
+  const VT* d = cp<VT>(s.d);
+  VT* r = mp<VT>(s.r);
+  VT* p = mp<VT>(s.p);
+  spmv_range<B, ONE, VT, MT>(s.a, k, x, r, r0, r1);  // r = A x, then r = b - r
+  for (int j = 0; j < 2 * k; ++j) part[j] = 0.0;
+  for (std::int64_t i = std::int64_t(r0) * B; i < std::int64_t(r1) * B; ++i)
+    for (int j = 0; j < k; ++j) {
+      const std::int64_t t = i * k + j;
+      const VT ri = b[t] - r[t];
+      r[t] = ri;
+      p[t] = d[i] * ri;
+      part[2 * j] += double(ri) * double(ri) * double(d[i]);
+      part[2 * j + 1] += double(ri) * double(ri);
+    }
+}
+
+template <bool ONE, class VT>
+void update_xr_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* part) {
+  const int k = ONE ? 1 : s.k;
+  VT* x = mp<VT>(s.x);
+  VT* r = mp<VT>(s.r);
+  const VT* p = cp<VT>(s.p);
+  const VT* q = cp<VT>(s.q);
+  const VT* d = cp<VT>(s.d);
+  if (ONE) {
+    const VT a = VT(s.alpha[0]);
+    double rz = 0.0, rr = 0.0;
+#pragma omp simd reduction(+ : rz, rr)
+    for (std::int64_t i = i0; i < i1; ++i) {
+      x[i] += a * p[i];
+      const VT ri = r[i] - a * q[i];
+      r[i] = ri;
+      rz += double(ri) * double(ri) * double(d[i]);
+      rr += double(ri) * double(ri);
+    }
+    part[0] = rz, part[1] = rr;
+    return;
+  }
+  for (int j = 0; j < 2 * k; ++j) part[j] = 0.0;
+  for (std::int64_t i = i0; i < i1; ++i)
+    for (int j = 0; j < k; ++j) {
+      if (!s.active[j]) continue;
+      const std::int64_t t = i * k + j;
+      const VT a = VT(s.alpha[j]);
+      x[t] += a * p[t];
+      const VT ri = r[t] - a * q[t];
+      r[t] = ri;
+      part[2 * j] += double(ri) * double(ri) * double(d[i]);
+      part[2 * j + 1] += double(ri) * double(ri);
+    }
+}
+
+template <bool ONE, class VT>
+void update_p_t(const cpu_step& s, std::int64_t i0, std::int64_t i1) {
+  const int k = ONE ? 1 : s.k;
+  const VT* r = cp<VT>(s.r);
+  const VT* d = cp<VT>(s.d);
+  VT* p = mp<VT>(s.p);
+  if (ONE) {
+    const VT beta = VT(s.beta[0]);
+#pragma omp simd
+    for (std::int64_t i = i0; i < i1; ++i) p[i] = d[i] * r[i] + beta * p[i];
+    return;
+  }
+  for (std::int64_t i = i0; i < i1; ++i)
+    for (int j = 0; j < k; ++j)
+      if (s.active[j]) p[i * k + j] = d[i] * r[i * k + j] + VT(s.beta[j]) * p[i * k + j];
+}
+
+template <int B, class VT, class MT>
+struct by_format {
+  static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+    s.k == 1 ? spmv_dot_t<B, true, VT, MT>(s, r0, r1, part)
+             : spmv_dot_t<B, false, VT, MT>(s, r0, r1, part);
+  }
+  static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+    s.k == 1 ? init_t<B, true, VT, MT>(s, r0, r1, part) : init_t<B, false, VT, MT>(s, r0, r1, part);
+  }
+  static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
+    s.k == 1 ? spmv_range<B, true, VT, MT>(s.a, 1, cp<VT>(s.in), mp<VT>(s.out), r0, r1)
+             : spmv_range<B, false, VT, MT>(s.a, s.k, cp<VT>(s.in), mp<VT>(s.out), r0, r1);
+  }
+};
+
+template <class VT, class MT>
+struct kernels {
+  template <class F1, class F2, class F4>
+  static auto pick(int b, F1 f1, F2 f2, F4 f4) {
+    return b == 1 ? f1 : b == 2 ? f2 : f4;
+  }
+  static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+    pick(s.a.b, by_format<1, VT, MT>::spmv_dot, by_format<2, VT, MT>::spmv_dot,
+         by_format<4, VT, MT>::spmv_dot)(s, r0, r1, part);
+  }
+  static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+    pick(s.a.b, by_format<1, VT, MT>::init, by_format<2, VT, MT>::init,
+         by_format<4, VT, MT>::init)(s, r0, r1, part);
+  }
+  static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
+    pick(s.a.b, by_format<1, VT, MT>::apply, by_format<2, VT, MT>::apply,
+         by_format<4, VT, MT>::apply)(s, r0, r1);
+  }
+  // Vector steps work on element rows: scale block rows by b.
+  static void update_xr(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+    const std::int64_t i0 = std::int64_t(r0) * s.a.b, i1 = std::int64_t(r1) * s.a.b;
+    s.k == 1 ? update_xr_t<true, VT>(s, i0, i1, part) : update_xr_t<false, VT>(s, i0, i1, part);
+  }
+  static void update_p(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
+    const std::int64_t i0 = std::int64_t(r0) * s.a.b, i1 = std::int64_t(r1) * s.a.b;
+    s.k == 1 ? update_p_t<true, VT>(s, i0, i1) : update_p_t<false, VT>(s, i0, i1);
+  }
+  static constexpr cpu_kernel_table table{spmv_dot, init, update_xr, update_p, apply};
+};
+
+const cpu_kernel_table* select_table(cpu_types t) {
+  switch (t) {
+    case cpu_types::f64: return &kernels<double, double>::table;
+    case cpu_types::f32: return &kernels<float, float>::table;
+    case cpu_types::mixed: return &kernels<double, float>::table;
+  }
+  return nullptr;
+}
+
+}  // namespace
+}  // namespace cnc

@@ -1,0 +1,179 @@
+// Conversion stage (see convert.hpp). BCRS follows paper 004 §2.2.3: rows grouped by b, each
+// stored block dense and row-major; padding rows get a unit diagonal so the system stays SPD.
+#include "conversion/convert.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "cnc.h"
+#include "util/error.hpp"
+
+namespace cnc {
+
+const char* format_name(format f) {
+  switch (f) {
+    case format::csr: return "csr";
+    case format::bcrs2: return "bcrs2";
+    case format::bcrs4: return "bcrs4";
+  }
+  return "?";
+}
+
+csr_matrix csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                         const double* val, int base) {
+  char msg[256];
+  if (row_ptr[0] != base) {
+    std::snprintf(msg, sizeof msg, "row_ptr[0]=%lld but base=%d", (long long)row_ptr[0], base);
+    throw error(CNC_ERR_INVALID_VALUE, msg);
+  }
+  for (std::int32_t i = 0; i < n; ++i)
+    if (row_ptr[i + 1] < row_ptr[i]) {
+      std::snprintf(msg, sizeof msg, "row_ptr decreases at row %d (%lld > %lld)", i,
+                    (long long)row_ptr[i], (long long)row_ptr[i + 1]);
+      throw error(CNC_ERR_INVALID_VALUE, msg);
+    }
+  std::int64_t nnz = row_ptr[n] - base;
+  csr_matrix m;
+  m.n = n;
+  m.row_ptr.resize(std::size_t(n) + 1);
+  m.col.reserve(std::size_t(nnz));
+  m.val.reserve(std::size_t(nnz));
+  std::vector<std::pair<std::int32_t, double>> row;
+  m.row_ptr[0] = 0;
+  for (std::int32_t i = 0; i < n; ++i) {
+    row.clear();
+    for (std::int64_t k = row_ptr[i] - base; k < row_ptr[i + 1] - base; ++k) {
+      std::int64_t c = std::int64_t(col[k]) - base;
+      if (c < 0 || c >= n) {
+        std::snprintf(msg, sizeof msg, "col_idx[%lld]=%lld out of range for n=%d, base=%d",
+                      (long long)k, (long long)col[k], n, base);
+        throw error(CNC_ERR_INDEX_OUT_OF_RANGE, msg);
+      }
+      if (!std::isfinite(val[k])) {
+        std::snprintf(msg, sizeof msg, "values[%lld]=%g is not finite", (long long)k, val[k]);
+        throw error(CNC_ERR_NOT_FINITE, msg);
+      }
+      row.emplace_back(std::int32_t(c), val[k]);
+    }
+    std::stable_sort(row.begin(), row.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t t = 0; t < row.size(); ++t) {
+      if (t > 0 && row[t].first == row[t - 1].first) {
+        m.val.back() += row[t].second;
+      } else {
+        m.col.push_back(row[t].first);
+        m.val.push_back(row[t].second);
+      }
+    }
+    m.row_ptr[i + 1] = m.nnz();
+  }
+  return m;
+}
+
+std::int64_t count_blocks(const csr_matrix& a, int b) {
+  std::int32_t nbr = (a.n + b - 1) / b;
+  std::int64_t total = 0;
+  std::vector<std::int32_t> last(std::size_t(nbr), -1);
+  for (std::int32_t br = 0; br < nbr; ++br) {
+    for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        std::int32_t bc = a.col[k] / b;
+        if (last[bc] != br) last[bc] = br, ++total;
+      }
+    // Padding rows of the last block row get a diagonal entry.
+    if ((br + 1) * b > a.n && last[br] != br) last[br] = br, ++total;
+  }
+  return total;
+}
+
+bcrs_matrix csr_to_bcrs(const csr_matrix& a, int b) {
+  bcrs_matrix m;
+  m.b = b;
+  m.n = a.n;
+  m.n_block_rows = (a.n + b - 1) / b;
+  m.row_ptr.assign(std::size_t(m.n_block_rows) + 1, 0);
+  std::vector<std::int64_t> slot(std::size_t(m.n_block_rows), -1);  // block column -> block index
+  std::vector<std::int32_t> cols;
+  const std::size_t bb = std::size_t(b) * b;
+  for (std::int32_t br = 0; br < m.n_block_rows; ++br) {
+    cols.clear();
+    std::int32_t r_end = std::min(a.n, (br + 1) * b);
+    for (std::int32_t i = br * b; i < r_end; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) cols.push_back(a.col[k] / b);
+    if ((br + 1) * b > a.n) cols.push_back(br);
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    std::int64_t base = m.n_blocks();
+    for (std::size_t t = 0; t < cols.size(); ++t) {
+      slot[cols[t]] = base + std::int64_t(t);
+      m.col.push_back(cols[t]);
+    }
+    m.val.resize(m.val.size() + cols.size() * bb, 0.0);
+    for (std::int32_t i = br * b; i < r_end; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        std::int64_t blk = slot[a.col[k] / b];
+        m.val[std::size_t(blk) * bb + std::size_t(i - br * b) * b + std::size_t(a.col[k] % b)] +=
+            a.val[k];
+      }
+    for (std::int32_t i = r_end; i < (br + 1) * b; ++i) {  // padding: unit diagonal
+      std::int64_t blk = slot[br];
+      m.val[std::size_t(blk) * bb + std::size_t(i - br * b) * (b + 1)] = 1.0;
+    }
+    m.row_ptr[br + 1] = m.n_blocks();
+  }
+  return m;
+}
+
+csr_matrix bcrs_to_csr(const bcrs_matrix& m) {
+  csr_matrix a;
+  a.n = m.n;
+  a.row_ptr.assign(std::size_t(m.n) + 1, 0);
+  const int b = m.b;
+  for (std::int32_t i = 0; i < m.n; ++i) {
+    std::int32_t br = i / b, ii = i % b;
+    for (std::int64_t blk = m.row_ptr[br]; blk < m.row_ptr[br + 1]; ++blk)
+      for (int jj = 0; jj < b; ++jj) {
+        double v = m.val[std::size_t(blk) * b * b + std::size_t(ii) * b + jj];
+        std::int32_t j = m.col[blk] * b + jj;
+        if (v != 0.0 && j < m.n) a.col.push_back(j), a.val.push_back(v);
+      }
+    a.row_ptr[i + 1] = a.nnz();
+  }
+  return a;
+}
+
+double matrix_bytes(const csr_matrix& a, format f, std::int64_t blocks, int value_bytes) {
+  if (f == format::csr) return double(a.nnz()) * (value_bytes + 4) + double(a.n + 1) * 8;
+  int b = block_size(f);
+  return double(blocks) * (double(b) * b * value_bytes + 4) + double((a.n + b - 1) / b + 1) * 8;
+}
+
+format choose_format(const csr_matrix& a, int value_bytes) {
+  format best = format::csr;
+  double best_bytes = matrix_bytes(a, format::csr, 0, value_bytes);
+  for (format f : {format::bcrs2, format::bcrs4}) {
+    double bytes = matrix_bytes(a, f, count_blocks(a, block_size(f)), value_bytes);
+    if (bytes < 0.9 * best_bytes) best = f, best_bytes = bytes;
+  }
+  return best;
+}
+
+std::vector<double> inverse_diagonal(const csr_matrix& a, std::int32_t n_padded, bool jacobi,
+                                     std::int64_t* zero_diagonals) {
+  std::vector<double> d(std::size_t(n_padded), 1.0);
+  std::int64_t zeros = 0;
+  for (std::int32_t i = 0; i < a.n; ++i) {
+    double diag = 0.0;
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (a.col[k] == i) diag = a.val[k];
+    if (diag == 0.0)
+      ++zeros;
+    else if (jacobi)
+      d[i] = 1.0 / diag;
+  }
+  if (zero_diagonals) *zero_diagonals = zeros;
+  return d;
+}
+
+}  // namespace cnc

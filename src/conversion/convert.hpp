@@ -1,0 +1,34 @@
+// Conversion stage: caller CSR -> canonical CSR, CSR -> BCRS 2x2/4x4, automatic format choice,
+// Jacobi diagonal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "conversion/matrix.hpp"
+
+namespace cnc {
+
+// Canonical CSR from a caller's CSR (0- or 1-based; rows may be unsorted, duplicates summed).
+// Throws cnc::error with a message naming the first bad offset/index.
+csr_matrix csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                         const double* val, int base);
+
+// Stored blocks if `a` were cut into b x b blocks (for the fill ratio, without building).
+std::int64_t count_blocks(const csr_matrix& a, int b);
+bcrs_matrix csr_to_bcrs(const csr_matrix& a, int b);
+// Back to CSR over the n real rows, dropping the zeros that blocking added (and explicit zeros).
+csr_matrix bcrs_to_csr(const bcrs_matrix& m);
+
+// Bytes one SpMV reads from the matrix in format f with value_bytes-wide values.
+double matrix_bytes(const csr_matrix& a, format f, std::int64_t blocks, int value_bytes);
+// The format that moves the fewest bytes per SpMV; a block format must save >= 10% to win.
+format choose_format(const csr_matrix& a, int value_bytes);
+
+// Inverse diagonal for Jacobi (1 where the diagonal is zero or absent; those are counted), padded
+// with 1 up to n_padded. With jacobi == false, all ones.
+std::vector<double> inverse_diagonal(const csr_matrix& a, std::int32_t n_padded, bool jacobi,
+                                     std::int64_t* zero_diagonals);
+
+}  // namespace cnc

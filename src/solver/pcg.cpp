@@ -1,0 +1,153 @@
+// The PCG driver. Per check: read the k rhs_state structs (the only device->host traffic),
+// report progress, decide. Between checks the backend runs `check_interval` fused iterations;
+// systems that finished are frozen by the step contract, so over-running a check is harmless.
+// When a system's recursive residual converges, its true residual b - A x is computed in double
+// on the host; if it disagrees by more than `true_slack`, CG restarts from x (residual
+// replacement), at most max_restarts times, after which the reason is "stagnated".
+#include "solver/pcg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "cnc.h"
+
+namespace cnc {
+
+namespace {
+constexpr double true_slack = 2.0;
+
+int reason_of(std::int32_t status) {
+  switch (status) {
+    case converged: return CNC_REASON_CONVERGED;
+    case indefinite_matrix: return CNC_REASON_INDEFINITE_MATRIX;
+    case indefinite_precond: return CNC_REASON_INDEFINITE_PRECOND;
+    case not_finite: return CNC_REASON_NOT_FINITE;
+    default: return CNC_REASON_MAX_ITERATIONS;
+  }
+}
+
+// Severity order for the combined reason: the worst system decides.
+int severity(int reason) {
+  switch (reason) {
+    case CNC_REASON_CONVERGED: return 0;
+    case CNC_REASON_STOPPED: return 1;
+    case CNC_REASON_MAX_ITERATIONS: return 2;
+    case CNC_REASON_STAGNATED: return 3;
+    case CNC_REASON_INDEFINITE_PRECOND: return 4;
+    case CNC_REASON_INDEFINITE_MATRIX: return 5;
+    case CNC_REASON_NOT_FINITE: return 6;
+  }
+  return 7;
+}
+}  // namespace
+
+void residual_norms(const csr_matrix& a, int k, const double* b, const double* x,
+                    double* norms2) {
+  const std::size_t n = std::size_t(a.n);
+  for (int j = 0; j < k; ++j) {
+    const double* xj = x + j * n;
+    const double* bj = b + j * n;
+    double s = 0.0;
+    for (std::int32_t i = 0; i < a.n; ++i) {
+      double ax = 0.0;
+      for (std::int64_t t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t) ax += a.val[t] * xj[a.col[t]];
+      double r = bj[i] - ax;
+      s += r * r;
+    }
+    norms2[j] = s;
+  }
+}
+
+pcg_result pcg_solve(device_system& sys, const csr_matrix& a, int k, const double* b, double* x,
+                     const pcg_params& prm) {
+  const std::size_t n = std::size_t(a.n);
+  pcg_result res;
+  res.iters.assign(std::size_t(k), 0);
+  res.reasons.assign(std::size_t(k), CNC_REASON_MAX_ITERATIONS);
+  res.residual.assign(std::size_t(k), 0.0);
+  res.true_residual.assign(std::size_t(k), 0.0);
+  std::vector<double> bnorm2(static_cast<std::size_t>(k)), thr2(static_cast<std::size_t>(k));
+  std::vector<std::int64_t> done_before(std::size_t(k), 0);  // iterations before a restart
+  bool all_zero = true;
+  for (int j = 0; j < k; ++j) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < n; ++i) s += b[j * n + i] * b[j * n + i];
+    bnorm2[j] = s;
+    thr2[j] = prm.threshold * prm.threshold * s;
+    if (s == 0.0) std::fill(x + j * n, x + (j + 1) * n, 0.0);  // b = 0: x = 0 at once
+    all_zero = all_zero && s == 0.0;
+  }
+  if (all_zero) {
+    std::fill(res.reasons.begin(), res.reasons.end(), CNC_REASON_CONVERGED);
+    res.reason = CNC_REASON_CONVERGED;
+    return res;
+  }
+  sys.set_vectors(b, x);
+  sys.init(thr2.data());
+  std::vector<rhs_state> st(static_cast<std::size_t>(k));
+  std::vector<int> restarts(std::size_t(k), 0);
+  std::int64_t it = 0;
+  bool stopped = false;
+  const int interval = std::max(1, prm.check_interval);
+  for (;;) {
+    sys.read_state(st.data());
+    bool any_running = false;
+    double worst = 0.0;
+    for (int j = 0; j < k; ++j) {
+      any_running = any_running || st[j].status == running;
+      if (bnorm2[j] > 0) worst = std::max(worst, std::sqrt(std::max(st[j].rr, 0.0) / bnorm2[j]));
+    }
+    if (any_running && prm.progress && prm.progress(it, worst)) {
+      stopped = true;
+      break;
+    }
+    if (!any_running) {
+      // Verify converged systems against the true residual; restart those that disagree.
+      bool restart = false;
+      sys.get_x(x);
+      std::vector<double> tr2(static_cast<std::size_t>(k));
+      residual_norms(a, k, b, x, tr2.data());
+      for (int j = 0; j < k; ++j)
+        if (bnorm2[j] > 0 && st[j].status == converged &&
+            tr2[j] > true_slack * true_slack * thr2[j] && restarts[j] < prm.max_restarts)
+          restart = true;
+      if (!restart || it >= prm.max_iterations) break;
+      for (int j = 0; j < k; ++j) {
+        done_before[j] += st[j].iters;
+        if (st[j].status == converged && tr2[j] > true_slack * true_slack * thr2[j]) ++restarts[j];
+      }
+      if (prm.log) prm.log(CNC_LOG_INFO, "true residual above threshold: restarting CG from x");
+      sys.init(thr2.data());
+      continue;
+    }
+    if (it >= prm.max_iterations) break;
+    const int batch = int(std::min<std::int64_t>(interval, prm.max_iterations - it));
+    sys.iterate(batch);
+    it += batch;
+    res.iteration_steps += batch;
+  }
+  sys.get_x(x);
+  std::vector<double> tr2(static_cast<std::size_t>(k));
+  residual_norms(a, k, b, x, tr2.data());
+  int worst_reason = CNC_REASON_CONVERGED;
+  for (int j = 0; j < k; ++j) {
+    if (bnorm2[j] == 0.0) {
+      res.reasons[j] = CNC_REASON_CONVERGED;
+      continue;
+    }
+    res.iters[j] = done_before[j] + st[j].iters;
+    res.residual[j] = std::sqrt(std::max(st[j].rr, 0.0) / bnorm2[j]);
+    res.true_residual[j] = std::sqrt(tr2[j] / bnorm2[j]);
+    int r = stopped && st[j].status == running ? CNC_REASON_STOPPED : reason_of(st[j].status);
+    if (r == CNC_REASON_CONVERGED && tr2[j] > true_slack * true_slack * thr2[j])
+      r = CNC_REASON_STAGNATED;
+    res.reasons[j] = r;
+    res.iterations = std::max(res.iterations, res.iters[j]);
+    if (severity(r) > severity(worst_reason)) worst_reason = r;
+  }
+  res.reason = worst_reason;
+  return res;
+}
+
+}  // namespace cnc

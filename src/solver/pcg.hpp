@@ -1,0 +1,42 @@
+// Jacobi-preconditioned conjugate gradient, written once against backends/backend.hpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "conversion/matrix.hpp"
+
+namespace cnc {
+
+struct pcg_params {
+  std::int64_t max_iterations = 1000;
+  double threshold = 1e-6;  // ||r|| <= threshold ||b||
+  int check_interval = 1;   // iterations between two reads of the device scalars
+  int max_restarts = 3;     // restarts from the true residual when it disagrees
+  std::function<bool(std::int64_t, double)> progress;  // (iteration, max rel. residual) -> stop?
+  std::function<void(int, const std::string&)> log;
+};
+
+struct pcg_result {
+  int reason = 0;                    // CNC_REASON_*, worst over the systems
+  std::int64_t iterations = 0;       // max over systems
+  std::vector<std::int64_t> iters;   // per system
+  std::vector<int> reasons;          // per system
+  std::vector<double> residual;      // recursive ||r||/||b|| per system
+  std::vector<double> true_residual; // ||b - A x||/||b|| in double per system
+  std::int64_t iteration_steps = 0;  // iterations actually executed (for flop/byte rates)
+};
+
+// Solves a x = b for k systems (column-major b and x, n real rows). `a` is the double CSR used
+// for the final true-residual check; `sys` already holds the matrix. x: initial guess in,
+// solution out.
+pcg_result pcg_solve(device_system& sys, const csr_matrix& a, int k, const double* b, double* x,
+                     const pcg_params& prm);
+
+// Host reference y = b - A x (double), used for the true residual.
+void residual_norms(const csr_matrix& a, int k, const double* b, const double* x,
+                    double* norms2);
+
+}  // namespace cnc
