@@ -424,12 +424,15 @@ static const std::initializer_list<int> readable = {
 
 CNC_API CNCstatus cncMultiSetVariable(CNCuint i, CNCuint k, double v) {
   return guarded("cncMultiSetVariable", [&](context& c) {
-    char args[96];
-    std::snprintf(args, sizeof args, "i=%u, k=%u, value=%g", i, k, v);
-    need_state(c, args, settable);
-    need_variable(c, i, args);
-    need_system(c, k, args);
-    need_finite(v, "value", args);
+    if (!is_one_of(c.state, settable) || i >= CNCuint(c.n) || k >= CNCuint(c.k) ||
+        !std::isfinite(v)) {  // details only when something is wrong: this call is hot
+      char args[96];
+      std::snprintf(args, sizeof args, "i=%u, k=%u, value=%g", i, k, v);
+      need_state(c, args, settable);
+      need_variable(c, i, args);
+      need_system(c, k, args);
+      need_finite(v, "value", args);
+    }
     c.values[i + std::size_t(k) * c.n] = v;
   });
 }
@@ -439,12 +442,14 @@ CNC_API CNCstatus cncSetVariable(CNCuint i, double v) {
 }
 CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* v) {
   return guarded("cncMultiGetVariable", [&](context& c) {
-    char args[96];
-    std::snprintf(args, sizeof args, "i=%u, k=%u", i, k);
-    if (!v) fail(CNC_ERR_NULL_POINTER, "(%s, value=NULL): value is NULL", args);
-    need_state(c, args, readable);
-    need_variable(c, i, args);
-    need_system(c, k, args);
+    if (!v || !is_one_of(c.state, readable) || i >= CNCuint(c.n) || k >= CNCuint(c.k)) {
+      char args[96];
+      std::snprintf(args, sizeof args, "i=%u, k=%u", i, k);
+      if (!v) fail(CNC_ERR_NULL_POINTER, "(%s, value=NULL): value is NULL", args);
+      need_state(c, args, readable);
+      need_variable(c, i, args);
+      need_system(c, k, args);
+    }
     *v = c.values[i + std::size_t(k) * c.n];
   });
 }
@@ -492,11 +497,13 @@ CNC_API CNCstatus cncCoefficient(CNCuint j, double v) {
 
 CNC_API CNCstatus cncMultiRightHandSide(CNCuint k, double v) {
   return guarded("cncMultiRightHandSide", [&](context& c) {
-    char args[64];
-    std::snprintf(args, sizeof args, "k=%u, value=%g", k, v);
-    need_state(c, args, {CNC_STATE_ROW});
-    need_system(c, k, args);
-    need_finite(v, "value", args);
+    if (c.state != CNC_STATE_ROW || k >= CNCuint(c.k) || !std::isfinite(v)) {
+      char args[64];
+      std::snprintf(args, sizeof args, "k=%u, value=%g", k, v);
+      need_state(c, args, {CNC_STATE_ROW});
+      need_system(c, k, args);
+      need_finite(v, "value", args);
+    }
     c.build.row_rhs(std::int32_t(k), v);
   });
 }
@@ -529,12 +536,14 @@ CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double v) {
 
 CNC_API CNCstatus cncMultiAddIRightHandSide(CNCuint i, CNCuint k, double v) {
   return guarded("cncMultiAddIRightHandSide", [&](context& c) {
-    char args[96];
-    std::snprintf(args, sizeof args, "i=%u, k=%u, value=%g", i, k, v);
-    need_state(c, args, {CNC_STATE_MATRIX});
-    need_variable(c, i, args);
-    need_system(c, k, args);
-    need_finite(v, "value", args);
+    if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || k >= CNCuint(c.k) || !std::isfinite(v)) {
+      char args[96];
+      std::snprintf(args, sizeof args, "i=%u, k=%u, value=%g", i, k, v);
+      need_state(c, args, {CNC_STATE_MATRIX});
+      need_variable(c, i, args);
+      need_system(c, k, args);
+      need_finite(v, "value", args);
+    }
     if (!c.locked[i]) c.build.add_rhs(std::int32_t(i), std::int32_t(k), v);
   });
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The test job: install dependencies, then
+#   1. Release build with warnings as errors (CUDA backend compiled when nvcc exists), all tests;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests;
+#   3. ThreadSanitizer build, the multi-threaded tests.
+# Tests that need a GPU or ../shared/data skip (CTest exit code 77) and say why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+export PATH="$PATH:/usr/local/cuda/bin"
+export POCL_CACHE_DIR="${TMPDIR:-/tmp}/cnc-pocl-cache"
+jobs=$(nproc)
+run_suite() {  # name, build dir, cmake args..., then ctest args after --
+  local name=$1 dir=$2; shift 2
+  local cfg=() ct=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do cfg+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && ct=("$@")
+  echo "=== $name ==="
+  cmake -S . -B "$dir" -G Ninja -DCNC_WERROR=ON -DCNC_BUILD_BENCH=OFF "${cfg[@]}" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 900 "${ct[@]}")
+}
+run_suite "release" build-test -DCMAKE_BUILD_TYPE=Release
+run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
+  -DCNC_SANITIZE=address,undefined -- -E "pytest|python"
+run_suite "tsan" build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
+  -DCNC_SANITIZE=thread -- -R "thread"
+echo "test.sh: all suites passed"
