@@ -53,7 +53,6 @@ module cnc
   integer(c_int), parameter :: CNC_ERR_NULL_POINTER = -13
   integer(c_int), parameter :: CNC_ERR_INTERNAL = -14
   integer(c_int), parameter :: CNC_ERR_NO_FP64 = -15
-  integer(c_int), parameter :: CNC_ERR_LOCKED = -16
 
   ! ---- Primitives for cncBegin / cncEnd --------------------------------------------------------
   integer(c_int), parameter :: CNC_SYSTEM = int(z'000', c_int)

@@ -29,7 +29,6 @@ ERR_OVERFLOW = -12
 ERR_NULL_POINTER = -13
 ERR_INTERNAL = -14
 ERR_NO_FP64 = -15
-ERR_LOCKED = -16
 
 # ---- Primitives for cncBegin / cncEnd (0x000)
 SYSTEM = 0x000

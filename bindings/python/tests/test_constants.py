@@ -53,10 +53,31 @@ def test_status_names_and_strings():
     assert cnc.status_name(cnc.ERR_STATE) == "CNC_ERR_STATE"
     assert cnc.status_name(cnc.OK) == "CNC_OK"
     # cnc's own text for a status names it, so the two tables agree.
-    for value in range(cnc.ERR_LOCKED, 0):
+    for value in range(min(cnc.errors.STATUS_NAMES), 0):
         assert cnc.status_string(value).startswith(cnc.status_name(value)), value
 
 
 def test_loaded_library_version_matches_header():
     assert cnc.version() == (cnc.VERSION_MAJOR, cnc.VERSION_MINOR, cnc.VERSION_PATCH)
     assert cnc.version_string() == f"{cnc.VERSION_MAJOR}.{cnc.VERSION_MINOR}.{cnc.VERSION_PATCH}"
+
+
+FORTRAN_MODULE = HEADER.parents[1] / "bindings" / "fortran" / "cnc.f90"
+
+
+def test_fortran_module_constants_match():
+    """The Fortran module's named parameters are cnc.h's constants, all of them."""
+    defines = header_defines()
+    if not FORTRAN_MODULE.is_file():
+        pytest.skip(f"SKIP: {FORTRAN_MODULE} not found")
+    params = {}
+    pattern = r"integer\(c_int\), parameter :: (CNC_\w+) = (?:int\(z'([0-9A-Fa-f]+)', c_int\)|(-?\d+))\s*$"
+    for line in FORTRAN_MODULE.read_text().splitlines():
+        m = re.match(r"\s*" + pattern, line)
+        if m:
+            params[m.group(1)] = int(m.group(2), 16) if m.group(2) else int(m.group(3))
+    params["CNC_VERSION_NUMBER"] = (
+        params["CNC_VERSION_MAJOR"] * 10000 + params["CNC_VERSION_MINOR"] * 100
+        + params["CNC_VERSION_PATCH"]
+    )
+    assert params == defines

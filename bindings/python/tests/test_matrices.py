@@ -66,7 +66,7 @@ def test_real_spd_matrix(name):
     assert rel_err(x, reference(A, b)) < bound
 
 
-@pytest.mark.parametrize("name", ["bcsstk05.mtx", "lap3D_7pt_n20.mtx"])
+@pytest.mark.parametrize("name", ["bcsstk05.mtx", "lap2D_5pt_n100.mtx"])
 def test_real_matrix_block_formats_and_several_rhs(name):
     A = load(name)
     n = A.shape[0]

@@ -62,9 +62,10 @@ def test_single_column_2d_rhs_keeps_shape():
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_index_types(index_dtype):
     A = shifted_poisson2d(16)
-    B = sp.csr_matrix(
-        (A.data, A.indices.astype(index_dtype), A.indptr.astype(index_dtype)), shape=A.shape
-    )
+    B = A.copy()
+    # Set after construction: scipy's constructor would downcast int64 indices to int32.
+    B.indices = A.indices.astype(index_dtype)
+    B.indptr = A.indptr.astype(index_dtype)
     assert B.indices.dtype == index_dtype and B.indptr.dtype == index_dtype
     b = rhs(A.shape[0])
     x, info = cnc.solve(B, b, tol=1e-10)
