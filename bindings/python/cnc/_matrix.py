@@ -72,12 +72,13 @@ def column_block(b, n, what="b"):
     if hasattr(b, "toarray"):
         b = b.toarray()
     b = np.asarray(b)
+    shape = b.shape
     if b.ndim == 1:
         b = b.reshape(-1, 1)
     if b.ndim != 2 or b.shape[0] != n:
         raise CncError(
             _c.ERR_SIZE_MISMATCH,
-            f"cnc.solve: {what} has shape {tuple(np.shape(b))}; expected ({n},) or ({n}, k)",
+            f"cnc.solve: {what} has shape {shape}; expected ({n},) or ({n}, k)",
         )
     if np.iscomplexobj(b) or b.dtype == object:
         raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} must hold real numbers")
