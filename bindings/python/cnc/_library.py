@@ -62,7 +62,8 @@ _SIGNATURES = {
     "cncSolve": (CNCstatus, []),
     "cncSolveCSR": (
         CNCstatus,
-        [CNCuint, _P(CNCint64), _P(CNCuint), _P(_double), CNCint, CNCuint, _P(_double), _P(_double)],
+        [CNCuint, _P(CNCint64), _P(CNCuint), _P(_double), CNCint, CNCuint, _P(_double),
+         _P(_double)],
     ),
     "cncGetError": (CNCstatus, []),
     "cncGetErrorMessage": (_charp, []),

@@ -18,7 +18,8 @@ _UINT32_MAX = 2**32 - 1
 def _real_values(values, what):
     values = np.asarray(values)
     if np.iscomplexobj(values):
-        raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} is complex; cnc solves real systems")
+        raise CncError(_c.ERR_INVALID_VALUE,
+                       f"cnc.solve: {what} is complex; cnc solves real systems")
     if values.dtype == object:
         raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} does not hold numbers")
     return np.ascontiguousarray(values, dtype=np.float64)
@@ -62,7 +63,8 @@ def csr_arrays(A):
     A = np.asarray(A)
     if A.ndim != 2:
         raise CncError(
-            _c.ERR_SIZE_MISMATCH, f"cnc.solve: A has {A.ndim} dimensions; it must be a square matrix"
+            _c.ERR_SIZE_MISMATCH,
+            f"cnc.solve: A has {A.ndim} dimensions; it must be a square matrix",
         )
     return _from_dense(A)
 

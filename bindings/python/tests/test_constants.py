@@ -8,7 +8,8 @@ import pytest
 
 import cnc
 
-HEADER = Path(os.environ.get("CNC_HEADER", Path(__file__).resolve().parents[3] / "include" / "cnc.h"))
+REPO = Path(__file__).resolve().parents[3]
+HEADER = Path(os.environ.get("CNC_HEADER", REPO / "include" / "cnc.h"))
 NON_NUMERIC = {"CNC_H", "CNC_API"}
 
 
@@ -71,7 +72,8 @@ def test_fortran_module_constants_match():
     if not FORTRAN_MODULE.is_file():
         pytest.skip(f"SKIP: {FORTRAN_MODULE} not found")
     params = {}
-    pattern = r"integer\(c_int\), parameter :: (CNC_\w+) = (?:int\(z'([0-9A-Fa-f]+)', c_int\)|(-?\d+))\s*$"
+    pattern = (r"integer\(c_int\), parameter :: (CNC_\w+) = "
+               r"(?:int\(z'([0-9A-Fa-f]+)', c_int\)|(-?\d+))\s*$")
     for line in FORTRAN_MODULE.read_text().splitlines():
         m = re.match(r"\s*" + pattern, line)
         if m:

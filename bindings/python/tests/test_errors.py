@@ -48,7 +48,8 @@ def test_rhs_size_mismatch(A):
 
 def test_x0_size_mismatch(A, b):
     raises(cnc.ERR_SIZE_MISMATCH, cnc.solve, A, b, x0=np.zeros(A.shape[0] - 1))
-    raises(cnc.ERR_SIZE_MISMATCH, cnc.solve, A, np.ones((A.shape[0], 2)), x0=np.zeros((A.shape[0], 3)))
+    n = A.shape[0]
+    raises(cnc.ERR_SIZE_MISMATCH, cnc.solve, A, np.ones((n, 2)), x0=np.zeros((n, 3)))
 
 
 def test_nan_in_matrix_is_found_by_cnc(A, b):

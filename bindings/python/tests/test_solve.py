@@ -18,7 +18,8 @@ def test_poisson_matches_scipy():
     A = poisson2d(30)
     b = rhs(A.shape[0])
     x, info = cnc.solve(A, b, tol=1e-10)
-    assert info.converged and info.reason == "converged" and info.reason_code == cnc.REASON_CONVERGED
+    assert info.converged and info.reason == "converged"
+    assert info.reason_code == cnc.REASON_CONVERGED
     assert x.shape == b.shape and x.dtype == np.float64
     assert rel_err(x, reference(A, b)) < 1e-7
     assert 0 < info.iterations < 5 * A.shape[0]
@@ -117,7 +118,7 @@ def test_csc_input():
 
 
 def test_conversion_of_non_symmetric_formats_matches_scipy():
-    # Solves cannot tell A from Aᵀ on SPD matrices, so check the CSR arrays handed to cnc directly.
+    # A solve cannot tell A from Aᵀ on SPD matrices: check the CSR arrays handed to cnc directly.
     from cnc import _matrix
 
     rng = np.random.default_rng(5)
