@@ -8,10 +8,10 @@ from . import constants as _c
 REASON_NAMES = {
     _c.REASON_NONE: "none",
     _c.REASON_CONVERGED: "converged",
-    _c.REASON_MAX_ITERATIONS: "max_iterations",
-    _c.REASON_INDEFINITE_MATRIX: "indefinite_matrix",
-    _c.REASON_INDEFINITE_PRECOND: "indefinite_preconditioner",
-    _c.REASON_NOT_FINITE: "not_finite",
+    _c.REASON_MAX_ITERATIONS: "max iterations",
+    _c.REASON_INDEFINITE_MATRIX: "indefinite matrix",
+    _c.REASON_INDEFINITE_PRECOND: "indefinite preconditioner",
+    _c.REASON_NOT_FINITE: "not finite",
     _c.REASON_STOPPED: "stopped",
     _c.REASON_STAGNATED: "stagnated",
 }
@@ -31,7 +31,7 @@ class Times(NamedTuple):
 class SolveInfo:
     """Outcome of one solve.
 
-    reason        cnc's text for the outcome (CNC_REASON_NAME), e.g. "converged"
+    reason        cnc's text for the outcome (CNC_REASON_NAME): "converged", "max iterations", ...
     reason_code   the CNC_REASON_* value (compare with cnc.REASON_CONVERGED, ...)
     iterations    iterations used (max over right-hand sides)
     residual      final recursive ||r||/||b|| (max over right-hand sides)
