@@ -1,0 +1,209 @@
+// Device helpers shared by the CUDA kernels: precision types, compile-time dispatch, vector loads
+// of one row's kc values, and the deterministic two-stage reduction (per-block partials summed in
+// block order by the block that finishes last).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <type_traits>
+#include <utility>
+
+#include "backends/cuda/cuda_kernels.hpp"
+
+namespace cnc::cuda {
+
+template <class M, class V>
+struct prec_types {
+  using mat = M;  // matrix values
+  using vec = V;  // vectors (and SpMV row sums)
+};
+
+// Calls f(prec_types<...>{}) for the run-time precision.
+template <class F>
+cudaError_t with_prec(cprec pr, F&& f) {
+  switch (pr) {
+    case cprec::f64:
+      return f(prec_types<double, double>{});
+    case cprec::f32:
+      return f(prec_types<float, float>{});
+    case cprec::mixed:
+      return f(prec_types<float, double>{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+// Calls f(std::integral_constant<int, kc>{}) for kc in {1, 2, 4, 8}.
+template <class F>
+cudaError_t with_kc(int kc, F&& f) {
+  switch (kc) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+// Calls f(std::integral_constant<int, w>{}) for w in {2, 4, 8, 16, 32}.
+template <class F>
+cudaError_t with_width(int w, F&& f) {
+  switch (w) {
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    case 32:
+      return f(std::integral_constant<int, 32>{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+// Loads the KC contiguous values at p (aligned to KC elements) with the widest loads that fit.
+template <int KC, class V>
+__device__ __forceinline__ void load_slots(const V* __restrict__ p, V (&out)[KC]) {
+  if constexpr (std::is_same_v<V, double> && KC >= 2) {
+#pragma unroll
+    for (int h = 0; h < KC / 2; ++h) {
+      const double2 t = __ldg(reinterpret_cast<const double2*>(p) + h);
+      out[2 * h] = t.x;
+      out[2 * h + 1] = t.y;
+    }
+  } else if constexpr (std::is_same_v<V, float> && KC >= 4) {
+#pragma unroll
+    for (int h = 0; h < KC / 4; ++h) {
+      const float4 t = __ldg(reinterpret_cast<const float4*>(p) + h);
+      out[4 * h] = t.x;
+      out[4 * h + 1] = t.y;
+      out[4 * h + 2] = t.z;
+      out[4 * h + 3] = t.w;
+    }
+  } else if constexpr (std::is_same_v<V, float> && KC == 2) {
+    const float2 t = __ldg(reinterpret_cast<const float2*>(p));
+    out[0] = t.x;
+    out[1] = t.y;
+  } else {
+    out[0] = __ldg(p);
+  }
+}
+
+__device__ __forceinline__ bool finite(double v) { return isfinite(v); }
+
+// Block-wide sums of one value per thread, grouped by slot j = threadIdx.x % KC (blockDim.x is
+// a multiple of 32 and KC divides 32). Result valid in threads 0..KC-1 (thread j: slot j). The
+// order of additions is fixed, so the result is reproducible. smem: (blockDim.x/32)*KC doubles.
+template <int KC>
+__device__ __forceinline__ double block_sum_by_slot(double v, double* smem) {
+#pragma unroll
+  for (int off = 16; off >= KC; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  if (lane < KC) smem[warp * KC + lane] = v;
+  __syncthreads();
+  double s = 0.0;
+  if (threadIdx.x < KC) {
+    const int nw = blockDim.x >> 5;
+    for (int w = 0; w < nw; ++w) s += smem[w * KC + threadIdx.x];
+  }
+  __syncthreads();
+  return s;
+}
+
+// Block-wide sums of KC values held by every thread. Result for slot j valid in thread j.
+template <int KC>
+__device__ __forceinline__ double block_sum_all(const double (&v)[KC], double* smem) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int j = 0; j < KC; ++j) {
+    double t = v[j];
+#pragma unroll
+    for (int off = 16; off >= 1; off >>= 1) t += __shfl_xor_sync(0xffffffffu, t, off);
+    if (lane == 0) smem[warp * KC + j] = t;
+  }
+  __syncthreads();
+  double s = 0.0;
+  if (threadIdx.x < KC) {
+    const int nw = blockDim.x >> 5;
+    for (int w = 0; w < nw; ++w) s += smem[w * KC + threadIdx.x];
+  }
+  __syncthreads();
+  return s;
+}
+
+// Called by every thread after this block's partials are stored; true in the block that
+// finishes last, which then sees every other block's partials. Resets the counter for the next
+// launch (no other block touches it any more).
+__device__ __forceinline__ bool last_block_done(unsigned int* counter) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned int prev = atomicAdd(counter, 1u);
+    last = (prev == gridDim.x - 1);
+    if (last) *counter = 0u;
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
+// In the last block: sums the gridDim.x partials of every slot (layout part[block*KC + j]) in a
+// fixed order. Result for slot j valid in thread j.
+template <int KC>
+__device__ __forceinline__ double sum_partials(const double* part, double* smem) {
+  double s = 0.0;
+  const int j = threadIdx.x % KC;
+  for (unsigned int blk = threadIdx.x / KC; blk < gridDim.x; blk += blockDim.x / KC)
+    s += __ldcg(part + blk * KC + j);
+  return block_sum_by_slot<KC>(s, smem);
+}
+
+// The SpMV launch and the vector launches of a group use different grids; both write partials
+// into the same buffer (never at the same time: launches on one stream are ordered).
+inline unsigned int div_up(long long a, long long b) {
+  return static_cast<unsigned int>((a + b - 1) / b);
+}
+
+}  // namespace cnc::cuda
+
+namespace cnc::cuda {
+
+// Which systems an SpMV launch serves: every slot for a plain product, the running systems of
+// the group for the CG step. Uniform over the grid (the state is not written during a launch).
+template <int KC>
+__device__ __forceinline__ bool spmv_active(const group_view& g, bool cg, bool (&act)[KC]) {
+  bool any = false;
+#pragma unroll
+  for (int j = 0; j < KC; ++j) {
+    act[j] = !cg || (j < g.k && g.state[j].status == running);
+    any = any || act[j];
+  }
+  return any;
+}
+
+// End of a CG SpMV launch: pq of each running system, reduced over the grid in fixed order.
+template <int KC>
+__device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double (&pq)[KC]) {
+  __shared__ double smem[(block_threads / 32) * KC];
+  const double s = block_sum_all<KC>(pq, smem);
+  if (threadIdx.x < KC) g.partials[blockIdx.x * KC + threadIdx.x] = s;
+  if (!last_block_done(g.counter)) return;
+  const double total = sum_partials<KC>(g.partials, smem);
+  const int j = threadIdx.x;
+  if (j < KC && j < g.k && g.state[j].status == running) g.state[j].pq = total;
+}
+
+// The BCRS launcher lives in cuda_spmv_bcrs.cu; spmv() in cuda_spmv_csr.cu dispatches to it.
+cudaError_t spmv_bcrs(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
+                      void* y, cudaStream_t s);
+int spmv_bcrs_max_grid(cprec pr, int b, int width, int kc, int sm_count);
+
+}  // namespace cnc::cuda

@@ -1,0 +1,267 @@
+// Fused vector steps of the CUDA Jacobi-PCG (backend.hpp's step contract), with every scalar
+// kept on the device: each launch reads the rhs_state array, and its last block writes the new
+// scalars and status. Thread t of a launch always serves slot j = t % KC of the group (the grid
+// has a multiple of KC threads), so a thread needs one running sum per reduced quantity.
+#include "cuda_common.cuh"
+
+namespace cnc::cuda {
+namespace {
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads, 8) k_init(group_view g) {
+  __shared__ double smem[(block_threads / 32) * KC];
+  const V* __restrict__ b = static_cast<const V*>(g.b);
+  const V* __restrict__ q = static_cast<const V*>(g.q);  // A x
+  const V* __restrict__ d = static_cast<const V*>(g.d);
+  V* __restrict__ r = static_cast<V*>(g.r);
+  V* __restrict__ p = static_cast<V*>(g.p);
+  double rz = 0.0, rr = 0.0;
+  const long long total = static_cast<long long>(g.n) * KC;
+  for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
+       f += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const V rv = b[f] - q[f];
+    const V dv = d[f / KC];
+    r[f] = rv;
+    p[f] = dv * rv;
+    const double r2 = static_cast<double>(rv) * static_cast<double>(rv);
+    rz += static_cast<double>(dv) * r2;
+    rr += r2;
+  }
+  double* part = g.partials;
+  const double srz = block_sum_by_slot<KC>(rz, smem);
+  const double srr = block_sum_by_slot<KC>(rr, smem);
+  if (threadIdx.x < KC) {
+    part[blockIdx.x * KC + threadIdx.x] = srz;
+    part[(gridDim.x + blockIdx.x) * KC + threadIdx.x] = srr;
+  }
+  if (!last_block_done(g.counter)) return;
+  const double trz = sum_partials<KC>(part, smem);
+  const double trr = sum_partials<KC>(part + gridDim.x * KC, smem);
+  const int j = threadIdx.x;
+  if (j < KC && j < g.k) {
+    rhs_state& st = g.state[j];
+    st.rz = trz;
+    st.rz_new = trz;
+    st.rr = trr;
+    st.pq = 0.0;
+    st.iters = 0;
+    if (!finite(trr) || !finite(trz))
+      st.status = not_finite;
+    else if (trr <= st.thr2)
+      st.status = converged;
+    else if (trz <= 0.0)
+      st.status = indefinite_precond;
+    else
+      st.status = running;
+  }
+}
+
+// True when no system of the group is running: the launch is then a no-op for every block.
+template <int KC>
+__device__ __forceinline__ bool none_running(const group_view& g) {
+  bool any = false;
+  for (int j = 0; j < g.k; ++j) any = any || g.state[j].status == running;
+  return !any;
+}
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads, 8) k_update_xr(group_view g) {
+  __shared__ double smem[(block_threads / 32) * KC];
+  if (none_running<KC>(g)) return;
+  const int j = threadIdx.x % KC;
+  bool act = false;
+  V alpha = V(0);
+  if (j < g.k) {
+    const rhs_state& st = g.state[j];
+    if (st.status == running && finite(st.pq) && st.pq > 0.0) {
+      act = true;
+      alpha = static_cast<V>(st.rz / st.pq);
+    }
+  }
+  double rz = 0.0, rr = 0.0;
+  if (act) {
+    const V* __restrict__ p = static_cast<const V*>(g.p);
+    const V* __restrict__ q = static_cast<const V*>(g.q);
+    const V* __restrict__ d = static_cast<const V*>(g.d);
+    V* __restrict__ x = static_cast<V*>(g.x);
+    V* __restrict__ r = static_cast<V*>(g.r);
+    const long long total = static_cast<long long>(g.n) * KC;
+    for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
+         f += static_cast<long long>(gridDim.x) * blockDim.x) {
+      const V rv = r[f] - alpha * q[f];
+      x[f] += alpha * p[f];
+      r[f] = rv;
+      const double r2 = static_cast<double>(rv) * static_cast<double>(rv);
+      rz += static_cast<double>(d[f / KC]) * r2;
+      rr += r2;
+    }
+  }
+  double* part = g.partials;
+  const double srz = block_sum_by_slot<KC>(rz, smem);
+  const double srr = block_sum_by_slot<KC>(rr, smem);
+  if (threadIdx.x < KC) {
+    part[blockIdx.x * KC + threadIdx.x] = srz;
+    part[(gridDim.x + blockIdx.x) * KC + threadIdx.x] = srr;
+  }
+  if (!last_block_done(g.counter)) return;
+  const double trz = sum_partials<KC>(part, smem);
+  const double trr = sum_partials<KC>(part + gridDim.x * KC, smem);
+  const int t = threadIdx.x;
+  if (t < KC && t < g.k) {
+    rhs_state& st = g.state[t];
+    if (st.status == running) {
+      if (!finite(st.pq)) {
+        st.status = not_finite;
+      } else if (st.pq <= 0.0) {
+        st.status = indefinite_matrix;
+      } else {
+        st.rz_new = trz;
+        st.rr = trr;
+        st.iters += 1;
+      }
+    }
+  }
+}
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads, 8) k_update_p(group_view g) {
+  if (none_running<KC>(g)) return;
+  const int j = threadIdx.x % KC;
+  bool act = false;
+  V beta = V(0);
+  if (j < g.k) {
+    const rhs_state& st = g.state[j];
+    if (st.status == running && finite(st.rr) && finite(st.rz_new) && !(st.rr <= st.thr2) &&
+        st.rz_new > 0.0) {
+      act = true;
+      beta = static_cast<V>(st.rz_new / st.rz);
+    }
+  }
+  if (act) {
+    const V* __restrict__ r = static_cast<const V*>(g.r);
+    const V* __restrict__ d = static_cast<const V*>(g.d);
+    V* __restrict__ p = static_cast<V*>(g.p);
+    const long long total = static_cast<long long>(g.n) * KC;
+    for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
+         f += static_cast<long long>(gridDim.x) * blockDim.x)
+      p[f] = d[f / KC] * r[f] + beta * p[f];
+  }
+  // The scalars change only once every block has read the old ones.
+  if (!last_block_done(g.counter)) return;
+  const int t = threadIdx.x;
+  if (t < KC && t < g.k) {
+    rhs_state& st = g.state[t];
+    if (st.status == running) {
+      if (!finite(st.rr) || !finite(st.rz_new))
+        st.status = not_finite;
+      else if (st.rr <= st.thr2)
+        st.status = converged;
+      else if (st.rz_new <= 0.0)
+        st.status = indefinite_precond;
+      else
+        st.rz = st.rz_new;
+    }
+  }
+}
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_scatter(group_view g, const double* __restrict__ src, std::int32_t n_real, V* dst) {
+  const long long total = static_cast<long long>(g.n) * KC;
+  for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
+       f += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long i = f / KC;
+    const int j = static_cast<int>(f % KC);
+    dst[f] = (i < n_real && j < g.k) ? static_cast<V>(src[j * static_cast<long long>(n_real) + i])
+                                     : V(0);
+  }
+}
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_gather(group_view g, const V* __restrict__ src, std::int32_t n_real, double* dst) {
+  const long long total = static_cast<long long>(n_real) * KC;
+  for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
+       f += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long i = f / KC;
+    const int j = static_cast<int>(f % KC);
+    if (j < g.k) dst[j * static_cast<long long>(n_real) + i] = static_cast<double>(src[f]);
+  }
+}
+
+// Launches kernel<V, KC>(g, args...) on the group's vector grid.
+template <template <class, int> class K, class... A>
+cudaError_t launch_vec(cprec pr, const group_view& g, cudaStream_t s, A... args) {
+  if (g.n == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      K<V, kc()>::launch(g, s, args...);
+      return cudaGetLastError();
+    });
+  });
+}
+
+template <class V, int KC>
+struct init_k {
+  static void launch(const group_view& g, cudaStream_t s) {
+    k_init<V, KC><<<g.grid, block_threads, 0, s>>>(g);
+  }
+};
+template <class V, int KC>
+struct xr_k {
+  static void launch(const group_view& g, cudaStream_t s) {
+    k_update_xr<V, KC><<<g.grid, block_threads, 0, s>>>(g);
+  }
+};
+template <class V, int KC>
+struct p_k {
+  static void launch(const group_view& g, cudaStream_t s) {
+    k_update_p<V, KC><<<g.grid, block_threads, 0, s>>>(g);
+  }
+};
+template <class V, int KC>
+struct scatter_k {
+  static void launch(const group_view& g, cudaStream_t s, const double* src, std::int32_t n_real,
+                     void* dst) {
+    k_scatter<V, KC><<<g.grid, block_threads, 0, s>>>(g, src, n_real, static_cast<V*>(dst));
+  }
+};
+template <class V, int KC>
+struct gather_k {
+  static void launch(const group_view& g, cudaStream_t s, const void* src, std::int32_t n_real,
+                     double* dst) {
+    k_gather<V, KC><<<g.grid, block_threads, 0, s>>>(g, static_cast<const V*>(src), n_real, dst);
+  }
+};
+
+}  // namespace
+
+cudaError_t init_vectors(cprec pr, const group_view& g, cudaStream_t s) {
+  return launch_vec<init_k>(pr, g, s);
+}
+cudaError_t update_xr(cprec pr, const group_view& g, cudaStream_t s) {
+  return launch_vec<xr_k>(pr, g, s);
+}
+cudaError_t update_p(cprec pr, const group_view& g, cudaStream_t s) {
+  return launch_vec<p_k>(pr, g, s);
+}
+cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32_t n_real,
+                    void* dst, cudaStream_t s) {
+  return launch_vec<scatter_k>(pr, g, s, src, n_real, dst);
+}
+cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real,
+                   double* dst, cudaStream_t s) {
+  return launch_vec<gather_k>(pr, g, s, src, n_real, dst);
+}
+
+int vector_max_grid(int sm_count) {
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_update_xr<double, 8>, block_threads,
+                                                    0) != cudaSuccess ||
+      per_sm <= 0)
+    return -1;
+  return per_sm * sm_count;
+}
+
+}  // namespace cnc::cuda

@@ -1,0 +1,103 @@
+// CSR SpMV for the CUDA backend: a sub-warp of W lanes per row (W from the average row length),
+// so that the lanes of a warp read consecutive values and column indices (coalesced), and one
+// pass over the matrix serves the KC right-hand sides of a group. In CG mode it also reduces
+// pq = pᵀ(Ap) per running system (cuda_common.cuh: deterministic two-stage reduction).
+#include "cuda_common.cuh"
+
+namespace cnc::cuda {
+namespace {
+
+template <class M, class V, int W, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_spmv_csr(matrix_view a, group_view g, bool cg, const V* __restrict__ in, V* __restrict__ out) {
+  bool act[KC];
+  if (!spmv_active<KC>(g, cg, act)) return;
+  if (cg) {
+    in = static_cast<const V*>(g.p);
+    out = static_cast<V*>(g.q);
+  }
+  const M* __restrict__ val = static_cast<const M*>(a.val);
+  const std::int32_t* __restrict__ col = a.col;
+  const std::int64_t* __restrict__ row_ptr = a.row_ptr;
+  constexpr int rows_per_warp = 32 / W;
+  const int lane = threadIdx.x % W;
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+  double pq[KC];
+#pragma unroll
+  for (int j = 0; j < KC; ++j) pq[j] = 0.0;
+
+  // The loop bound is uniform over the warp, so every lane reaches the shuffles.
+  for (long long first = warp * rows_per_warp; first < a.rows; first += n_warps * rows_per_warp) {
+    const long long row = first + (threadIdx.x & 31) / W;
+    std::int64_t e = 0, end = 0;
+    if (row < a.rows) {
+      e = __ldg(row_ptr + row) + lane;
+      end = __ldg(row_ptr + row + 1);
+    }
+    V acc[KC];
+#pragma unroll
+    for (int j = 0; j < KC; ++j) acc[j] = V(0);
+    for (; e < end; e += W) {
+      const V v = static_cast<V>(__ldg(val + e));
+      V xv[KC];
+      load_slots<KC>(in + static_cast<long long>(__ldg(col + e)) * KC, xv);
+#pragma unroll
+      for (int j = 0; j < KC; ++j) acc[j] += v * xv[j];
+    }
+#pragma unroll
+    for (int off = W / 2; off >= 1; off >>= 1)
+#pragma unroll
+      for (int j = 0; j < KC; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off, W);
+    if (lane == 0 && row < a.rows) {
+#pragma unroll
+      for (int j = 0; j < KC; ++j) {
+        if (!act[j]) continue;
+        out[row * KC + j] = acc[j];
+        if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(in[row * KC + j]);
+      }
+    }
+  }
+  if (cg) spmv_finish_pq<KC>(g, pq);
+}
+
+template <class T, int W, int KC>
+constexpr auto csr_kernel() {
+  return &k_spmv_csr<typename T::mat, typename T::vec, W, KC>;
+}
+
+}  // namespace
+
+cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
+                 void* y, cudaStream_t s) {
+  if (a.b != 1) return spmv_bcrs(pr, a, g, cg, x, y, s);
+  if (a.rows == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using T = decltype(t);
+    using V = typename T::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      return with_width(a.width, [&](auto w) {
+        csr_kernel<T, w(), kc()>()<<<a.grid, block_threads, 0, s>>>(
+            a, g, cg, static_cast<const V*>(x), static_cast<V*>(y));
+        return cudaGetLastError();
+      });
+    });
+  });
+}
+
+int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count) {
+  if (b != 1) return spmv_bcrs_max_grid(pr, b, width, kc, sm_count);
+  int per_sm = 0;
+  const cudaError_t e = with_prec(pr, [&](auto t) {
+    using T = decltype(t);
+    return with_kc(kc, [&](auto k) {
+      return with_width(width, [&](auto w) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, csr_kernel<T, w(), k()>(),
+                                                             block_threads, 0);
+      });
+    });
+  });
+  return e == cudaSuccess && per_sm > 0 ? per_sm * sm_count : -1;
+}
+
+}  // namespace cnc::cuda

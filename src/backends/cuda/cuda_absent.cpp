@@ -1,0 +1,11 @@
+// Factory used when cnc is built without its CUDA backend: CUDA is then simply absent.
+#include "backends/backend.hpp"
+
+namespace cnc {
+
+std::unique_ptr<backend> make_cuda_backend(const backend_options&, std::string& why) {
+  why = "cnc was built without the CUDA backend";
+  return nullptr;
+}
+
+}  // namespace cnc

@@ -1,0 +1,515 @@
+// CUDA backend: a device-resident Jacobi-PCG whose scalars never leave the GPU between checks.
+//
+// The matrix is uploaded once (values in double, or float for single/mixed) and kept. The k
+// right-hand sides are split into groups of at most 8; a group stores its vectors interleaved
+// (cuda_kernels.hpp) so that one matrix pass serves the whole group. Each step of backend.hpp is
+// one kernel per group; iterate(count) records `count` iterations into a CUDA graph once and
+// replays it, so a small system pays one graph launch per check instead of 3 launches and a
+// host synchronization per iteration. Only read_state, get_x and apply synchronize.
+//
+// The runtime is linked statically: without a driver, cudaGetDeviceCount fails and the factory
+// returns nullptr with the runtime's explanation; libcnc.so itself never needs libcuda.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_kernels.hpp"
+#include "cnc.h"
+#include "util/error.hpp"
+
+namespace cnc {
+namespace {
+
+std::string cuda_message(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+// Throws the cnc::error that matches a CUDA failure (out of memory or a device/driver error).
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  cudaGetLastError();  // clear a non-sticky error so the next call starts clean
+  const int code = e == cudaErrorMemoryAllocation ? CNC_ERR_OUT_OF_MEMORY : CNC_ERR_DEVICE;
+  throw error(code, std::string("CUDA backend: ") + what + " failed: " + cuda_message(e));
+}
+
+// Owning device allocation.
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes == 0) return;
+    const cudaError_t e = cudaMalloc(&ptr_, bytes);
+    if (e != cudaSuccess) {
+      ptr_ = nullptr;
+      cudaGetLastError();
+      const int code = e == cudaErrorMemoryAllocation ? CNC_ERR_OUT_OF_MEMORY : CNC_ERR_DEVICE;
+      throw error(code, "CUDA backend: cannot allocate " + std::to_string(bytes) +
+                            " bytes of device memory: " + cuda_message(e));
+    }
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  device_buffer(device_buffer&& o) noexcept { *this = std::move(o); }
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  ~device_buffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  void* get() const { return ptr_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+template <class T>
+device_buffer upload(const T* host, std::size_t count, cudaStream_t s) {
+  device_buffer b(count * sizeof(T));
+  if (count) check(cudaMemcpyAsync(b.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, s),
+                   "matrix upload");
+  return b;
+}
+
+// Matrix values in the device's precision (double, or float for single and mixed).
+device_buffer upload_values(const std::vector<double>& v, bool as_float, cudaStream_t s) {
+  if (!as_float) return upload(v.data(), v.size(), s);
+  std::vector<float> f(v.begin(), v.end());
+  device_buffer b = upload(f.data(), f.size(), s);
+  check(cudaStreamSynchronize(s), "matrix upload");  // `f` dies here
+  return b;
+}
+
+// Lanes per (block) row: the power of two that covers half the average row, so that a sub-warp
+// reads a row in about two coalesced steps; at least one lane per block element.
+int choose_width(int b, double avg_per_row) {
+  const double lanes = avg_per_row * b * b;
+  int w = 2;
+  while (w < 32 && 2.0 * w < lanes) w *= 2;
+  return std::max(w, b == 1 ? 2 : b * b);
+}
+
+bool valid_width(int b, int w) {
+  if (w < 2 || w > 32 || (w & (w - 1)) != 0) return false;
+  return b == 1 || w % (b * b) == 0;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (*end != '\0' || v < -1 || v > 1 << 20) return fallback;
+  return static_cast<int>(v);
+}
+
+constexpr int max_group = 8;       // systems per matrix pass
+constexpr int max_graph_iters = 32;  // iterations recorded into one graph
+
+cuda::cprec to_cprec(precision p) {
+  switch (p) {
+    case precision::f64:
+      return cuda::cprec::f64;
+    case precision::f32:
+      return cuda::cprec::f32;
+    case precision::mixed:
+      return cuda::cprec::mixed;
+  }
+  return cuda::cprec::f64;
+}
+
+struct group {
+  int j0 = 0;  // first system
+  device_buffer x, r, p, q, b, partials, counter;
+  cuda::group_view view;
+  int spmv_grid = 0;
+};
+
+class cuda_system final : public device_system, public cuda::system_probe {
+ public:
+  cuda_system(int dev, int sm_count, const host_matrix& a, const std::vector<double>& d,
+              precision p, int nrhs)
+      : dev_(dev), pr_(to_cprec(p)), nrhs_(nrhs) {
+    if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    n_real_ = a.csr->n;
+    n_ = a.n_padded();
+    if (static_cast<std::int64_t>(d.size()) < n_)
+      throw error(CNC_ERR_SIZE_MISMATCH, "CUDA backend: inverse diagonal shorter than n_padded");
+    const bool f32_values = pr_ != cuda::cprec::f64;
+    vsize_ = pr_ == cuda::cprec::f32 ? sizeof(float) : sizeof(double);
+
+    double avg = 0.0;
+    if (a.fmt == format::csr) {
+      const csr_matrix& m = *a.csr;
+      mat_.b = 1;
+      mat_.rows = m.n;
+      row_ptr_ = upload(m.row_ptr.data(), m.row_ptr.size(), stream_);
+      col_ = upload(m.col.data(), m.col.size(), stream_);
+      val_ = upload_values(m.val, f32_values, stream_);
+      avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
+    } else {
+      const bcrs_matrix& m = *a.bcrs;
+      mat_.b = m.b;
+      mat_.rows = m.n_block_rows;
+      row_ptr_ = upload(m.row_ptr.data(), m.row_ptr.size(), stream_);
+      col_ = upload(m.col.data(), m.col.size(), stream_);
+      val_ = upload_values(m.val, f32_values, stream_);
+      avg = m.n_block_rows ? static_cast<double>(m.n_blocks()) / m.n_block_rows : 0.0;
+    }
+    mat_.row_ptr = row_ptr_.as<std::int64_t>();
+    mat_.col = col_.as<std::int32_t>();
+    mat_.val = val_.get();
+    mat_.width = choose_width(mat_.b, avg);
+    const int forced = env_int("CNC_CUDA_SPMV_WIDTH", 0);  // tuning and tests
+    if (forced && valid_width(mat_.b, forced)) mat_.width = forced;
+
+    if (pr_ == cuda::cprec::f32) {
+      std::vector<float> df(d.begin(), d.begin() + n_);
+      d_ = upload(df.data(), df.size(), stream_);
+      check(cudaStreamSynchronize(stream_), "upload");
+    } else {
+      d_ = upload(d.data(), static_cast<std::size_t>(n_), stream_);
+    }
+    state_ = device_buffer(sizeof(rhs_state) * nrhs_);
+    staging_ = device_buffer(sizeof(double) * static_cast<std::size_t>(n_) * nrhs_);
+
+    const int vec_max = cuda::vector_max_grid(sm_count);
+    if (vec_max <= 0) check(cudaGetLastError(), "kernel occupancy query");
+    for (int j0 = 0; j0 < nrhs_; j0 += max_group) {
+      group g;
+      g.j0 = j0;
+      const int k = std::min(max_group, nrhs_ - j0);
+      int kc = 1;
+      while (kc < k) kc *= 2;
+      const std::size_t elems = static_cast<std::size_t>(n_) * kc;
+      for (device_buffer* v : {&g.x, &g.r, &g.p, &g.q, &g.b}) {
+        *v = device_buffer(elems * vsize_);
+        if (elems) check(cudaMemsetAsync(v->get(), 0, elems * vsize_, stream_), "cudaMemset");
+      }
+      const long long rows_per_block = cuda::block_threads / mat_.width;
+      int smax = cuda::spmv_max_grid(pr_, mat_.b, mat_.width, kc, sm_count);
+      if (smax <= 0) check(cudaGetLastError(), "kernel occupancy query");
+      smax = std::max(smax, 1);
+      g.spmv_grid = static_cast<int>(
+          std::clamp<long long>((mat_.rows + rows_per_block - 1) / rows_per_block, 1, smax));
+      const int vgrid = static_cast<int>(std::clamp<long long>(
+          (static_cast<long long>(elems) + cuda::block_threads - 1) / cuda::block_threads, 1,
+          std::max(vec_max, 1)));
+      g.partials = device_buffer(sizeof(double) * 2 * kc * std::max(vgrid, g.spmv_grid));
+      g.counter = device_buffer(sizeof(unsigned int));
+      check(cudaMemsetAsync(g.counter.get(), 0, sizeof(unsigned int), stream_), "cudaMemset");
+      cuda::group_view& v = g.view;
+      v.kc = kc;
+      v.k = k;
+      v.n = n_;
+      v.x = g.x.get();
+      v.r = g.r.get();
+      v.p = g.p.get();
+      v.q = g.q.get();
+      v.b = g.b.get();
+      v.d = d_.get();
+      v.state = state_.as<rhs_state>() + j0;
+      v.partials = g.partials.as<double>();
+      v.counter = g.counter.as<unsigned int>();
+      v.grid = vgrid;
+      groups_.push_back(std::move(g));
+    }
+    check(cudaStreamSynchronize(stream_), "upload");
+  }
+
+  ~cuda_system() override {
+    cudaSetDevice(dev_);
+    for (auto& [count, exec] : graphs_) cudaGraphExecDestroy(exec);
+    if (stream_) {
+      cudaStreamSynchronize(stream_);
+      cudaStreamDestroy(stream_);
+    }
+  }
+
+  void set_vectors(const double* b, const double* x) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    scatter_all(b, [](group& g) { return g.b.get(); });
+    if (x) {
+      scatter_all(x, [](group& g) { return g.x.get(); });
+    } else {
+      for (group& g : groups_)
+        check(cudaMemsetAsync(g.x.get(), 0, g.x.bytes(), stream_), "cudaMemset");
+    }
+    check(cudaStreamSynchronize(stream_), "set_vectors");
+  }
+
+  void init(const double* thr2) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    std::vector<rhs_state> st(nrhs_);
+    for (int j = 0; j < nrhs_; ++j) st[j] = rhs_state{0, 0, 0, 0, thr2[j], running, 0};
+    check(cudaMemcpyAsync(state_.get(), st.data(), sizeof(rhs_state) * nrhs_,
+                          cudaMemcpyHostToDevice, stream_),
+          "state upload");
+    for (group& g : groups_) {
+      check(cuda::spmv(pr_, matrix_for(g), g.view, false, g.x.get(), g.q.get(), stream_),
+            "SpMV launch");
+      check(cuda::init_vectors(pr_, g.view, stream_), "init launch");
+    }
+    check(cudaStreamSynchronize(stream_), "init");  // `st` must outlive the copy
+  }
+
+  void spmv_dot() override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(launch_spmv_dot(), "SpMV launch");
+  }
+  void update_xr() override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(launch_update_xr(), "update_xr launch");
+  }
+  void update_p() override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(launch_update_p(), "update_p launch");
+  }
+
+  void iterate(int count) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    while (count > 0) {
+      const int c = std::min(count, max_graph_iters);
+      check(cudaGraphLaunch(graph_for(c), stream_), "cudaGraphLaunch");
+      count -= c;
+    }
+  }
+
+  void read_state(rhs_state* out) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(cudaMemcpyAsync(out, state_.get(), sizeof(rhs_state) * nrhs_, cudaMemcpyDeviceToHost,
+                          stream_),
+          "state read-back");
+    check(cudaStreamSynchronize(stream_), "iterations");
+  }
+
+  void get_x(double* x) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    gather_all(n_real_, [](group& g) { return g.x.get(); }, x, n_real_);
+  }
+
+  void apply(const double* x, double* y) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    scatter_all(x, [](group& g) { return g.p.get(); });
+    for (group& g : groups_)
+      check(cuda::spmv(pr_, matrix_for(g), g.view, false, g.p.get(), g.q.get(), stream_),
+            "SpMV launch");
+    gather_all(n_real_, [](group& g) { return g.q.get(); }, y, n_real_);
+  }
+
+  // --- probe ------------------------------------------------------------------------------------
+  void read_vector(cuda::vec_id v, double* out) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    gather_all(
+        n_,
+        [v](group& g) -> void* {
+          switch (v) {
+            case cuda::vec_id::x:
+              return g.x.get();
+            case cuda::vec_id::r:
+              return g.r.get();
+            case cuda::vec_id::p:
+              return g.p.get();
+            case cuda::vec_id::q:
+              return g.q.get();
+            case cuda::vec_id::b:
+              return g.b.get();
+          }
+          return nullptr;
+        },
+        out, n_);
+  }
+
+  std::string config() const override {
+    std::string s = mat_.b == 1 ? "csr" : "bcrs" + std::to_string(mat_.b);
+    s += " width=" + std::to_string(mat_.width);
+    for (const group& g : groups_)
+      s += " [kc=" + std::to_string(g.view.kc) + " spmv_grid=" + std::to_string(g.spmv_grid) +
+           " vec_grid=" + std::to_string(g.view.grid) + "]";
+    return s;
+  }
+
+ private:
+  cuda::matrix_view matrix_for(const group& g) const {
+    cuda::matrix_view m = mat_;
+    m.grid = g.spmv_grid;
+    return m;
+  }
+
+  cudaError_t launch_spmv_dot() {
+    for (group& g : groups_) {
+      const cudaError_t e =
+          cuda::spmv(pr_, matrix_for(g), g.view, true, nullptr, nullptr, stream_);
+      if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+  }
+  cudaError_t launch_update_xr() {
+    for (group& g : groups_) {
+      const cudaError_t e = cuda::update_xr(pr_, g.view, stream_);
+      if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+  }
+  cudaError_t launch_update_p() {
+    for (group& g : groups_) {
+      const cudaError_t e = cuda::update_p(pr_, g.view, stream_);
+      if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+  }
+
+  // The executable graph of `count` iterations, recorded on first use.
+  cudaGraphExec_t graph_for(int count) {
+    auto it = graphs_.find(count);
+    if (it != graphs_.end()) return it->second;
+    check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "graph capture");
+    cudaError_t e = cudaSuccess;
+    for (int c = 0; c < count && e == cudaSuccess; ++c) {
+      e = launch_spmv_dot();
+      if (e == cudaSuccess) e = launch_update_xr();
+      if (e == cudaSuccess) e = launch_update_p();
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+    if (e == cudaSuccess) e = end;
+    cudaGraphExec_t exec = nullptr;
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, graph, 0);
+    if (graph) cudaGraphDestroy(graph);
+    check(e, "graph capture");
+    graphs_.emplace(count, exec);
+    return exec;
+  }
+
+  // Host column-major doubles (n_real rows per system) -> the vector `pick(g)` of every group.
+  template <class Pick>
+  void scatter_all(const double* host, Pick pick) {
+    check(cudaMemcpyAsync(staging_.get(), host, sizeof(double) * n_real_ * nrhs_,
+                          cudaMemcpyHostToDevice, stream_),
+          "vector upload");
+    for (group& g : groups_)
+      check(cuda::scatter(pr_, g.view, staging_.as<double>() + std::size_t(g.j0) * n_real_,
+                          n_real_, pick(g), stream_),
+            "scatter launch");
+  }
+
+  // The vector `pick(g)` of every group -> host column-major doubles, `rows` rows per system.
+  template <class Pick>
+  void gather_all(std::int32_t rows, Pick pick, double* host, std::int32_t host_rows) {
+    for (group& g : groups_)
+      check(cuda::gather(pr_, g.view, pick(g), rows,
+                         staging_.as<double>() + std::size_t(g.j0) * rows, stream_),
+            "gather launch");
+    check(cudaMemcpyAsync(host, staging_.get(), sizeof(double) * host_rows * nrhs_,
+                          cudaMemcpyDeviceToHost, stream_),
+          "vector read-back");
+    check(cudaStreamSynchronize(stream_), "vector read-back");
+  }
+
+  int dev_;
+  cuda::cprec pr_;
+  int nrhs_;
+  std::int32_t n_real_ = 0;
+  std::int32_t n_ = 0;  // padded rows
+  std::size_t vsize_ = sizeof(double);
+  cudaStream_t stream_ = nullptr;
+  device_buffer row_ptr_, col_, val_, d_, state_, staging_;
+  cuda::matrix_view mat_;
+  std::vector<group> groups_;
+  std::map<int, cudaGraphExec_t> graphs_;
+};
+
+class cuda_backend final : public backend {
+ public:
+  cuda_backend(int dev, const cudaDeviceProp& prop)
+      : dev_(dev), name_(prop.name), sm_count_(prop.multiProcessorCount) {}
+  const char* name() const override { return "cuda"; }
+  int api_id() const override { return CNC_BACKEND_CUDA; }
+  std::string device_name() const override { return name_; }
+  // One state read (and host synchronization) per 16 iterations: small systems run about ten
+  // times faster than with a read per iteration, and at most 15 extra (no-op) iterations run
+  // after convergence.
+  int default_check_interval() const override { return 16; }
+  std::unique_ptr<device_system> create_system(const host_matrix& a, const std::vector<double>& d,
+                                               precision p, int nrhs) override {
+    return std::make_unique<cuda_system>(dev_, sm_count_, a, d, p, nrhs);
+  }
+
+ private:
+  int dev_;
+  std::string name_;
+  int sm_count_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_cuda_backend(const backend_options& o, std::string& why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    why = "no usable CUDA driver or device (" + cuda_message(e) + ")";
+    return nullptr;
+  }
+  if (count <= 0) {
+    why = "the CUDA driver reports no device";
+    return nullptr;
+  }
+  int dev = o.device_index;
+  if (dev < 0) dev = env_int("CNC_CUDA_DEVICE", 0);
+  if (dev < 0) dev = 0;
+  if (dev >= count) {
+    why = "CUDA device index " + std::to_string(dev) + " out of range (" + std::to_string(count) +
+          " device(s))";
+    return nullptr;
+  }
+  cudaDeviceProp prop;
+  std::memset(&prop, 0, sizeof prop);
+  e = cudaGetDeviceProperties(&prop, dev);
+  if (e == cudaSuccess) e = cudaSetDevice(dev);
+  if (e == cudaSuccess) e = cudaFree(nullptr);  // creates the context now, not mid-solve
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    why = "CUDA device " + std::to_string(dev) + " unusable (" + cuda_message(e) + ")";
+    return nullptr;
+  }
+  if (prop.major * 10 + prop.minor < 75) {
+    why = std::string("CUDA device ") + prop.name + " has compute capability " +
+          std::to_string(prop.major) + "." + std::to_string(prop.minor) +
+          "; cnc's kernels need 7.5 or newer";
+    return nullptr;
+  }
+  // The kernels must load on this device (PTX newer than the driver fails here).
+  if (cuda::vector_max_grid(prop.multiProcessorCount) <= 0) {
+    const cudaError_t k = cudaGetLastError();
+    why = std::string("cnc's CUDA kernels cannot run on ") + prop.name + " (" +
+          cuda_message(k == cudaSuccess ? cudaErrorInvalidDeviceFunction : k) + ")";
+    return nullptr;
+  }
+  if (o.log) {
+    o.log(CNC_LOG_INFO, std::string("CUDA device ") + std::to_string(dev) + ": " + prop.name +
+                            " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
+                            ", " + std::to_string(prop.multiProcessorCount) + " SMs, " +
+                            std::to_string(prop.totalGlobalMem >> 20) + " MiB)");
+  }
+  return std::make_unique<cuda_backend>(dev, prop);
+}
+
+}  // namespace cnc

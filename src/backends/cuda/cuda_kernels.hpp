@@ -1,0 +1,71 @@
+// Host-side entry points of the CUDA kernels (kernels/cuda_*.cu), callable from plain C++.
+//
+// Device layout of one "group" of right-hand sides (at most 8 systems, see cuda_backend.cpp):
+// every vector stores its kc (1, 2, 4 or 8, the group size rounded up to a power of two) values of
+// row i contiguously at [i*kc + j], so that one pass over the matrix serves all of them. Slots
+// j >= k (padding of the group) hold zeros and are never active. Vectors are `vec` (double for
+// f64 and mixed, float for f32); matrix values are `mat` (double for f64, float otherwise).
+//
+// Reductions are two-stage and deterministic: each block writes its per-system partial sums to
+// `partials`, and the block that finishes last (counted in `counter`, reset by that block) sums
+// the partials in block order and updates the rhs_state array. No floating-point atomics.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backends/backend.hpp"
+
+namespace cnc::cuda {
+
+enum class cprec { f64 = 0, f32 = 1, mixed = 2 };
+
+struct matrix_view {
+  int b = 1;                           // 1 = CSR, 2 or 4 = BCRS block size
+  std::int32_t rows = 0;               // block rows (BCRS) or rows (CSR)
+  const std::int64_t* row_ptr = nullptr;
+  const std::int32_t* col = nullptr;   // column (CSR) or block column (BCRS)
+  const void* val = nullptr;           // b*b values per block, row-major inside a block
+  int width = 0;                       // lanes per (block) row: 2..32, a multiple of b*b
+  int grid = 0;                        // blocks of the SpMV launch
+};
+
+struct group_view {
+  int kc = 1;                  // stride: 1, 2, 4 or 8
+  int k = 1;                   // real systems in the group (<= kc)
+  std::int32_t n = 0;          // rows (padded)
+  void* x = nullptr;
+  void* r = nullptr;
+  void* p = nullptr;
+  void* q = nullptr;
+  void* b = nullptr;
+  const void* d = nullptr;     // n values, shared by all systems
+  rhs_state* state = nullptr;  // k entries, the group's first system
+  double* partials = nullptr;  // 2 * kc * max(grid) doubles
+  unsigned int* counter = nullptr;  // one per group, zero between launches
+  int grid = 0;                // blocks of the vector launches
+};
+
+constexpr int block_threads = 256;
+
+// y = A x for the group's kc columns (cg = false), or the CG step q = A p, pq = pᵀq for every
+// running system (cg = true: in/out are ignored, p and q are used). `x`/`y` are group-layout.
+cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
+                 void* y, cudaStream_t s);
+// r = b - q (q holds A x); p = d∘r; rz, rr reduced; state set for every system (init step).
+cudaError_t init_vectors(cprec pr, const group_view& g, cudaStream_t s);
+cudaError_t update_xr(cprec pr, const group_view& g, cudaStream_t s);
+cudaError_t update_p(cprec pr, const group_view& g, cudaStream_t s);
+// Column-major host-style doubles (n_real rows per system, device memory) <-> group layout.
+// scatter writes zeros to rows n_real..n-1 and to padding slots.
+cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32_t n_real,
+                    void* dst, cudaStream_t s);
+cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real,
+                   double* dst, cudaStream_t s);
+
+// Occupancy-derived grid sizes (blocks resident at once on the device), for the launches above.
+int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
+int vector_max_grid(int sm_count);
+
+}  // namespace cnc::cuda
