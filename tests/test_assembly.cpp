@@ -1,0 +1,439 @@
+// Assembly and conversion, internal and public: the hash-assembled COO must give the same CSR
+// (bit-identical values) for any insertion order of the same duplicated entries; the builder's
+// locked-variable and least-squares algebra must match a reference computed here; CSR -> BCRS
+// 2x2/4x4 must hold exactly the CSR entries (plus the unit padding) and convert back exactly; the
+// automatic format choice must pick bcrs4 for dense 4x4 blocks and CSR for a scalar Laplacian,
+// visible through the public API (CNC_FORMAT_USED, CNC_BLOCK_FILL_RATIO).
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <setjmp.h>
+#include <vector>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "assembly/builder.hpp"
+#include "assembly/hash_coo.hpp"
+#include "cnc.h"
+#include "conversion/convert.hpp"
+#include "conversion/matrix.hpp"
+#include "test_support.h"
+
+namespace {
+
+struct triplet {
+  std::int32_t i, j;
+  double v;
+};
+
+// Random matrix entries, each split into 1..4 parts (duplicates) with non-dyadic values, so that
+// summation order matters in plain floating point.
+std::vector<triplet> random_parts(std::int32_t n, int per_row, std::uint64_t seed) {
+  ts_rng r;
+  ts_rng_seed(&r, seed);
+  std::vector<triplet> t;
+  for (std::int32_t i = 0; i < n; ++i)
+    for (int k = 0; k < per_row; ++k) {
+      std::int32_t j = std::int32_t(ts_rng_below(&r, std::uint32_t(n)));
+      int parts = 1 + int(ts_rng_below(&r, 4));
+      for (int p = 0; p < parts; ++p) t.push_back({i, j, (ts_rng_uniform(&r) - 0.5) * 1e3 / 3.0});
+    }
+  return t;
+}
+
+void shuffle(std::vector<triplet>& t, std::uint64_t seed) {
+  ts_rng r;
+  ts_rng_seed(&r, seed);
+  for (std::size_t k = t.size(); k > 1; --k) std::swap(t[k - 1], t[ts_rng_below(&r, std::uint32_t(k))]);
+}
+
+cnc::csr_matrix assemble(std::int32_t n, const std::vector<triplet>& t, std::int64_t hint) {
+  cnc::hash_coo h;
+  h.reset(n, hint);
+  for (const triplet& e : t) h.add(e.i, e.j, e.v);
+  return h.to_csr({}, n);
+}
+
+void expect_same_csr(const cnc::csr_matrix& a, const cnc::csr_matrix& b, const char* what) {
+  if (a.n != b.n || a.row_ptr != b.row_ptr || a.col != b.col)
+    fail_msg("%s: structures differ (n %d/%d, nnz %lld/%lld)", what, a.n, b.n,
+             (long long)a.nnz(), (long long)b.nnz());
+  for (std::size_t k = 0; k < a.val.size(); ++k)
+    if (std::memcmp(&a.val[k], &b.val[k], sizeof(double)) != 0)
+      fail_msg("%s: value %zu differs: %.17g vs %.17g", what, k, a.val[k], b.val[k]);
+}
+
+// The test's own CSR of the same triplets (sorted, duplicates summed), as a cnc::csr_matrix.
+cnc::csr_matrix reference_csr(std::int32_t n, const std::vector<triplet>& t) {
+  std::vector<std::int32_t> ri, ci;
+  std::vector<double> vi;
+  for (const triplet& e : t) ri.push_back(e.i), ci.push_back(e.j), vi.push_back(e.v);
+  ts_csr r = ts_csr_from_coo(n, std::int64_t(t.size()), ri.data(), ci.data(), vi.data());
+  cnc::csr_matrix m;
+  m.n = n;
+  m.row_ptr.assign(r.row_ptr, r.row_ptr + n + 1);
+  m.col.assign(r.col, r.col + r.nnz);
+  m.val.assign(r.val, r.val + r.nnz);
+  ts_csr_free(&r);
+  return m;
+}
+
+cnc::csr_matrix from_ts(const ts_csr& a) {
+  cnc::csr_matrix m;
+  m.n = a.n;
+  m.row_ptr.assign(a.row_ptr, a.row_ptr + a.n + 1);
+  m.col.assign(a.col, a.col + a.nnz);
+  m.val.assign(a.val, a.val + a.nnz);
+  return m;
+}
+
+// ---- hash_coo ------------------------------------------------------------------------------------
+void test_insertion_order_independent(void**) {
+  const std::int32_t n = 700;
+  std::vector<triplet> t = random_parts(n, 8, 1);
+  cnc::csr_matrix first = assemble(n, t, std::int64_t(t.size()));
+  cnc::csr_matrix ref = reference_csr(n, t);
+  // Same structure as the reference, values equal up to rounding of the summation order.
+  if (first.row_ptr != ref.row_ptr || first.col != ref.col) fail_msg("structure differs from reference");
+  for (std::size_t k = 0; k < ref.val.size(); ++k)
+    if (!(std::fabs(first.val[k] - ref.val[k]) <= 1e-12 * 1e3)) fail_msg("value %zu wrong", k);
+  for (int round = 0; round < 6; ++round) {
+    shuffle(t, 100 + round);
+    // Hints from none (the table grows) to exact.
+    std::int64_t hint = round % 3 == 0 ? 0 : round % 3 == 1 ? 16 : std::int64_t(t.size());
+    cnc::csr_matrix m = assemble(n, t, hint);
+    expect_same_csr(first, m, "shuffled insertion");
+  }
+  // Reversed order too.
+  std::reverse(t.begin(), t.end());
+  expect_same_csr(first, assemble(n, t, 0), "reversed insertion");
+}
+
+void test_hash_coo_map_drops(void**) {
+  const std::int32_t n = 50;
+  std::vector<triplet> t = random_parts(n, 5, 2);
+  std::vector<std::int32_t> map(n, -1);
+  std::int32_t kept = 0;
+  for (std::int32_t i = 0; i < n; ++i)
+    if (i % 3 != 1) map[i] = kept++;
+  cnc::hash_coo h;
+  h.reset(n, 0);
+  for (const triplet& e : t) h.add(e.i, e.j, e.v);
+  cnc::csr_matrix m = h.to_csr(map, kept);
+  std::vector<triplet> filtered;
+  for (const triplet& e : t)
+    if (map[e.i] >= 0 && map[e.j] >= 0) filtered.push_back({map[e.i], map[e.j], e.v});
+  cnc::csr_matrix ref = reference_csr(kept, filtered);
+  if (m.row_ptr != ref.row_ptr || m.col != ref.col) fail_msg("mapped structure differs");
+  for (std::size_t k = 0; k < ref.val.size(); ++k)
+    assert_true(std::fabs(m.val[k] - ref.val[k]) <= 1e-9);
+}
+
+// Through the public API: AddIJCoefficient in different orders, then solve: bit-identical x.
+void api_solve_order(const std::vector<triplet>& t, std::int32_t n, std::vector<double>& x) {
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, n), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_NB_THREADS, 2), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_CSR), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
+  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+  for (const triplet& e : t) assert_int_equal(cncAddIJCoefficient(e.i, e.j, e.v), CNC_OK);
+  for (std::int32_t i = 0; i < n; ++i) assert_int_equal(cncAddIRightHandSide(i, 1.0 + i % 5), CNC_OK);
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncSolve(), CNC_OK);
+  x.resize(std::size_t(n));
+  for (std::int32_t i = 0; i < n; ++i) assert_int_equal(cncGetVariable(i, &x[i]), CNC_OK);
+  cncDeleteContext(c);
+}
+
+void test_api_insertion_order(void**) {
+  const std::int32_t n = 400;
+  ts_csr a = ts_random_spd(n, 4, 3);
+  ts_rng r;
+  ts_rng_seed(&r, 4);
+  std::vector<triplet> t;
+  for (std::int32_t i = 0; i < n; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      // Split each value into three non-dyadic parts.
+      double p1 = a.val[k] * 0.3 + 0.1, p2 = a.val[k] * 0.7 - 0.3;
+      t.push_back({i, a.col[k], p1});
+      t.push_back({i, a.col[k], p2});
+      t.push_back({i, a.col[k], a.val[k] - p1 - p2});
+    }
+  std::vector<double> x0, x1;
+  api_solve_order(t, n, x0);
+  for (int round = 0; round < 3; ++round) {
+    shuffle(t, 200 + round);
+    api_solve_order(t, n, x1);
+    for (std::int32_t i = 0; i < n; ++i)
+      if (std::memcmp(&x0[i], &x1[i], sizeof(double)) != 0)
+        fail_msg("x[%d] differs between insertion orders: %.17g vs %.17g", i, x0[i], x1[i]);
+  }
+  // And it solves the system (the test's own residual).
+  std::vector<double> b(n);
+  for (std::int32_t i = 0; i < n; ++i) b[i] = 1.0 + i % 5;
+  assert_true(ts_rel_residual(&a, x0.data(), b.data()) < 1e-8);
+  ts_csr_free(&a);
+}
+
+// ---- builder -------------------------------------------------------------------------------------
+void test_builder_plain_locked(void**) {
+  const std::int32_t n = 20, k = 2;
+  ts_csr a = ts_random_spd(n, 3, 5);
+  std::vector<std::uint8_t> locked(n, 0);
+  std::vector<double> values(std::size_t(n) * k, 0.0);
+  locked[2] = locked[11] = 1;
+  values[2] = 3.0, values[11] = -2.0, values[n + 2] = 0.5, values[n + 11] = 4.0;
+  cnc::builder bld;
+  bld.begin_matrix(n, k, false, false, locked, values, 0);
+  for (std::int32_t i = 0; i < n; ++i) {
+    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) bld.add_ij(i, a.col[q], a.val[q]);
+    bld.add_rhs(i, 0, 1.0 + i);
+    bld.add_rhs(i, 1, 2.0 - i);
+  }
+  cnc::assembled_system s = bld.end_matrix();
+  assert_int_equal(s.a.n, n - 2);
+  assert_int_equal(int(s.to_var.size()), n - 2);
+  assert_int_equal(int(s.b.size()), (n - 2) * k);
+  for (std::int32_t fi = 0; fi < n - 2; ++fi) {
+    std::int32_t i = s.to_var[fi];
+    assert_true(!locked[i]);
+    for (std::int32_t fj = 0; fj < n - 2; ++fj) {
+      double got = 0;
+      for (std::int64_t q = s.a.row_ptr[fi]; q < s.a.row_ptr[fi + 1]; ++q)
+        if (s.a.col[q] == fj) got = s.a.val[q];
+      assert_true(got == ts_csr_get(&a, i, s.to_var[fj]));
+    }
+    for (std::int32_t sys = 0; sys < k; ++sys) {
+      double want = sys == 0 ? 1.0 + i : 2.0 - i;
+      want -= ts_csr_get(&a, i, 2) * values[std::size_t(sys) * n + 2];
+      want -= ts_csr_get(&a, i, 11) * values[std::size_t(sys) * n + 11];
+      assert_true(std::fabs(s.b[std::size_t(sys) * (n - 2) + fi] - want) < 1e-12);
+    }
+  }
+  ts_csr_free(&a);
+}
+
+void test_builder_least_squares(void**) {
+  // Rows r_t = (1, t, t²) with weights; AᵀA and Aᵀb against sums computed here.
+  const std::int32_t n = 3;
+  std::vector<std::uint8_t> locked(n, 0);
+  std::vector<double> values(n, 0.0);
+  cnc::builder bld;
+  bld.begin_matrix(n, 1, true, false, locked, values, 0);
+  double ata[3][3] = {{0}}, atb[3] = {0};
+  for (int t = 0; t < 9; ++t) {
+    double row[3] = {1.0, 0.5 * t, 0.25 * t * t}, y = std::sin(double(t)), w = 1.0 + 0.1 * t;
+    bld.begin_row();
+    for (int j = 0; j < 3; ++j) bld.coefficient(j, row[j]);
+    bld.row_rhs(0, y);
+    bld.row_scaling(w);
+    assert_true(bld.end_row());
+    for (int p = 0; p < 3; ++p) {
+      atb[p] += w * w * row[p] * y;
+      for (int q = 0; q < 3; ++q) ata[p][q] += w * w * row[p] * row[q];
+    }
+  }
+  cnc::assembled_system s = bld.end_matrix();
+  assert_int_equal(s.a.n, 3);
+  assert_int_equal(int(s.a.nnz()), 9);
+  for (int p = 0; p < 3; ++p) {
+    assert_true(std::fabs(s.b[p] - atb[p]) < 1e-12 * (1 + std::fabs(atb[p])));
+    for (std::int64_t q = s.a.row_ptr[p]; q < s.a.row_ptr[p + 1]; ++q)
+      assert_true(std::fabs(s.a.val[q] - ata[p][s.a.col[q]]) < 1e-12 * (1 + std::fabs(ata[p][s.a.col[q]])));
+  }
+}
+
+// ---- CSR <-> BCRS --------------------------------------------------------------------------------
+void check_bcrs(const cnc::csr_matrix& a, int b) {
+  cnc::bcrs_matrix m = cnc::csr_to_bcrs(a, b);
+  assert_int_equal(m.b, b);
+  assert_int_equal(m.n, a.n);
+  assert_int_equal(m.n_block_rows, (a.n + b - 1) / b);
+  assert_int_equal(int(m.row_ptr.size()), m.n_block_rows + 1);
+  assert_int_equal(m.row_ptr[0], 0);
+  assert_int_equal(int(m.val.size()), int(m.n_blocks() * b * b));
+  assert_int_equal(m.n_blocks(), cnc::count_blocks(a, b));
+  // Every block row: sorted unique block columns, each stored value equals the CSR entry (or the
+  // unit padding diagonal); every CSR entry is inside a stored block.
+  for (std::int32_t br = 0; br < m.n_block_rows; ++br) {
+    assert_true(m.row_ptr[br + 1] >= m.row_ptr[br]);
+    for (std::int64_t blk = m.row_ptr[br]; blk < m.row_ptr[br + 1]; ++blk) {
+      if (blk > m.row_ptr[br]) assert_true(m.col[blk] > m.col[blk - 1]);
+      assert_true(m.col[blk] >= 0 && m.col[blk] < m.n_block_rows);
+      for (int ii = 0; ii < b; ++ii)
+        for (int jj = 0; jj < b; ++jj) {
+          std::int32_t i = br * b + ii, j = m.col[blk] * b + jj;
+          double stored = m.val[std::size_t(blk) * b * b + std::size_t(ii) * b + jj];
+          double expect_v;
+          if (i < a.n && j < a.n) {
+            expect_v = 0;
+            for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q)
+              if (a.col[q] == j) expect_v = a.val[q];
+          } else {
+            expect_v = (i == j) ? 1.0 : 0.0;  // padding: unit diagonal, decoupled
+          }
+          if (stored != expect_v)
+            fail_msg("b=%d n=%d: block (%d,%d) entry (%d,%d) = %g, expected %g", b, a.n, br,
+                     m.col[blk], i, j, stored, expect_v);
+        }
+    }
+  }
+  for (std::int32_t i = 0; i < a.n; ++i)
+    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
+      std::int32_t br = i / b, bc = a.col[q] / b;
+      bool found = false;
+      for (std::int64_t blk = m.row_ptr[br]; blk < m.row_ptr[br + 1]; ++blk) found |= m.col[blk] == bc;
+      if (!found) fail_msg("entry (%d,%d) has no block", i, a.col[q]);
+    }
+  // Padding rows: a diagonal block exists in the last block row.
+  if (a.n % b) {
+    std::int32_t br = m.n_block_rows - 1;
+    bool diag = false;
+    for (std::int64_t blk = m.row_ptr[br]; blk < m.row_ptr[br + 1]; ++blk) diag |= m.col[blk] == br;
+    assert_true(diag);
+  }
+  expect_same_csr(a, cnc::bcrs_to_csr(m), "bcrs round trip");
+}
+
+void test_bcrs_round_trip(void**) {
+  static const std::int32_t sizes[] = {1, 2, 3, 4, 5, 7, 16, 17, 18, 19, 101};
+  for (std::int32_t n : sizes) {
+    ts_csr r = ts_random_spd(n, 3, 7 + std::uint64_t(n));
+    cnc::csr_matrix a = from_ts(r);
+    check_bcrs(a, 2);
+    check_bcrs(a, 4);
+    ts_csr_free(&r);
+  }
+  ts_csr l = ts_laplacian_2d(9, 7);
+  cnc::csr_matrix a = from_ts(l);
+  check_bcrs(a, 2);
+  check_bcrs(a, 4);
+  ts_csr_free(&l);
+  ts_csr d = ts_dense_blocks(9, 4, 3);
+  a = from_ts(d);
+  check_bcrs(a, 4);
+  assert_int_equal(cnc::count_blocks(a, 4), 9 + 2 * 8);  // block tridiagonal, exactly dense
+  ts_csr_free(&d);
+}
+
+void test_csr_from_user(void**) {
+  // 1-based, unsorted rows, a duplicate in row 1.
+  const std::int64_t rp[4] = {1, 3, 6, 7};
+  const std::uint32_t ci[6] = {2, 1, 3, 2, 3, 3};
+  const double v[6] = {-1, 4, 0.5, 4, 0.25, 5};
+  cnc::csr_matrix m = cnc::csr_from_user(3, rp, ci, v, 1);
+  assert_int_equal(m.n, 3);
+  const std::vector<std::int64_t> want_rp = {0, 2, 4, 5};
+  const std::vector<std::int32_t> want_col = {0, 1, 1, 2, 2};
+  assert_true(m.row_ptr == want_rp);
+  assert_true(m.col == want_col);
+  assert_true(m.val[0] == 4 && m.val[1] == -1 && m.val[2] == 4 && m.val[3] == 0.75 && m.val[4] == 5);
+}
+
+void test_inverse_diagonal(void**) {
+  const std::vector<triplet> t = {{0, 0, 4.0}, {0, 1, 1.0}, {1, 0, 1.0}, {2, 2, -0.5}, {3, 3, 0.0}};
+  cnc::csr_matrix a = reference_csr(5, t);  // rows 1 and 4 have no diagonal, row 3 a zero one
+  std::int64_t zeros = -1;
+  std::vector<double> d = cnc::inverse_diagonal(a, 8, true, &zeros);
+  assert_int_equal(zeros, 3);
+  assert_int_equal(int(d.size()), 8);
+  const double want[8] = {0.25, 1, -2, 1, 1, 1, 1, 1};
+  for (int i = 0; i < 8; ++i) assert_true(d[i] == want[i]);
+  d = cnc::inverse_diagonal(a, 5, false, &zeros);
+  for (double x : d) assert_true(x == 1.0);
+}
+
+// ---- Automatic format choice ---------------------------------------------------------------------
+void test_choose_format_internal(void**) {
+  ts_csr d4 = ts_dense_blocks(50, 4, 1), d2 = ts_dense_blocks(100, 2, 2), l = ts_laplacian_2d(30, 30);
+  ts_csr p = ts_poisson_3d(10);
+  for (int bytes : {8, 4}) {
+    assert_true(cnc::choose_format(from_ts(d4), bytes) == cnc::format::bcrs4);
+    assert_true(cnc::choose_format(from_ts(d2), bytes) == cnc::format::bcrs2);
+    assert_true(cnc::choose_format(from_ts(l), bytes) == cnc::format::csr);
+    assert_true(cnc::choose_format(from_ts(p), bytes) == cnc::format::csr);
+  }
+  ts_csr_free(&d4);
+  ts_csr_free(&d2);
+  ts_csr_free(&l);
+  ts_csr_free(&p);
+}
+
+// Blocks the test counts itself: distinct (i / b, j / b) pairs (n a multiple of b: no padding).
+std::int64_t my_block_count(const ts_csr& a, int b) {
+  std::vector<std::int64_t> keys;
+  for (std::int32_t i = 0; i < a.n; ++i)
+    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q)
+      keys.push_back(std::int64_t(i / b) * a.n + a.col[q] / b);
+  std::sort(keys.begin(), keys.end());
+  return std::int64_t(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
+void api_format(const ts_csr& a, CNCenum force, CNCint* used, double* fill) {
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  if (force) assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, force), CNC_OK);
+  std::vector<double> b(std::size_t(a.n), 1.0), x(std::size_t(a.n));
+  assert_int_equal(ts_assemble_solve(&a, b.data(), 1, x.data()), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_FORMAT_USED, used), CNC_OK);
+  assert_int_equal(cncGetDoublev(CNC_BLOCK_FILL_RATIO, fill), CNC_OK);
+  assert_true(ts_rel_residual(&a, x.data(), b.data()) < 1e-5);
+  cncDeleteContext(c);
+}
+
+void test_choose_format_public(void**) {
+  CNCint used = 0;
+  double fill = 0;
+  ts_csr d4 = ts_dense_blocks(64, 4, 11);
+  api_format(d4, 0, &used, &fill);
+  assert_int_equal(used, CNC_FORMAT_BCRS4);
+  assert_true(fill == 1.0);
+  ts_csr d2 = ts_dense_blocks(128, 2, 12);
+  api_format(d2, 0, &used, &fill);
+  assert_int_equal(used, CNC_FORMAT_BCRS2);
+  assert_true(fill == 1.0);
+  ts_csr l = ts_laplacian_2d(24, 24);
+  api_format(l, 0, &used, &fill);
+  assert_int_equal(used, CNC_FORMAT_CSR);
+  assert_true(fill == 1.0);
+  // Forced block formats on the Laplacian: the fill ratio is stored / true nonzeros.
+  for (int b : {2, 4}) {
+    api_format(l, b == 2 ? CNC_FORMAT_BCRS2 : CNC_FORMAT_BCRS4, &used, &fill);
+    assert_int_equal(used, b == 2 ? CNC_FORMAT_BCRS2 : CNC_FORMAT_BCRS4);
+    double want = double(my_block_count(l, b) * b * b) / double(l.nnz);
+    if (!(std::fabs(fill - want) < 1e-12 * want))
+      fail_msg("bcrs%d fill ratio %.6f, the test counts %.6f", b, fill, want);
+  }
+  ts_csr_free(&d4);
+  ts_csr_free(&d2);
+  ts_csr_free(&l);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_insertion_order_independent),
+      cmocka_unit_test(test_hash_coo_map_drops),
+      cmocka_unit_test(test_api_insertion_order),
+      cmocka_unit_test(test_builder_plain_locked),
+      cmocka_unit_test(test_builder_least_squares),
+      cmocka_unit_test(test_bcrs_round_trip),
+      cmocka_unit_test(test_csr_from_user),
+      cmocka_unit_test(test_inverse_diagonal),
+      cmocka_unit_test(test_choose_format_internal),
+      cmocka_unit_test(test_choose_format_public),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

@@ -1,0 +1,452 @@
+/* Bad arguments through the public API: unknown enums, out-of-range values and indices, NaN/Inf,
+ * NULL pointers, malformed CSR arrays, absent backends. Every refused call must return its
+ * documented status, and the same context must then still solve a system correctly (checked
+ * against a dense Cholesky solve done here). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cnc.h"
+#include "test_support.h"
+
+enum { N = 7 };
+
+static void tiny_system(double* a, double* b, double* x_ref) {
+  memset(a, 0, sizeof(double) * N * N);
+  for (int i = 0; i < N; ++i) {
+    a[i * N + i] = 4.0 + i;
+    if (i > 0) a[i * N + i - 1] = -1.0;
+    if (i + 1 < N) a[i * N + i + 1] = -1.0;
+    if (i + 3 < N) a[i * N + i + 3] = 0.5;
+    if (i >= 3) a[i * N + i - 3] = 0.5;
+    b[i] = 1.0 - 0.3 * i;
+  }
+  assert_int_equal(ts_cholesky_solve(N, a, b, x_ref), 0);
+}
+
+/* Assembles the tiny system in the current context (from INITIAL or SOLVED), solves it and
+ * checks the answer: proves the context is still usable after the errors before. */
+static void solve_tiny_and_check(void) {
+  double a[N * N], b[N], x_ref[N], x[N];
+  tiny_system(a, b, x_ref);
+  CNCint st = 0;
+  assert_int_equal(cncGetIntegerv(CNC_STATE, &st), CNC_OK);
+  if (st == CNC_STATE_INITIAL) assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, N), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
+  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  for (int i = 0; i < N; ++i) assert_int_equal(cncSetVariable(i, 0.0), CNC_OK);
+  assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+  for (int i = 0; i < N; ++i) {
+    for (int j = 0; j < N; ++j)
+      if (a[i * N + j] != 0) assert_int_equal(cncAddIJCoefficient(i, j, a[i * N + j]), CNC_OK);
+    assert_int_equal(cncAddIRightHandSide(i, b[i]), CNC_OK);
+  }
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncSolve(), CNC_OK);
+  for (int i = 0; i < N; ++i) assert_int_equal(cncGetVariable(i, &x[i]), CNC_OK);
+  if (!(ts_rel_diff(N, x, x_ref) < 1e-7)) fail_msg("wrong solution after errors");
+  CNCint reason = 0;
+  assert_int_equal(cncGetIntegerv(CNC_REASON, &reason), CNC_OK);
+  assert_int_equal(reason, CNC_REASON_CONVERGED);
+}
+
+/* Checks a refused call: its status, and that its message names the call. */
+static void expect(CNCstatus got, CNCstatus want, const char* call, int line) {
+  if (got != want)
+    fail_msg("line %d: %s returned %d (%s), expected %d (%s)", line, call, got,
+             cncStatusString(got), want, cncStatusString(want));
+  if (!strstr(cncGetLastErrorMessage(), call))
+    fail_msg("line %d: message '%s' does not name %s", line, cncGetLastErrorMessage(), call);
+}
+#define EXPECT(expr, want, name) expect((expr), (want), (name), __LINE__)
+
+/* Either of two statuses (where cnc.h does not say which of two codes applies). */
+static void expect2(CNCstatus got, CNCstatus w1, CNCstatus w2, const char* what, int line) {
+  if (got != w1 && got != w2)
+    fail_msg("line %d: %s returned %d (%s), expected %s or %s", line, what, got,
+             cncStatusString(got), cncStatusString(w1), cncStatusString(w2));
+}
+#define EXPECT2(expr, w1, w2) expect2((expr), (w1), (w2), #expr, __LINE__)
+
+static int setup(void** ctx) {
+  CNCcontext c = cncNewContext();
+  if (!c) return -1;
+  cncMakeCurrent(c);
+  *ctx = c;
+  return 0;
+}
+
+static int teardown(void** ctx) {
+  cncDeleteContext((CNCcontext)*ctx);
+  return 0;
+}
+
+static void test_unknown_enums(void** unused) {
+  (void)unused;
+  CNCint iv;
+  CNCint64 i64;
+  double dv;
+  const char* s;
+  CNCboolean bv;
+  EXPECT(cncSolverParameteri(0x7FFF, 1), CNC_ERR_INVALID_ENUM, "cncSolverParameteri");
+  EXPECT(cncSolverParameterd(0x7FFF, 1.0), CNC_ERR_INVALID_ENUM, "cncSolverParameterd");
+  EXPECT(cncSolverParameteri64(0x7FFF, 1), CNC_ERR_INVALID_ENUM, "cncSolverParameteri64");
+  EXPECT(cncGetIntegerv(0x7FFF, &iv), CNC_ERR_INVALID_ENUM, "cncGetIntegerv");
+  EXPECT(cncGetInteger64v(0x7FFF, &i64), CNC_ERR_INVALID_ENUM, "cncGetInteger64v");
+  EXPECT(cncGetDoublev(0x7FFF, &dv), CNC_ERR_INVALID_ENUM, "cncGetDoublev");
+  EXPECT(cncGetString(0x7FFF, &s), CNC_ERR_INVALID_ENUM, "cncGetString");
+  EXPECT(cncGetString(CNC_NB_VARIABLES, &s), CNC_ERR_INVALID_ENUM, "cncGetString");
+  EXPECT(cncEnable(0x7FFF), CNC_ERR_INVALID_ENUM, "cncEnable");
+  EXPECT(cncDisable(CNC_NB_VARIABLES), CNC_ERR_INVALID_ENUM, "cncDisable");
+  EXPECT(cncIsEnabled(0x7FFF, &bv), CNC_ERR_INVALID_ENUM, "cncIsEnabled");
+  EXPECT(cncBegin(0x7FFF), CNC_ERR_INVALID_ENUM, "cncBegin");
+  EXPECT(cncEnd(0x7FFF), CNC_ERR_INVALID_ENUM, "cncEnd");
+  /* Read-only statistics cannot be set. */
+  EXPECT(cncSolverParameteri(CNC_USED_ITERATIONS, 3), CNC_ERR_INVALID_ENUM,
+         "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_STATE, CNC_STATE_SOLVED), CNC_ERR_INVALID_ENUM,
+         "cncSolverParameteri");
+  /* Values of enum-valued parameters that are not among their documented values. */
+  EXPECT2(cncSolverParameteri(CNC_PRECISION, 0x7FFF), CNC_ERR_INVALID_ENUM,
+          CNC_ERR_INVALID_VALUE);
+  EXPECT2(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_DOUBLE), CNC_ERR_INVALID_ENUM,
+          CNC_ERR_INVALID_VALUE);
+  EXPECT2(cncSolverParameteri(CNC_BACKEND, CNC_FORMAT_CSR), CNC_ERR_INVALID_ENUM,
+          CNC_ERR_INVALID_VALUE);
+  EXPECT2(cncSolverParameteri(CNC_SOLVER, 0x7FFF), CNC_ERR_INVALID_ENUM, CNC_ERR_INVALID_VALUE);
+  EXPECT2(cncSolverParameteri(CNC_PRECONDITIONER, CNC_CG), CNC_ERR_INVALID_ENUM,
+          CNC_ERR_INVALID_VALUE);
+  /* None of the refused values was stored. */
+  assert_int_equal(cncGetIntegerv(CNC_PRECISION, &iv), CNC_OK);
+  assert_int_equal(iv, CNC_DOUBLE);
+  assert_int_equal(cncGetIntegerv(CNC_MATRIX_FORMAT, &iv), CNC_OK);
+  assert_int_equal(iv, CNC_FORMAT_AUTO);
+  assert_int_equal(cncGetError(), CNC_ERR_INVALID_ENUM);
+  solve_tiny_and_check();
+}
+
+static void test_invalid_values(void** unused) {
+  (void)unused;
+  CNCint nv0 = -1;
+  assert_int_equal(cncGetIntegerv(CNC_NB_VARIABLES, &nv0), CNC_OK);
+  EXPECT(cncSolverParameterd(CNC_THRESHOLD, -1e-6), CNC_ERR_INVALID_VALUE, "cncSolverParameterd");
+  EXPECT(cncSolverParameterd(CNC_THRESHOLD, 0.0), CNC_ERR_INVALID_VALUE, "cncSolverParameterd");
+  EXPECT2(cncSolverParameterd(CNC_THRESHOLD, NAN), CNC_ERR_INVALID_VALUE, CNC_ERR_NOT_FINITE);
+  EXPECT(cncSolverParameteri(CNC_NB_VARIABLES, 0), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_NB_VARIABLES, -5), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_NB_SYSTEMS, 0), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_MAX_ITERATIONS, 0), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_MAX_ITERATIONS, -1), CNC_ERR_INVALID_VALUE,
+         "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_NB_THREADS, -1), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_DEVICE_INDEX, -2), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_CHECK_INTERVAL, -1), CNC_ERR_INVALID_VALUE,
+         "cncSolverParameteri");
+  EXPECT(cncSolverParameteri64(CNC_NNZ_HINT, -1), CNC_ERR_INVALID_VALUE, "cncSolverParameteri64");
+  EXPECT(cncSolverParameteri(CNC_LEAST_SQUARES, 2), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
+  /* An integer parameter given as a double must be integral. */
+  EXPECT(cncSolverParameterd(CNC_NB_VARIABLES, 2.5), CNC_ERR_INVALID_VALUE, "cncSolverParameterd");
+  /* Integer parameters given as int64 beyond int range. */
+  EXPECT2(cncSolverParameteri64(CNC_NB_VARIABLES, (CNCint64)1 << 40), CNC_ERR_INVALID_VALUE,
+          CNC_ERR_OVERFLOW);
+  double thr = 0;
+  assert_int_equal(cncGetDoublev(CNC_THRESHOLD, &thr), CNC_OK);
+  assert_true(thr > 0);
+  CNCint nv = -1;
+  assert_int_equal(cncGetIntegerv(CNC_NB_VARIABLES, &nv), CNC_OK);
+  assert_int_equal(nv, nv0); /* none of the refused values was stored */
+  solve_tiny_and_check();
+}
+
+static void test_index_out_of_range(void** unused) {
+  (void)unused;
+  double v;
+  CNCboolean locked;
+  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, N), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_NB_SYSTEMS, 2), CNC_OK);
+  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  EXPECT(cncSetVariable(N, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncSetVariable");
+  EXPECT(cncGetVariable(N, &v), CNC_ERR_INDEX_OUT_OF_RANGE, "cncGetVariable");
+  EXPECT(cncSetVariable(UINT32_MAX, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncSetVariable");
+  EXPECT(cncMultiSetVariable(0, 2, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncMultiSetVariable");
+  EXPECT(cncMultiGetVariable(0, 2, &v), CNC_ERR_INDEX_OUT_OF_RANGE, "cncMultiGetVariable");
+  EXPECT(cncMultiSetVariable(N, 0, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncMultiSetVariable");
+  EXPECT(cncLockVariable(N), CNC_ERR_INDEX_OUT_OF_RANGE, "cncLockVariable");
+  EXPECT(cncUnlockVariable(N + 10), CNC_ERR_INDEX_OUT_OF_RANGE, "cncUnlockVariable");
+  EXPECT(cncVariableIsLocked(N, &locked), CNC_ERR_INDEX_OUT_OF_RANGE, "cncVariableIsLocked");
+  assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+  EXPECT(cncAddIJCoefficient(N, 0, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncAddIJCoefficient");
+  EXPECT(cncAddIJCoefficient(0, N, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncAddIJCoefficient");
+  EXPECT(cncAddIRightHandSide(N, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncAddIRightHandSide");
+  EXPECT(cncMultiAddIRightHandSide(0, 2, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE,
+         "cncMultiAddIRightHandSide");
+  EXPECT(cncMultiAddIRightHandSide(N, 0, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE,
+         "cncMultiAddIRightHandSide");
+  /* Row-wise: a coefficient index and a system index out of range inside a row. */
+  assert_int_equal(cncBegin(CNC_ROW), CNC_OK);
+  EXPECT(cncCoefficient(N, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncCoefficient");
+  EXPECT(cncMultiRightHandSide(2, 1.0), CNC_ERR_INDEX_OUT_OF_RANGE, "cncMultiRightHandSide");
+  assert_int_equal(cncCoefficient(0, 1.0), CNC_OK);
+  assert_int_equal(cncEnd(CNC_ROW), CNC_OK);
+  assert_int_equal(cncGetError(), CNC_ERR_INDEX_OUT_OF_RANGE);
+  /* Refused entries were not added: the matrix is diag(1, 1, ...) over the rows given. */
+  for (int i = 1; i < N; ++i) {
+    assert_int_equal(cncBegin(CNC_ROW), CNC_OK);
+    assert_int_equal(cncCoefficient(i, 2.0), CNC_OK);
+    assert_int_equal(cncRightHandSide(4.0), CNC_OK);
+    assert_int_equal(cncMultiRightHandSide(1, 6.0), CNC_OK);
+    assert_int_equal(cncEnd(CNC_ROW), CNC_OK);
+  }
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncSolve(), CNC_OK);
+  for (int i = 0; i < N; ++i) {
+    double x0, x1;
+    assert_int_equal(cncMultiGetVariable(i, 0, &x0), CNC_OK);
+    assert_int_equal(cncMultiGetVariable(i, 1, &x1), CNC_OK);
+    assert_true(fabs(x0 - (i == 0 ? 0.0 : 2.0)) < 1e-9);
+    assert_true(fabs(x1 - (i == 0 ? 0.0 : 3.0)) < 1e-9);
+  }
+}
+
+static void test_not_finite(void** unused) {
+  (void)unused;
+  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, N), CNC_OK);
+  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  EXPECT(cncSetVariable(0, NAN), CNC_ERR_NOT_FINITE, "cncSetVariable");
+  EXPECT(cncSetVariable(0, INFINITY), CNC_ERR_NOT_FINITE, "cncSetVariable");
+  EXPECT(cncMultiSetVariable(1, 0, -INFINITY), CNC_ERR_NOT_FINITE, "cncMultiSetVariable");
+  double v = -1;
+  assert_int_equal(cncGetVariable(0, &v), CNC_OK);
+  assert_true(isfinite(v));
+  assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+  EXPECT(cncAddIJCoefficient(1, 2, NAN), CNC_ERR_NOT_FINITE, "cncAddIJCoefficient");
+  EXPECT(cncAddIJCoefficient(1, 1, INFINITY), CNC_ERR_NOT_FINITE, "cncAddIJCoefficient");
+  EXPECT(cncAddIRightHandSide(1, NAN), CNC_ERR_NOT_FINITE, "cncAddIRightHandSide");
+  EXPECT(cncMultiAddIRightHandSide(1, 0, -INFINITY), CNC_ERR_NOT_FINITE,
+         "cncMultiAddIRightHandSide");
+  assert_int_equal(cncBegin(CNC_ROW), CNC_OK);
+  EXPECT(cncCoefficient(0, NAN), CNC_ERR_NOT_FINITE, "cncCoefficient");
+  EXPECT(cncRightHandSide(INFINITY), CNC_ERR_NOT_FINITE, "cncRightHandSide");
+  EXPECT(cncMultiRightHandSide(0, NAN), CNC_ERR_NOT_FINITE, "cncMultiRightHandSide");
+  EXPECT(cncRowScaling(NAN), CNC_ERR_NOT_FINITE, "cncRowScaling");
+  EXPECT(cncRowScaling(INFINITY), CNC_ERR_NOT_FINITE, "cncRowScaling");
+  assert_int_equal(cncEnd(CNC_ROW), CNC_OK);
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncGetError(), CNC_ERR_NOT_FINITE);
+  /* Start over on the same variables (from SYSTEM_CONSTRUCTED: solve, then Begin(SYSTEM)). */
+  assert_int_equal(cncSolve(), CNC_OK); /* zero matrix and rhs: must not crash */
+  solve_tiny_and_check();
+}
+
+static void test_null_pointers(void** unused) {
+  (void)unused;
+  EXPECT(cncGetIntegerv(CNC_NB_VARIABLES, NULL), CNC_ERR_NULL_POINTER, "cncGetIntegerv");
+  EXPECT(cncGetInteger64v(CNC_NNZ, NULL), CNC_ERR_NULL_POINTER, "cncGetInteger64v");
+  EXPECT(cncGetDoublev(CNC_THRESHOLD, NULL), CNC_ERR_NULL_POINTER, "cncGetDoublev");
+  EXPECT(cncGetString(CNC_BACKEND_NAME, NULL), CNC_ERR_NULL_POINTER, "cncGetString");
+  EXPECT(cncIsEnabled(CNC_VERBOSE, NULL), CNC_ERR_NULL_POINTER, "cncIsEnabled");
+  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, N), CNC_OK);
+  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  EXPECT(cncGetVariable(0, NULL), CNC_ERR_NULL_POINTER, "cncGetVariable");
+  EXPECT(cncMultiGetVariable(0, 0, NULL), CNC_ERR_NULL_POINTER, "cncMultiGetVariable");
+  EXPECT(cncVariableIsLocked(0, NULL), CNC_ERR_NULL_POINTER, "cncVariableIsLocked");
+  double b[2] = {1, 1}, x[2] = {0, 0}, val[2] = {2, 2};
+  CNCint64 rp[3] = {0, 1, 2};
+  CNCuint ci[2] = {0, 1};
+  EXPECT(cncSolveCSR(2, NULL, ci, val, 0, 1, b, x), CNC_ERR_NULL_POINTER, "cncSolveCSR");
+  EXPECT(cncSolveCSR(2, rp, NULL, val, 0, 1, b, x), CNC_ERR_NULL_POINTER, "cncSolveCSR");
+  EXPECT(cncSolveCSR(2, rp, ci, NULL, 0, 1, b, x), CNC_ERR_NULL_POINTER, "cncSolveCSR");
+  EXPECT(cncSolveCSR(2, rp, ci, val, 0, 1, NULL, x), CNC_ERR_NULL_POINTER, "cncSolveCSR");
+  EXPECT(cncSolveCSR(2, rp, ci, val, 0, 1, b, NULL), CNC_ERR_NULL_POINTER, "cncSolveCSR");
+  assert_int_equal(cncGetError(), CNC_ERR_NULL_POINTER);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_ERR_STATE); /* still in SYSTEM, no matrix yet */
+  assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncSolve(), CNC_OK);
+  solve_tiny_and_check();
+}
+
+/* A 4x4 SPD CSR and its solution, for cncSolveCSR. */
+static const CNCint64 g_rp[5] = {0, 2, 5, 8, 10};
+static const CNCuint g_ci[10] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 3};
+static const double g_val[10] = {4, -1, -1, 4, -1, -1, 4, -1, -1, 4};
+static const double g_b[4] = {1, 2, 3, 4};
+
+static void check_good_csr_solve(void) {
+  double x[4] = {0, 0, 0, 0}, x_ref[4], dense[16] = {0};
+  for (int i = 0; i < 4; ++i)
+    for (CNCint64 k = g_rp[i]; k < g_rp[i + 1]; ++k) dense[i * 4 + (int)g_ci[k]] = g_val[k];
+  assert_int_equal(ts_cholesky_solve(4, dense, g_b, x_ref), 0);
+  assert_int_equal(cncSolveCSR(4, g_rp, g_ci, g_val, 0, 1, g_b, x), CNC_OK);
+  assert_true(ts_rel_diff(4, x, x_ref) < 1e-5);
+  CNCint reason = 0;
+  assert_int_equal(cncGetIntegerv(CNC_REASON, &reason), CNC_OK);
+  assert_int_equal(reason, CNC_REASON_CONVERGED);
+}
+
+static void test_bad_csr(void** unused) {
+  (void)unused;
+  double x[4] = {0, 0, 0, 0};
+  CNCint64 rp[5];
+  CNCuint ci[10];
+  double val[10], b[4];
+  memcpy(ci, g_ci, sizeof ci);
+  memcpy(val, g_val, sizeof val);
+  memcpy(b, g_b, sizeof b);
+  check_good_csr_solve();
+  /* Non-monotone row_ptr. */
+  memcpy(rp, g_rp, sizeof rp);
+  rp[2] = 1;
+  EXPECT(cncSolveCSR(4, rp, ci, val, 0, 1, b, x), CNC_ERR_INVALID_VALUE, "cncSolveCSR");
+  check_good_csr_solve();
+  /* row_ptr[0] != base. */
+  memcpy(rp, g_rp, sizeof rp);
+  EXPECT(cncSolveCSR(4, rp, ci, val, 1, 1, b, x), CNC_ERR_INVALID_VALUE, "cncSolveCSR");
+  rp[0] = 1;
+  EXPECT(cncSolveCSR(4, rp, ci, val, 0, 1, b, x), CNC_ERR_INVALID_VALUE, "cncSolveCSR");
+  check_good_csr_solve();
+  /* Base other than 0 and 1. */
+  memcpy(rp, g_rp, sizeof rp);
+  EXPECT(cncSolveCSR(4, rp, ci, val, 2, 1, b, x), CNC_ERR_INVALID_VALUE, "cncSolveCSR");
+  EXPECT(cncSolveCSR(4, rp, ci, val, -1, 1, b, x), CNC_ERR_INVALID_VALUE, "cncSolveCSR");
+  /* Column out of range (0-based: 4 is too large). */
+  ci[9] = 4;
+  EXPECT(cncSolveCSR(4, rp, ci, val, 0, 1, b, x), CNC_ERR_INDEX_OUT_OF_RANGE, "cncSolveCSR");
+  /* 1-based: column 0 is out of range. */
+  memcpy(ci, g_ci, sizeof ci);
+  CNCint64 rp1[5];
+  CNCuint ci1[10];
+  for (int i = 0; i < 5; ++i) rp1[i] = g_rp[i] + 1;
+  for (int k = 0; k < 10; ++k) ci1[k] = g_ci[k] + 1;
+  ci1[0] = 0;
+  EXPECT(cncSolveCSR(4, rp1, ci1, val, 1, 1, b, x), CNC_ERR_INDEX_OUT_OF_RANGE, "cncSolveCSR");
+  /* A correct 1-based call gives the same answer as the 0-based one. */
+  ci1[0] = 1;
+  double x1[4] = {0, 0, 0, 0}, x0[4] = {0, 0, 0, 0};
+  assert_int_equal(cncSolveCSR(4, rp1, ci1, val, 1, 1, b, x1), CNC_OK);
+  assert_int_equal(cncSolveCSR(4, g_rp, g_ci, g_val, 0, 1, g_b, x0), CNC_OK);
+  assert_true(ts_rel_diff(4, x1, x0) < 1e-12);
+  /* n = 0, nrhs = 0. */
+  EXPECT(cncSolveCSR(0, rp, ci, val, 0, 1, b, x), CNC_ERR_INVALID_VALUE, "cncSolveCSR");
+  EXPECT(cncSolveCSR(4, rp, ci, val, 0, 0, b, x), CNC_ERR_INVALID_VALUE, "cncSolveCSR");
+  /* NaN in the values, the right-hand side, the initial guess. */
+  val[3] = NAN;
+  EXPECT(cncSolveCSR(4, rp, ci, val, 0, 1, b, x), CNC_ERR_NOT_FINITE, "cncSolveCSR");
+  val[3] = g_val[3];
+  b[2] = INFINITY;
+  EXPECT(cncSolveCSR(4, rp, ci, val, 0, 1, b, x), CNC_ERR_NOT_FINITE, "cncSolveCSR");
+  b[2] = g_b[2];
+  x[1] = NAN;
+  EXPECT(cncSolveCSR(4, rp, ci, val, 0, 1, b, x), CNC_ERR_NOT_FINITE, "cncSolveCSR");
+  check_good_csr_solve();
+  /* cncSolveCSR is refused in MATRIX and ROW states. */
+  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, N), CNC_OK);
+  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  check_good_csr_solve(); /* allowed in SYSTEM */
+  assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+  double xs[4] = {0, 0, 0, 0};
+  EXPECT(cncSolveCSR(4, g_rp, g_ci, g_val, 0, 1, g_b, xs), CNC_ERR_STATE, "cncSolveCSR");
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncSolve(), CNC_OK);
+  solve_tiny_and_check();
+  check_good_csr_solve();
+}
+
+/* Forcing a backend that is absent is an error, never a silent fallback. */
+static void test_absent_backend(void** unused) {
+  (void)unused;
+  static const CNCenum gpus[] = {CNC_BACKEND_CUDA, CNC_BACKEND_OPENCL};
+  for (int g = 0; g < 2; ++g) {
+    CNCenum be = gpus[g];
+    CNCcontext c = cncNewContext();
+    assert_int_equal(cncMakeCurrent(c), CNC_OK);
+    CNCstatus set = cncSolverParameteri(CNC_BACKEND, be);
+    if (cncBackendAvailable(be)) {
+      assert_int_equal(set, CNC_OK);
+      solve_tiny_and_check();
+      CNCint used = 0;
+      assert_int_equal(cncGetIntegerv(CNC_BACKEND_USED, &used), CNC_OK);
+      assert_int_equal(used, be); /* forced, even for a tiny system */
+      print_message("backend 0x%x available: solved on it\n", be);
+    } else if (set == CNC_ERR_BACKEND_UNAVAILABLE) {
+      assert_int_equal(cncGetError(), CNC_ERR_BACKEND_UNAVAILABLE);
+      assert_true(strlen(cncGetErrorMessage()) > 0);
+      solve_tiny_and_check();
+    } else {
+      /* Accepted as a parameter: the solve must then fail. */
+      assert_int_equal(set, CNC_OK);
+      assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, N), CNC_OK);
+      assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+      assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+      for (int i = 0; i < N; ++i) assert_int_equal(cncAddIJCoefficient(i, i, 1.0), CNC_OK);
+      assert_int_equal(cncAddIRightHandSide(0, 1.0), CNC_OK);
+      assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+      assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+      EXPECT(cncSolve(), CNC_ERR_BACKEND_UNAVAILABLE, "cncSolve");
+      double x[4] = {0, 0, 0, 0};
+      EXPECT(cncSolveCSR(4, g_rp, g_ci, g_val, 0, 1, g_b, x), CNC_ERR_BACKEND_UNAVAILABLE,
+             "cncSolveCSR");
+      /* Back to the CPU: the same context solves. */
+      assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
+      solve_tiny_and_check();
+    }
+    cncDeleteContext(c);
+  }
+}
+
+/* The CNC_BACKEND environment variable, and an explicit parameter overriding it. */
+static void test_backend_environment(void** unused) {
+  (void)unused;
+  setenv("CNC_BACKEND", "cpu", 1);
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  solve_tiny_and_check();
+  CNCint used = 0;
+  assert_int_equal(cncGetIntegerv(CNC_BACKEND_USED, &used), CNC_OK);
+  assert_int_equal(used, CNC_BACKEND_CPU);
+  const char* name = NULL;
+  assert_int_equal(cncGetString(CNC_BACKEND_NAME, &name), CNC_OK);
+  assert_string_equal(name, "cpu");
+  cncDeleteContext(c);
+  if (!cncBackendAvailable(CNC_BACKEND_CUDA)) {
+    /* An absent backend asked through the environment is an error too... */
+    setenv("CNC_BACKEND", "cuda", 1);
+    c = cncNewContext();
+    assert_int_equal(cncMakeCurrent(c), CNC_OK);
+    double x[4] = {0, 0, 0, 0};
+    EXPECT(cncSolveCSR(4, g_rp, g_ci, g_val, 0, 1, g_b, x), CNC_ERR_BACKEND_UNAVAILABLE,
+           "cncSolveCSR");
+    /* ...unless an explicit API call overrides it. */
+    assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
+    check_good_csr_solve();
+    cncDeleteContext(c);
+  }
+  unsetenv("CNC_BACKEND");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_unknown_enums, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_invalid_values, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_index_out_of_range, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_not_finite, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_null_pointers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_csr, setup, teardown),
+      cmocka_unit_test(test_absent_backend),
+      cmocka_unit_test(test_backend_environment),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
