@@ -422,8 +422,8 @@ static const std::initializer_list<int> readable = {
     CNC_STATE_SYSTEM, CNC_STATE_MATRIX, CNC_STATE_ROW, CNC_STATE_MATRIX_CONSTRUCTED,
     CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED};
 
-CNC_API CNCstatus cncMultiSetVariable(CNCuint i, CNCuint k, double v) {
-  return guarded("cncMultiSetVariable", [&](context& c) {
+static CNCstatus set_variable(const char* call, CNCuint i, CNCuint k, double v) {
+  return guarded(call, [&](context& c) {
     if (!is_one_of(c.state, settable) || i >= CNCuint(c.n) || k >= CNCuint(c.k) ||
         !std::isfinite(v)) {  // details only when something is wrong: this call is hot
       char args[96];
@@ -436,12 +436,14 @@ CNC_API CNCstatus cncMultiSetVariable(CNCuint i, CNCuint k, double v) {
     c.values[i + std::size_t(k) * c.n] = v;
   });
 }
-CNC_API CNCstatus cncSetVariable(CNCuint i, double v) {
-  CNCstatus s = cncMultiSetVariable(i, 0, v);
-  return s;
+CNC_API CNCstatus cncMultiSetVariable(CNCuint i, CNCuint k, double v) {
+  return set_variable("cncMultiSetVariable", i, k, v);
 }
-CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* v) {
-  return guarded("cncMultiGetVariable", [&](context& c) {
+CNC_API CNCstatus cncSetVariable(CNCuint i, double v) {
+  return set_variable("cncSetVariable", i, 0, v);
+}
+static CNCstatus get_variable(const char* call, CNCuint i, CNCuint k, double* v) {
+  return guarded(call, [&](context& c) {
     if (!v || !is_one_of(c.state, readable) || i >= CNCuint(c.n) || k >= CNCuint(c.k)) {
       char args[96];
       std::snprintf(args, sizeof args, "i=%u, k=%u", i, k);
@@ -453,7 +455,10 @@ CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* v) {
     *v = c.values[i + std::size_t(k) * c.n];
   });
 }
-CNC_API CNCstatus cncGetVariable(CNCuint i, double* v) { return cncMultiGetVariable(i, 0, v); }
+CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* v) {
+  return get_variable("cncMultiGetVariable", i, k, v);
+}
+CNC_API CNCstatus cncGetVariable(CNCuint i, double* v) { return get_variable("cncGetVariable", i, 0, v); }
 
 static CNCstatus set_lock(const char* call, CNCuint i, bool lock) {
   return guarded(call, [&](context& c) {
@@ -495,8 +500,8 @@ CNC_API CNCstatus cncCoefficient(CNCuint j, double v) {
   });
 }
 
-CNC_API CNCstatus cncMultiRightHandSide(CNCuint k, double v) {
-  return guarded("cncMultiRightHandSide", [&](context& c) {
+static CNCstatus row_rhs(const char* call, CNCuint k, double v) {
+  return guarded(call, [&](context& c) {
     if (c.state != CNC_STATE_ROW || k >= CNCuint(c.k) || !std::isfinite(v)) {
       char args[64];
       std::snprintf(args, sizeof args, "k=%u, value=%g", k, v);
@@ -507,7 +512,10 @@ CNC_API CNCstatus cncMultiRightHandSide(CNCuint k, double v) {
     c.build.row_rhs(std::int32_t(k), v);
   });
 }
-CNC_API CNCstatus cncRightHandSide(double v) { return cncMultiRightHandSide(0, v); }
+CNC_API CNCstatus cncMultiRightHandSide(CNCuint k, double v) {
+  return row_rhs("cncMultiRightHandSide", k, v);
+}
+CNC_API CNCstatus cncRightHandSide(double v) { return row_rhs("cncRightHandSide", 0, v); }
 
 CNC_API CNCstatus cncRowScaling(double v) {
   return guarded("cncRowScaling", [&](context& c) {
@@ -534,8 +542,8 @@ CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double v) {
   });
 }
 
-CNC_API CNCstatus cncMultiAddIRightHandSide(CNCuint i, CNCuint k, double v) {
-  return guarded("cncMultiAddIRightHandSide", [&](context& c) {
+static CNCstatus add_rhs(const char* call, CNCuint i, CNCuint k, double v) {
+  return guarded(call, [&](context& c) {
     if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || k >= CNCuint(c.k) || !std::isfinite(v)) {
       char args[96];
       std::snprintf(args, sizeof args, "i=%u, k=%u, value=%g", i, k, v);
@@ -547,8 +555,11 @@ CNC_API CNCstatus cncMultiAddIRightHandSide(CNCuint i, CNCuint k, double v) {
     if (!c.locked[i]) c.build.add_rhs(std::int32_t(i), std::int32_t(k), v);
   });
 }
+CNC_API CNCstatus cncMultiAddIRightHandSide(CNCuint i, CNCuint k, double v) {
+  return add_rhs("cncMultiAddIRightHandSide", i, k, v);
+}
 CNC_API CNCstatus cncAddIRightHandSide(CNCuint i, double v) {
-  return cncMultiAddIRightHandSide(i, 0, v);
+  return add_rhs("cncAddIRightHandSide", i, 0, v);
 }
 
 // Solving --------------------------------------------------------------------------------------

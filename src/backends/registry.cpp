@@ -5,6 +5,7 @@
 #include <cstring>
 #include <strings.h>
 
+#include "backends/opencl/opencl_backend.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
 
@@ -31,11 +32,8 @@ std::unique_ptr<backend> make_backend(int kind, const backend_options& o, std::s
 }
 
 bool backend_is_gpu(const backend& b) {
-  if (b.api_id() == CNC_BACKEND_CPU) return false;
-  if (b.api_id() == CNC_BACKEND_CUDA) return true;
-  // OpenCL: the device name of PoCL's CPU device starts with "cpu" or names the host CPU;
-  // the OpenCL backend reports its device type in its name as "... [GPU]" / "[CPU]".
-  return b.device_name().find("[GPU]") != std::string::npos;
+  if (b.api_id() == CNC_BACKEND_OPENCL) return opencl_backend_is_gpu(b);
+  return b.api_id() == CNC_BACKEND_CUDA;
 }
 
 }  // namespace cnc

@@ -150,11 +150,12 @@ double matrix_bytes(const csr_matrix& a, format f, std::int64_t blocks, int valu
 }
 
 format choose_format(const csr_matrix& a, int value_bytes) {
+  const double csr_bytes = matrix_bytes(a, format::csr, 0, value_bytes);
   format best = format::csr;
-  double best_bytes = matrix_bytes(a, format::csr, 0, value_bytes);
+  double best_bytes = csr_bytes;
   for (format f : {format::bcrs2, format::bcrs4}) {
     double bytes = matrix_bytes(a, f, count_blocks(a, block_size(f)), value_bytes);
-    if (bytes < 0.9 * best_bytes) best = f, best_bytes = bytes;
+    if (bytes < 0.9 * csr_bytes && bytes < best_bytes) best = f, best_bytes = bytes;
   }
   return best;
 }

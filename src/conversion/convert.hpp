@@ -23,7 +23,7 @@ csr_matrix bcrs_to_csr(const bcrs_matrix& m);
 
 // Bytes one SpMV reads from the matrix in format f with value_bytes-wide values.
 double matrix_bytes(const csr_matrix& a, format f, std::int64_t blocks, int value_bytes);
-// The format that moves the fewest bytes per SpMV; a block format must save >= 10% to win.
+// The format that moves the fewest bytes per SpMV; a block format must save >= 10% over CSR.
 format choose_format(const csr_matrix& a, int value_bytes);
 
 // Inverse diagonal for Jacobi (1 where the diagonal is zero or absent; those are counted), padded
