@@ -78,6 +78,8 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     const int kind = candidates[c];
     const bool last = c + 1 == candidates.size();
+    const unsigned skip_bit = 1u << (kind - CNC_BACKEND_AUTO);
+    if (requested == CNC_BACKEND_AUTO && !last && (auto_skip & skip_bit)) continue;
     try {
       // Backend (cached per context while its options are unchanged).
       if (!be || be_kind != kind || be_threads != nthreads || be_device != device_index) {
@@ -92,13 +94,18 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
         if (!be) {
           if (requested != CNC_BACKEND_AUTO)
             throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": backend not available: " + why);
-          log(CNC_LOG_INFO, "auto backend: skipping " + std::string(kind == CNC_BACKEND_CUDA ? "cuda" : kind == CNC_BACKEND_OPENCL ? "opencl" : "cpu") + ": " + why);
+          log(CNC_LOG_INFO, std::string("auto backend: skipping ") +
+                                (kind == CNC_BACKEND_CUDA ? "cuda" : "opencl") + ": " + why);
+          auto_skip |= skip_bit;  // remembered for this context's next solves
           continue;
         }
         be_kind = kind, be_threads = nthreads, be_device = device_index;
       }
       if (requested == CNC_BACKEND_AUTO && kind == CNC_BACKEND_OPENCL && !backend_is_gpu(*be)) {
         log(CNC_LOG_INFO, "auto backend: skipping OpenCL device '" + be->device_name() + "' (not a GPU)");
+        auto_skip |= skip_bit;
+        be.reset();
+        be_kind = 0;
         continue;
       }
       // Format, diagonal and device-resident matrix (kept while nothing changed).

@@ -65,6 +65,7 @@ struct context {
   // Backend and resident matrix.
   std::unique_ptr<backend> be;
   int be_kind = 0, be_threads = -1, be_device = -2;
+  unsigned auto_skip = 0;  // backends auto selection found absent or unsuitable (bit per kind)
   prepared_system prep;
   solve_stats stats;
   // Errors and callbacks.
