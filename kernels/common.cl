@@ -1,0 +1,71 @@
+// Shared definitions of cnc's OpenCL kernels (compiled first, before spmv.cl and pcg_steps.cl).
+//
+// The host passes every type and tuning value as a -D define:
+//   VAL_T   matrix value type (float or double)       VEC_T  vector type (float or double)
+//   ACC_T   reduction and state scalar type (double; float only on devices without fp64)
+//   IDX_T   type of row offsets and value offsets (int, or long for very large matrices)
+//   OFF_T   type of vector offsets i*NRHS+j (int or long)
+//   NRHS    right-hand sides solved together         WG     work-group size (power of two)
+//   FMT     1 = CSR, 2 = BCRS 2x2, 4 = BCRS 4x4      CSR_W  work-items per CSR row (power of 2)
+//   HAS_FP64  1 when cl_khr_fp64 is enabled
+// Vectors are interleaved: entry i of system j is at i*NRHS + j, so one column index of the
+// matrix fetches the NRHS values of a row of the right-hand-side block at once.
+#if HAS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// Same layout as cnc::rhs_state (48 bytes) when ACC_T is double.
+typedef struct {
+  ACC_T rz, rz_new, rr, pq, thr2;
+  int status, iters;
+} rhs_state;
+
+#define ST_RUNNING 0
+#define ST_CONVERGED 1
+#define ST_INDEFINITE_MATRIX 2
+#define ST_INDEFINITE_PRECOND 3
+#define ST_NOT_FINITE 4
+
+// Sum over the work-group of one value per work-item, in a fixed tree order; every work-item
+// must call it and gets the result. `scratch` holds WG values.
+ACC_T wg_sum(ACC_T v, __local ACC_T* scratch) {
+  const int lid = get_local_id(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int off = WG / 2; off > 0; off >>= 1) {
+    if (lid < off) scratch[lid] += scratch[lid + off];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const ACC_T r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+// Second stage of a two-stage reduction: the sum of the `groups` per-work-group partials of one
+// quantity. Every work-group that calls it computes the same bits (same data, same order).
+ACC_T sum_partials(__global const ACC_T* part, int groups, __local ACC_T* scratch) {
+  ACC_T s = 0;
+  for (int g = get_local_id(0); g < groups; g += WG) s += part[g];
+  return wg_sum(s, scratch);
+}
+
+// The contiguous range [*start, *end) of `units` (rows or block rows) owned by this work-group:
+// contiguous chunks keep a CPU core's rows together and cost a GPU nothing.
+void group_range(int units, int* start, int* end) {
+  const int groups = get_num_groups(0);
+  int chunk = (units + groups - 1) / groups;
+  chunk = (chunk + 63) & ~63;
+  const long s = (long)get_group_id(0) * chunk;
+  *start = (int)min(s, (long)units);
+  *end = (int)min(s + chunk, (long)units);
+}
+
+// Copies the k statuses into local memory so that every work-item of the group takes the same
+// branches even while work-group 0 updates the statuses in global memory.
+int snapshot_status(__global const rhs_state* st, __local int* lstat) {
+  for (int j = get_local_id(0); j < NRHS; j += WG) lstat[j] = st[j].status;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int any = 0;
+  for (int j = 0; j < NRHS; ++j) any |= lstat[j] == ST_RUNNING;
+  return any;
+}

@@ -1,0 +1,165 @@
+// The vector steps of Jacobi-PCG, fused with the second stage of the reduction that precedes
+// them (the contract is in src/backends/backend.hpp).
+//
+// Every work-group sums the previous kernel's per-group partials itself, in the same fixed order,
+// so all groups agree bit for bit on pq (or rz_new, rr) without a host round trip or an extra
+// kernel. Work-group 0 then records the scalars in the state array; it writes only fields that
+// no group of the same kernel reads (rz is read by update_p from aux_rz, a copy that update_xr
+// makes), and a status it changes only moves away from "running", which every group decides
+// identically from the same sums, so reading the old or the new value leads to the same work.
+
+// x += alpha p; r -= alpha q; partials of sum d r^2 and sum r^2; partA holds spmv_dot's partials of pq.
+__kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
+                        __global const VEC_T* p, __global const VEC_T* q,
+                        __global const VEC_T* d, __global rhs_state* st,
+                        __global ACC_T* aux_rz, __global const ACC_T* partA,
+                        __global ACC_T* partB) {
+  __local ACC_T scratch[WG];
+  __local int lstat[NRHS];
+  if (!snapshot_status(st, lstat)) return;
+  const int lid = get_local_id(0), g = get_group_id(0);
+  int upd[NRHS];
+  VEC_T alpha[NRHS];
+  for (int j = 0; j < NRHS; ++j) {
+    upd[j] = 0;
+    alpha[j] = 0;
+    if (lstat[j] != ST_RUNNING) continue;
+    const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
+    int s = ST_RUNNING;
+    if (!isfinite(pq)) {
+      s = ST_NOT_FINITE;
+    } else if (pq <= 0) {
+      s = ST_INDEFINITE_MATRIX;
+    } else {
+      alpha[j] = (VEC_T)(st[j].rz / pq);
+      upd[j] = 1;
+    }
+    if (g == 0 && lid == 0) {
+      st[j].pq = pq;
+      if (s != ST_RUNNING) {
+        st[j].status = s;
+      } else {
+        st[j].iters += 1;
+        aux_rz[j] = st[j].rz;
+      }
+    }
+  }
+  ACC_T a0[NRHS], a1[NRHS];
+  for (int j = 0; j < NRHS; ++j) a0[j] = a1[j] = 0;
+  int start, end;
+  group_range(n, &start, &end);
+  for (int i = start + lid; i < end; i += WG) {
+    const VEC_T di = d[i];
+    for (int j = 0; j < NRHS; ++j) {
+      if (!upd[j]) continue;
+      const OFF_T o = (OFF_T)i * NRHS + j;
+      x[o] += alpha[j] * p[o];
+      const VEC_T ri = r[o] - alpha[j] * q[o];
+      r[o] = ri;
+      a0[j] += (ACC_T)di * (ACC_T)ri * (ACC_T)ri;
+      a1[j] += (ACC_T)ri * (ACC_T)ri;
+    }
+  }
+  for (int j = 0; j < NRHS; ++j) {
+    if (!upd[j]) continue;
+    const ACC_T s0 = wg_sum(a0[j], scratch);
+    const ACC_T s1 = wg_sum(a1[j], scratch);
+    if (lid == 0) {
+      partB[(2 * j) * groups + g] = s0;
+      partB[(2 * j + 1) * groups + g] = s1;
+    }
+  }
+}
+
+// Convergence test, then p = d.r + beta p; partB holds update_xr's partials of sum d r^2 and sum r^2.
+__kernel void update_p(int n, int groups, __global VEC_T* p, __global const VEC_T* r,
+                       __global const VEC_T* d, __global rhs_state* st,
+                       __global const ACC_T* aux_rz, __global const ACC_T* partB) {
+  __local ACC_T scratch[WG];
+  __local int lstat[NRHS];
+  if (!snapshot_status(st, lstat)) return;
+  const int lid = get_local_id(0), g = get_group_id(0);
+  int upd[NRHS];
+  VEC_T beta[NRHS];
+  for (int j = 0; j < NRHS; ++j) {
+    upd[j] = 0;
+    beta[j] = 0;
+    if (lstat[j] != ST_RUNNING) continue;
+    const ACC_T rz_new = sum_partials(partB + (2 * j) * groups, groups, scratch);
+    const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
+    int s = ST_RUNNING;
+    if (!isfinite(rr) || !isfinite(rz_new)) {
+      s = ST_NOT_FINITE;
+    } else if (rr <= st[j].thr2) {
+      s = ST_CONVERGED;
+    } else if (rz_new <= 0) {
+      s = ST_INDEFINITE_PRECOND;
+    } else {
+      beta[j] = (VEC_T)(rz_new / aux_rz[j]);
+      upd[j] = 1;
+    }
+    if (g == 0 && lid == 0) {
+      st[j].rz_new = rz_new;
+      st[j].rr = rr;
+      if (s != ST_RUNNING)
+        st[j].status = s;
+      else
+        st[j].rz = rz_new;
+    }
+  }
+  int start, end;
+  group_range(n, &start, &end);
+  for (int i = start + lid; i < end; i += WG) {
+    const VEC_T di = d[i];
+    for (int j = 0; j < NRHS; ++j) {
+      if (!upd[j]) continue;
+      const OFF_T o = (OFF_T)i * NRHS + j;
+      p[o] = di * r[o] + beta[j] * p[o];
+    }
+  }
+}
+
+// One work-group that records in the state what the last kernel's partials hold, for a host
+// read between two steps (the next step would record the same values itself):
+//   mode 0, after init:      every system: rz, rr, pq = 0, iters = 0, thr2, status; aux_rz = rz
+//   mode 1, after spmv_dot:  running systems: pq
+//   mode 2, after update_xr: running systems: rz_new, rr
+__kernel void finalize(int mode, int groups, __global rhs_state* st, __global ACC_T* aux_rz,
+                       __global const ACC_T* partA, __global const ACC_T* partB,
+                       __global const ACC_T* thr2) {
+  __local ACC_T scratch[WG];
+  __local int lstat[NRHS];
+  snapshot_status(st, lstat);
+  const int lid = get_local_id(0);
+  for (int j = 0; j < NRHS; ++j) {
+    if (mode == 0) {
+      const ACC_T rz = sum_partials(partB + (2 * j) * groups, groups, scratch);
+      const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
+      if (lid == 0) {
+        const ACC_T t = thr2[j];
+        st[j].rz = st[j].rz_new = rz;
+        st[j].rr = rr;
+        st[j].pq = 0;
+        st[j].thr2 = t;
+        st[j].iters = 0;
+        st[j].status = !isfinite(rr) || !isfinite(rz) ? ST_NOT_FINITE
+                       : rr <= t                      ? ST_CONVERGED
+                       : rz <= 0                      ? ST_INDEFINITE_PRECOND
+                                                      : ST_RUNNING;
+        aux_rz[j] = rz;
+      }
+    } else if (lstat[j] == ST_RUNNING) {
+      if (mode == 1) {
+        const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
+        if (lid == 0) st[j].pq = pq;
+      } else {
+        const ACC_T rz_new = sum_partials(partB + (2 * j) * groups, groups, scratch);
+        const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
+        if (lid == 0) {
+          st[j].rz_new = rz_new;
+          st[j].rr = rr;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// Sparse matrix times the vector block, fused with what each step does with the product row.
+//
+//   MODE_DOT   (spmv_dot): q = A p for running systems; per-group partials of pq = sum p.q
+//   MODE_INIT  (init):     r = b - A x; p = d.r for every system; partials of sum d r^2, sum r^2
+//   MODE_APPLY (apply):    q = A p for every system, no reduction
+// Formats: CSR with CSR_W work-items per row (the width adapted to the mean row length, paper 002
+// sec. IV.A: lanes read consecutive entries, then lane 0 sums the lanes in fixed order), and BCRS
+// 2x2 / 4x4 with one work-item per block row: each block's x values are loaded once into
+// registers and reused for every row of the block (register blocking, paper 004 sec. 2.2.3).
+#define MODE_DOT 0
+#define MODE_INIT 1
+#define MODE_APPLY 2
+
+// What happens to row i once y = (A v)_i is known for the NRHS systems.
+void row_epilogue(int mode, int i, const VEC_T* y, const int* run, __global VEC_T* out,
+                  __global VEC_T* p, __global const VEC_T* b, __global const VEC_T* d,
+                  ACC_T* acc0, ACC_T* acc1) {
+  const VEC_T di = d[i];
+  for (int j = 0; j < NRHS; ++j) {
+    if (!run[j]) continue;
+    const OFF_T o = (OFF_T)i * NRHS + j;
+    if (mode == MODE_INIT) {
+      const VEC_T ri = b[o] - y[j];
+      out[o] = ri;
+      p[o] = di * ri;
+      acc0[j] += (ACC_T)di * (ACC_T)ri * (ACC_T)ri;
+      acc1[j] += (ACC_T)ri * (ACC_T)ri;
+    } else {
+      out[o] = y[j];
+      if (mode == MODE_DOT) acc0[j] += (ACC_T)p[o] * (ACC_T)y[j];
+    }
+  }
+}
+
+// v: the multiplied vector (p, or x in MODE_INIT); out: q, or r in MODE_INIT.
+// part: per-group partials, laid out quantity-major (MODE_DOT: [j][group], MODE_INIT:
+// [2j+s][group] with s = 0 for sum d r^2 and 1 for sum r^2).
+__kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __global const int* col,
+                         __global const VAL_T* val, __global const VEC_T* v,
+                         __global VEC_T* out, __global VEC_T* p, __global const VEC_T* b,
+                         __global const VEC_T* d, __global const rhs_state* st,
+                         __global ACC_T* part) {
+  __local ACC_T scratch[WG];
+  __local int lstat[NRHS];
+  const int lid = get_local_id(0);
+  int run[NRHS];
+  if (mode == MODE_DOT) {
+    if (!snapshot_status(st, lstat)) return;  // no system running: a no-op iteration
+    for (int j = 0; j < NRHS; ++j) run[j] = lstat[j] == ST_RUNNING;
+  } else {
+    for (int j = 0; j < NRHS; ++j) run[j] = 1;
+  }
+  ACC_T acc0[NRHS], acc1[NRHS];
+  for (int j = 0; j < NRHS; ++j) acc0[j] = acc1[j] = 0;
+  int start, end;
+  group_range(units, &start, &end);
+
+#if FMT == 1 && CSR_W == 1
+  for (int i = start + lid; i < end; i += WG) {
+    VEC_T y[NRHS];
+    for (int j = 0; j < NRHS; ++j) y[j] = 0;
+    const IDX_T e = rowp[i + 1];
+    for (IDX_T k = rowp[i]; k < e; ++k) {
+      const VAL_T a = val[k];
+      const OFF_T c = (OFF_T)col[k] * NRHS;
+      for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+    }
+    row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+  }
+#elif FMT == 1
+  __local VEC_T lanes[WG];
+  const int lane = lid % CSR_W;
+  for (int base = start; base < end; base += WG / CSR_W) {  // same trip count for the group
+    const int i = base + lid / CSR_W;
+    VEC_T y[NRHS];
+    for (int j = 0; j < NRHS; ++j) y[j] = 0;
+    if (i < end) {
+      const IDX_T e = rowp[i + 1];
+      for (IDX_T k = rowp[i] + lane; k < e; k += CSR_W) {
+        const VAL_T a = val[k];
+        const OFF_T c = (OFF_T)col[k] * NRHS;
+        for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+      }
+    }
+    for (int j = 0; j < NRHS; ++j) {
+      lanes[lid] = y[j];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lane == 0) {
+        VEC_T s = lanes[lid];
+        for (int l = 1; l < CSR_W; ++l) s += lanes[lid + l];
+        y[j] = s;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (i < end && lane == 0) row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+  }
+#else
+#define B FMT
+  for (int br = start + lid; br < end; br += WG) {
+    VEC_T y[B][NRHS];
+    for (int r = 0; r < B; ++r)
+      for (int j = 0; j < NRHS; ++j) y[r][j] = 0;
+    const IDX_T e = rowp[br + 1];
+    for (IDX_T k = rowp[br]; k < e; ++k) {
+      const OFF_T c = (OFF_T)col[k] * (B * NRHS);
+      VEC_T xv[B][NRHS];  // x values of the block, loaded once, used by every row
+      for (int cc = 0; cc < B; ++cc)
+        for (int j = 0; j < NRHS; ++j) xv[cc][j] = v[c + cc * NRHS + j];
+      __global const VAL_T* blk = val + k * (B * B);
+      for (int r = 0; r < B; ++r)
+        for (int cc = 0; cc < B; ++cc) {
+          const VAL_T a = blk[r * B + cc];
+          for (int j = 0; j < NRHS; ++j) y[r][j] += a * xv[cc][j];
+        }
+    }
+    for (int r = 0; r < B; ++r)
+      row_epilogue(mode, br * B + r, y[r], run, out, p, b, d, acc0, acc1);
+  }
+#undef B
+#endif
+
+  if (mode == MODE_APPLY) return;
+  const int groups = get_num_groups(0), g = get_group_id(0);
+  for (int j = 0; j < NRHS; ++j) {
+    const ACC_T s0 = wg_sum(acc0[j], scratch);
+    if (mode == MODE_DOT) {
+      if (lid == 0) part[j * groups + g] = s0;
+    } else {
+      const ACC_T s1 = wg_sum(acc1[j], scratch);
+      if (lid == 0) {
+        part[(2 * j) * groups + g] = s0;
+        part[(2 * j + 1) * groups + g] = s1;
+      }
+    }
+  }
+}

@@ -1,0 +1,409 @@
+// The OpenCL device_system (see opencl_system.hpp).
+//
+// Device layout: vectors interleave the k systems (entry i of system j at i*k + j) over n_padded
+// rows; the matrix keeps its host format (CSR, or BCRS with row-major b x b blocks) with values
+// in the precision's matrix type. Each step is one kernel launch on an in-order queue with all
+// arguments bound once at creation, so iterate(count) only enqueues. Per-group partial sums go
+// to partA (pq) and partB (Σ d r², Σ r²) and are finished by the next kernel (pcg_steps.cl).
+// The state array stays on the device; read_state is the only read between two solves' uploads.
+#include "backends/opencl/opencl_system.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "backends/opencl/cl_error.hpp"
+#include "cnc.h"
+#include "util/error.hpp"
+
+namespace cnc::ocl {
+namespace {
+
+// The state layout of devices without fp64 (ACC_T = float in common.cl).
+struct rhs_state_f32 {
+  float rz, rz_new, rr, pq, thr2;
+  std::int32_t status, iters;
+};
+static_assert(sizeof(rhs_state_f32) == 28, "rhs_state_f32 must match common.cl");
+
+int env_int(const char* name, int fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  return std::atoi(s);
+}
+
+int floor_pow2(long v) {
+  int p = 1;
+  while (2L * p <= v) p *= 2;
+  return p;
+}
+
+// Host doubles -> device element type (4 or 8 bytes) in a byte buffer.
+void put(unsigned char* dst, std::size_t index, double v, bool as_float) {
+  if (as_float) {
+    const float f = static_cast<float>(v);
+    std::memcpy(dst + index * sizeof f, &f, sizeof f);
+  } else {
+    std::memcpy(dst + index * sizeof v, &v, sizeof v);
+  }
+}
+double get(const unsigned char* src, std::size_t index, bool as_float) {
+  if (as_float) {
+    float f;
+    std::memcpy(&f, src + index * sizeof f, sizeof f);
+    return f;
+  }
+  double v;
+  std::memcpy(&v, src + index * sizeof v, sizeof v);
+  return v;
+}
+
+class opencl_system final : public device_system {
+ public:
+  opencl_system(const api& cl, const device_info& dev, const host_matrix& a,
+                const std::vector<double>& d, precision prec, int k, bool fp64, const tuning& t)
+      : cl_(cl), dev_(dev), k_(k) {
+    const bool blocked = a.fmt != format::csr;
+    n_ = blocked ? a.bcrs->n : a.csr->n;
+    np_ = a.n_padded();
+    b_ = blocked ? a.bcrs->b : 1;
+    units_ = blocked ? a.bcrs->n_block_rows : a.csr->n;
+    val_f32_ = prec != precision::f64;
+    vec_f32_ = prec == precision::f32;
+    acc_f32_ = !fp64;
+    vs_ = vec_f32_ ? 4 : 8;
+    if (static_cast<std::int64_t>(d.size()) < np_)
+      throw error(CNC_ERR_SIZE_MISMATCH, "OpenCL backend: inverse diagonal shorter than n_padded");
+
+    ctx_ = shared_context(cl_, dev_);
+    cl_int err = CL_SUCCESS;
+    queue_ = cl_.CreateCommandQueue(ctx_, dev_.id, 0, &err);
+    check(err, "clCreateCommandQueue");
+
+    try {
+      build(a, t);
+      upload_matrix(a, d);
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+
+  ~opencl_system() override { release(); }
+
+  void set_vectors(const double* b, const double* x) override {
+    upload_vectors(bv_, b);
+    upload_vectors(x_, x);
+  }
+
+  void init(const double* thr2) override {
+    std::vector<unsigned char> t(static_cast<std::size_t>(k_) * acc_size());
+    for (int j = 0; j < k_; ++j) put(t.data(), j, thr2[j], acc_f32_);
+    write(thr2_, t.data(), t.size());
+    launch(k_init_, groups_, "init");
+    finalize(0);
+    pending_ = 0;
+  }
+
+  void spmv_dot() override {
+    launch(k_dot_, groups_, "spmv_dot");
+    pending_ = 1;
+  }
+  void update_xr() override {
+    launch(k_xr_, groups_, "update_xr");
+    pending_ = 2;
+  }
+  void update_p() override {
+    launch(k_p_, groups_, "update_p");
+    pending_ = 0;
+  }
+  void iterate(int count) override {
+    for (int c = 0; c < count; ++c) {
+      launch(k_dot_, groups_, "spmv_dot");
+      launch(k_xr_, groups_, "update_xr");
+      launch(k_p_, groups_, "update_p");
+    }
+    pending_ = 0;
+    check(cl_.Flush(queue_), "clFlush");
+  }
+
+  void read_state(rhs_state* out) override {
+    if (pending_) finalize(pending_);
+    pending_ = 0;
+    if (!acc_f32_) {
+      read(state_, out, sizeof(rhs_state) * k_);
+      return;
+    }
+    std::vector<rhs_state_f32> s(k_);
+    read(state_, s.data(), sizeof(rhs_state_f32) * k_);
+    for (int j = 0; j < k_; ++j)
+      out[j] = rhs_state{s[j].rz, s[j].rz_new, s[j].rr, s[j].pq, s[j].thr2, s[j].status,
+                         s[j].iters};
+  }
+
+  void get_x(double* x) override { download_vectors(x_, x); }
+
+  void apply(const double* x, double* y) override {
+    upload_vectors(p_, x);
+    launch(k_apply_, groups_, "apply");
+    download_vectors(q_, y);
+  }
+
+ private:
+  std::size_t acc_size() const { return acc_f32_ ? 4 : 8; }
+  std::size_t vec_bytes() const { return static_cast<std::size_t>(np_) * k_ * vs_; }
+
+  void build(const host_matrix& a, const tuning& t) {
+    const std::int64_t entries =
+        a.fmt == format::csr ? a.csr->nnz() : a.bcrs->n_blocks() * b_ * b_;
+    wide_idx_ = entries >= INT_MAX;
+    const bool wide_off = static_cast<std::int64_t>(np_) * k_ >= INT_MAX;
+
+    int wg = env_int("CNC_OPENCL_WG", t.work_group);
+    // CPU devices: one work-item per group, so each core streams one contiguous range of rows
+    // (work-items of a group would interleave rows and defeat the prefetchers).
+    if (wg <= 0) wg = dev_.gpu ? 256 : 1;
+    wg = std::min<long>(floor_pow2(wg), floor_pow2(static_cast<long>(dev_.max_work_group)));
+    int width = 1;
+    if (a.fmt == format::csr) {
+      width = env_int("CNC_OPENCL_CSR_WIDTH", t.csr_width);
+      if (width <= 0) {
+        // GPUs: about one lane per stored entry of a mean row (paper 002 §IV.A); CPUs: one
+        // work-item per row, the compiler vectorizes across rows.
+        const double mean = a.csr->n ? static_cast<double>(a.csr->nnz()) / a.csr->n : 1.0;
+        width = dev_.gpu ? floor_pow2(static_cast<long>(mean * 1.5)) : 1;
+      }
+      width = std::clamp(floor_pow2(width), 1, 32);
+    }
+
+    const char* val_t = val_f32_ ? "float" : "double";
+    const char* vec_t = vec_f32_ ? "float" : "double";
+    const char* acc_t = acc_f32_ ? "float" : "double";
+    for (;;) {
+      width_ = std::min(width, wg);
+      std::string opt = "-cl-std=CL1.2";
+      opt += std::string(" -DVAL_T=") + val_t + " -DVEC_T=" + vec_t + " -DACC_T=" + acc_t;
+      opt += std::string(" -DHAS_FP64=") + (acc_f32_ ? "0" : "1");
+      opt += std::string(" -DIDX_T=") + (wide_idx_ ? "long" : "int");
+      opt += std::string(" -DOFF_T=") + (wide_off ? "long" : "int");
+      opt += " -DNRHS=" + std::to_string(k_) + " -DWG=" + std::to_string(wg);
+      opt += " -DFMT=" + std::to_string(b_) + " -DCSR_W=" + std::to_string(width_);
+      cl_program prog = get_program(cl_, dev_, opt);
+      release_kernels();
+      k_init_ = kernel(prog, "spmv_fused");
+      k_dot_ = kernel(prog, "spmv_fused");
+      k_apply_ = kernel(prog, "spmv_fused");
+      k_xr_ = kernel(prog, "update_xr");
+      k_p_ = kernel(prog, "update_p");
+      k_fin_ = kernel(prog, "finalize");
+      std::size_t fit = SIZE_MAX;
+      for (cl_kernel kk : {k_init_, k_xr_, k_p_, k_fin_}) {
+        std::size_t s = 0;
+        check(cl_.GetKernelWorkGroupInfo(kk, dev_.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof s, &s,
+                                         nullptr),
+              "clGetKernelWorkGroupInfo");
+        fit = std::min(fit, s);
+      }
+      if (static_cast<std::size_t>(wg) <= fit || wg <= 1) break;
+      wg = floor_pow2(static_cast<long>(fit));  // too many registers for this size: shrink
+    }
+    wg_ = wg;
+    int groups = env_int("CNC_OPENCL_GROUPS", t.groups);
+    if (groups <= 0)
+      groups = static_cast<int>(dev_.compute_units) * (dev_.gpu ? std::max(1, 2048 / wg_) : 4);
+    // No more groups than chunks of 64 rows: tiny systems do not pay for idle groups.
+    groups_ = static_cast<int>(std::clamp<std::int64_t>(groups, 1, (np_ + 63) / 64));
+  }
+
+  cl_kernel kernel(cl_program prog, const char* name) {
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = cl_.CreateKernel(prog, name, &err);
+    check(err, "clCreateKernel");
+    return k;
+  }
+
+  cl_mem alloc(std::size_t bytes, const char* what) {
+    bytes = std::max<std::size_t>(bytes, 16);
+    if (dev_.max_alloc && bytes > dev_.max_alloc)
+      throw error(CNC_ERR_OUT_OF_MEMORY, std::string("OpenCL: the ") + what + " needs " +
+                                             std::to_string(bytes) + " bytes, more than " +
+                                             dev_.name + " allows in one buffer (" +
+                                             std::to_string(dev_.max_alloc) + ")");
+    cl_int err = CL_SUCCESS;
+    cl_mem m = cl_.CreateBuffer(ctx_, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    if (err != CL_SUCCESS) throw_error(err, std::string("clCreateBuffer (") + what + ")");
+    mems_.push_back(m);
+    return m;
+  }
+
+  void write(cl_mem m, const void* src, std::size_t bytes) {
+    check(cl_.EnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+  }
+  void read(cl_mem m, void* dst, std::size_t bytes) {
+    check(cl_.EnqueueReadBuffer(queue_, m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+  }
+
+  template <typename T>
+  void arg(cl_kernel k, cl_uint index, const T& v) {
+    check(cl_.SetKernelArg(k, index, sizeof(T), &v), "clSetKernelArg");
+  }
+
+  void launch(cl_kernel k, int groups, const char* what) {
+    const std::size_t global = static_cast<std::size_t>(groups) * wg_;
+    const std::size_t local = static_cast<std::size_t>(wg_);
+    const cl_int err =
+        cl_.EnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) throw_error(err, std::string("clEnqueueNDRangeKernel (") + what + ")");
+  }
+
+  void finalize(int mode) {
+    arg(k_fin_, 0, static_cast<cl_int>(mode));
+    launch(k_fin_, 1, "finalize");
+  }
+
+  void upload_matrix(const host_matrix& a, const std::vector<double>& d) {
+    const bool csr = a.fmt == format::csr;
+    const std::vector<std::int64_t>& rp = csr ? a.csr->row_ptr : a.bcrs->row_ptr;
+    const std::vector<std::int32_t>& col = csr ? a.csr->col : a.bcrs->col;
+    const std::vector<double>& val = csr ? a.csr->val : a.bcrs->val;
+
+    rowp_ = alloc(rp.size() * (wide_idx_ ? 8 : 4), "row offsets");
+    if (wide_idx_) {
+      write(rowp_, rp.data(), rp.size() * 8);
+    } else {
+      std::vector<std::int32_t> r32(rp.begin(), rp.end());
+      write(rowp_, r32.data(), r32.size() * 4);
+    }
+    col_ = alloc(col.size() * 4, "column indices");
+    if (!col.empty()) write(col_, col.data(), col.size() * 4);
+    const std::size_t vsz = val_f32_ ? 4 : 8;
+    val_ = alloc(val.size() * vsz, "matrix values");
+    if (!val.empty()) {
+      std::vector<unsigned char> v(val.size() * vsz);
+      for (std::size_t i = 0; i < val.size(); ++i) put(v.data(), i, val[i], val_f32_);
+      write(val_, v.data(), v.size());
+    }
+    dv_ = alloc(static_cast<std::size_t>(np_) * vs_, "inverse diagonal");
+    {
+      std::vector<unsigned char> v(static_cast<std::size_t>(np_) * vs_);
+      for (std::int32_t i = 0; i < np_; ++i) put(v.data(), i, d[i], vec_f32_);
+      write(dv_, v.data(), v.size());
+    }
+    x_ = alloc(vec_bytes(), "vector x");
+    r_ = alloc(vec_bytes(), "vector r");
+    p_ = alloc(vec_bytes(), "vector p");
+    q_ = alloc(vec_bytes(), "vector q");
+    bv_ = alloc(vec_bytes(), "vector b");
+    const std::vector<unsigned char> zeros(vec_bytes(), 0);
+    for (cl_mem m : {x_, r_, p_, q_, bv_}) write(m, zeros.data(), zeros.size());
+    const std::size_t sts = acc_f32_ ? sizeof(rhs_state_f32) : sizeof(rhs_state);
+    state_ = alloc(sts * k_, "state");
+    {
+      const std::vector<unsigned char> z(sts * k_, 0);  // status 0 = running, all zero
+      write(state_, z.data(), z.size());
+    }
+    aux_ = alloc(acc_size() * k_, "aux");
+    thr2_ = alloc(acc_size() * k_, "thresholds");
+    partA_ = alloc(acc_size() * k_ * groups_, "partials");
+    partB_ = alloc(acc_size() * 2 * k_ * groups_, "partials");
+
+    // Bind every argument once; only finalize's mode changes between launches.
+    const cl_int units = units_, np = np_, groups = groups_;
+    struct spmv_binding {
+      cl_kernel k;
+      cl_int mode;
+      cl_mem v, out, part;
+    };
+    for (const spmv_binding& s : {spmv_binding{k_dot_, 0, p_, q_, partA_},
+                                  spmv_binding{k_init_, 1, x_, r_, partB_},
+                                  spmv_binding{k_apply_, 2, p_, q_, partA_}}) {
+      arg(s.k, 0, s.mode);
+      arg(s.k, 1, units);
+      arg(s.k, 2, rowp_);
+      arg(s.k, 3, col_);
+      arg(s.k, 4, val_);
+      arg(s.k, 5, s.v);
+      arg(s.k, 6, s.out);
+      arg(s.k, 7, p_);
+      arg(s.k, 8, bv_);
+      arg(s.k, 9, dv_);
+      arg(s.k, 10, state_);
+      arg(s.k, 11, s.part);
+    }
+    cl_uint i = 0;
+    for (const auto& v : {np, groups}) arg(k_xr_, i++, v);
+    for (cl_mem m : {x_, r_, p_, q_, dv_, state_, aux_, partA_, partB_}) arg(k_xr_, i++, m);
+    i = 0;
+    for (const auto& v : {np, groups}) arg(k_p_, i++, v);
+    for (cl_mem m : {p_, r_, dv_, state_, aux_, partB_}) arg(k_p_, i++, m);
+    arg(k_fin_, 0, cl_int{0});
+    arg(k_fin_, 1, groups);
+    i = 2;
+    for (cl_mem m : {state_, aux_, partA_, partB_, thr2_}) arg(k_fin_, i++, m);
+  }
+
+  // Host column-major (n rows per system) -> device interleaved over n_padded rows.
+  void upload_vectors(cl_mem m, const double* src) {
+    std::vector<unsigned char> buf(vec_bytes(), 0);
+    for (int j = 0; j < k_; ++j)
+      for (std::int32_t i = 0; i < n_; ++i)
+        put(buf.data(), static_cast<std::size_t>(i) * k_ + j,
+            src[static_cast<std::size_t>(j) * n_ + i], vec_f32_);
+    write(m, buf.data(), buf.size());
+  }
+  void download_vectors(cl_mem m, double* dst) {
+    std::vector<unsigned char> buf(vec_bytes());
+    read(m, buf.data(), buf.size());
+    for (int j = 0; j < k_; ++j)
+      for (std::int32_t i = 0; i < n_; ++i)
+        dst[static_cast<std::size_t>(j) * n_ + i] =
+            get(buf.data(), static_cast<std::size_t>(i) * k_ + j, vec_f32_);
+  }
+
+  void release_kernels() {
+    for (cl_kernel* k : {&k_init_, &k_dot_, &k_apply_, &k_xr_, &k_p_, &k_fin_}) {
+      if (*k) cl_.ReleaseKernel(*k);
+      *k = nullptr;
+    }
+  }
+  void release() {
+    if (queue_) cl_.Finish(queue_);
+    release_kernels();
+    for (cl_mem m : mems_) cl_.ReleaseMemObject(m);
+    mems_.clear();
+    if (queue_) cl_.ReleaseCommandQueue(queue_);
+    queue_ = nullptr;
+  }
+
+  const api& cl_;
+  device_info dev_;
+  int k_;
+  std::int32_t n_ = 0, np_ = 0, units_ = 0;
+  int b_ = 1;
+  bool val_f32_ = false, vec_f32_ = false, acc_f32_ = false, wide_idx_ = false;
+  std::size_t vs_ = 8;
+  int wg_ = 64, groups_ = 1, width_ = 1;
+  int pending_ = 0;  // finalize mode owed before a state read: 1 after spmv_dot, 2 after update_xr
+  cl_context ctx_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::vector<cl_mem> mems_;
+  cl_mem rowp_ = nullptr, col_ = nullptr, val_ = nullptr, dv_ = nullptr;
+  cl_mem x_ = nullptr, r_ = nullptr, p_ = nullptr, q_ = nullptr, bv_ = nullptr;
+  cl_mem state_ = nullptr, aux_ = nullptr, thr2_ = nullptr, partA_ = nullptr, partB_ = nullptr;
+  cl_kernel k_init_ = nullptr, k_dot_ = nullptr, k_apply_ = nullptr, k_xr_ = nullptr,
+            k_p_ = nullptr, k_fin_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<device_system> make_system(const api& cl, const device_info& dev,
+                                           const host_matrix& a, const std::vector<double>& d,
+                                           precision p, int nrhs, bool fp64, const tuning& t) {
+  return std::make_unique<opencl_system>(cl, dev, a, d, p, nrhs, fp64, t);
+}
+
+}  // namespace cnc::ocl

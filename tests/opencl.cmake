@@ -1,0 +1,28 @@
+# OpenCL backend tests (included by tests/CMakeLists.txt). On a machine without any OpenCL device
+# the programs exit 77 after saying why (a CTest skip); CI runs them on PoCL (CPU device).
+if(NOT CNC_HAVE_OPENCL)
+  return()
+endif()
+
+# PoCL compiles kernels into a cache folder: give it a writable one inside the build tree.
+set(CNC_OPENCL_TEST_ENV "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pocl-cache"
+                        "CMOCKA_MESSAGE_OUTPUT=stdout")
+
+cnc_add_test(test_opencl_kernels SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_opencl_kernels.cpp
+             LIBS cnc_internal TEST_NAME opencl_kernels)
+set_tests_properties(opencl_kernels PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}")
+
+# Machines without OpenCL, simulated: no platform (an empty ICD folder), no loader at all.
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/opencl-empty-vendors)
+add_test(NAME opencl_no_platform COMMAND test_opencl_kernels --expect-absent "no OpenCL platform")
+set_tests_properties(opencl_no_platform PROPERTIES ENVIRONMENT
+  "OCL_ICD_VENDORS=${CMAKE_CURRENT_BINARY_DIR}/opencl-empty-vendors;${CNC_OPENCL_TEST_ENV}")
+add_test(NAME opencl_no_loader COMMAND test_opencl_kernels --expect-absent "cannot load")
+set_tests_properties(opencl_no_loader PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_LIBRARY=${CMAKE_CURRENT_BINARY_DIR}/no-such-dir/libOpenCL.so.1;${CNC_OPENCL_TEST_ENV}")
+
+# The generic backend suite, run against the OpenCL backend.
+if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_backend.cpp)
+  cnc_add_test(test_backend TEST_NAME backend_opencl ARGS opencl)
+  set_tests_properties(backend_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}")
+endif()
