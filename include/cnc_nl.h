@@ -35,8 +35,8 @@
  * nlRightHandSide overwrites the current row's value until nlEnd(NL_ROW); in plain mode the k-th
  * row is the equation of the k-th free variable; NL_NB_SYSTEMS and the Multi* calls;
  * NL_VARIABLES_BUFFER + nlBindBuffer (copied in at nlBegin(NL_MATRIX) and nlSolve, out after
- * nlSolve, with a byte stride); the statistics NL_ERROR (true relative residual), NL_USED_ITERATIONS,
- * NL_ELAPSED_TIME, NL_GFLOPS, NL_NNZ.
+ * nlSolve, with a byte stride); the statistics NL_ERROR (true relative residual),
+ * NL_USED_ITERATIONS, NL_ELAPSED_TIME, NL_GFLOPS, NL_NNZ.
  *
  * What differs:
  * - Misuse never aborts: the call prints "OpenNL (cnc): <message>" through nlPrintfFuncs' fprintf
@@ -54,9 +54,9 @@
  *
  * OpenNL 3.x programs: #define CNC_NL_LEGACY_3 before including. This declares the 3.x spellings
  * (nlRowParameterd / nlRowParameteri with NL_RIGHT_HAND_SIDE / NL_ROW_SCALING, nlGetIntergerv, the
- * NL_CNC_* solver ids, which select cnc's matrix format and precision) and makes nlNewContext create
- * contexts with 3.x's plain-mode convention: a row states sum_j a_j x_j + c = 0, so the right-hand
- * side is b = -c. Least-squares rows keep (sum_j a_j x_j - c)^2, as in 3.x.
+ * NL_CNC_* solver ids, which select cnc's matrix format and precision) and makes nlNewContext
+ * create contexts with 3.x's plain-mode convention: a row states sum_j a_j x_j + c = 0, so the
+ * right-hand side is b = -c. Least-squares rows keep (sum_j a_j x_j - c)^2, as in 3.x.
  */
 #ifndef CNC_NL_H
 #define CNC_NL_H
@@ -121,43 +121,52 @@ typedef void* NLContext;
 #define NL_NNZ 0x10d
 #define NL_NB_SYSTEMS 0x10e
 
-/* ---- Solvers ----------------------------------------------------------------------------------- */
+/* ---- Solvers -----------------------------------------------------------------------------------
+ */
 #define NL_SOLVER_DEFAULT 0x000
 #define NL_CG 0x200
 #define NL_BICGSTAB 0x201 /* not provided by cnc yet: nlSolve fails with a message */
 #define NL_GMRES 0x202    /* not provided by cnc yet: nlSolve fails with a message */
 
-/* ---- Preconditioners --------------------------------------------------------------------------- */
+/* ---- Preconditioners ---------------------------------------------------------------------------
+ */
 #define NL_PRECOND_NONE 0x000
 #define NL_PRECOND_JACOBI 0x300
 #define NL_PRECOND_SSOR 0x301 /* runs Jacobi, with a warning */
 #define NL_PRECOND_USER 0x303 /* not provided */
 
-/* ---- Flags for nlEnable / nlDisable / nlIsEnabled ---------------------------------------------- */
+/* ---- Flags for nlEnable / nlDisable / nlIsEnabled ----------------------------------------------
+ */
 #define NL_NORMALIZE_ROWS 0x400
 #define NL_VERBOSE 0x401
 #define NL_NO_VARIABLES_INDIRECTION 0x402 /* accepted (a hint in OpenNL) */
 
-/* ---- Row parameters (OpenNL 3 spelling, kept by OpenNL 4's headers) --------------------------- */
+/* ---- Row parameters (OpenNL 3 spelling, kept by OpenNL 4's headers) ---------------------------
+ */
 #define NL_RIGHT_HAND_SIDE 0x500
 #define NL_ROW_SCALING 0x501
 
-/* ---- Function pointers ------------------------------------------------------------------------- */
+/* ---- Function pointers -------------------------------------------------------------------------
+ */
 #define NL_FUNC_SOLVER 0x600
 #define NL_FUNC_MATRIX 0x601
 #define NL_FUNC_PRECONDITIONER 0x602
-#define NL_FUNC_PROGRESS 0x603 /* supported: void f(NLuint it, NLuint max_it, double err2, double max_err2) */
+#define NL_FUNC_PROGRESS \
+  0x603 /* supported: void f(NLuint it, NLuint max_it, double err2, double max_err2) */
 
-/* ---- Primitives -------------------------------------------------------------------------------- */
+/* ---- Primitives --------------------------------------------------------------------------------
+ */
 #define NL_SYSTEM 0x0
 #define NL_MATRIX 0x1
 #define NL_ROW 0x2
 #define NL_MATRIX_PATTERN 0x3 /* accepted; row lengths become cnc's nnz hint */
 
-/* ---- Buffers ----------------------------------------------------------------------------------- */
+/* ---- Buffers -----------------------------------------------------------------------------------
+ */
 #define NL_VARIABLES_BUFFER 0x1000
 
-/* ---- Eigen solver (not provided) --------------------------------------------------------------- */
+/* ---- Eigen solver (not provided) ---------------------------------------------------------------
+ */
 #define NL_STIFFNESS_MATRIX 0x3001
 #define NL_MASS_MATRIX 0x3002
 #define NL_NB_EIGENS NL_NB_SYSTEMS
@@ -167,7 +176,8 @@ typedef void* NLContext;
 #define NL_EIGEN_SHIFT 0x2001
 #define NL_EIGEN_SHIFT_INVERT 0x2002
 
-/* ---- nl_ext.h: optional extensions (none is provided by cnc; selecting one fails cleanly) ------ */
+/* ---- nl_ext.h: optional extensions (none is provided by cnc; selecting one fails cleanly) ------
+ */
 #define NL_SUPERLU_EXT 0x210
 #define NL_PERM_SUPERLU_EXT 0x211
 #define NL_SYMMETRIC_SUPERLU_EXT 0x212
@@ -177,19 +187,22 @@ typedef void* NLContext;
 #define NL_AMGCL_EXT 0x216
 #define NL_CUDA_PRECOND_ILU_EXT 0x220
 
-/* ---- Contexts ---------------------------------------------------------------------------------- */
+/* ---- Contexts ----------------------------------------------------------------------------------
+ */
 /** Creates a context (a cnc context underneath) and makes it current on this thread. */
 NLAPI NLContext NLAPIENTRY nlNewContext(void);
 NLAPI void NLAPIENTRY nlDeleteContext(NLContext context);
 NLAPI void NLAPIENTRY nlMakeCurrent(NLContext context);
 NLAPI NLContext NLAPIENTRY nlGetCurrent(void);
-/** "CUDA", "OPENCL", "CNC": whether that cnc backend can run here (and selects it). Else NL_FALSE. */
+/** "CUDA", "OPENCL", "CNC": whether that cnc backend can run here (and selects it). Else NL_FALSE.
+ */
 NLAPI NLboolean NLAPIENTRY nlInitExtension(const char* extension);
 NLAPI NLboolean NLAPIENTRY nlExtensionIsInitialized(const char* extension);
 /** Parses nl:<extension>=true|false arguments and initializes those extensions. */
 NLAPI void NLAPIENTRY nlInitialize(int argc, char** argv);
 
-/* ---- Parameters -------------------------------------------------------------------------------- */
+/* ---- Parameters --------------------------------------------------------------------------------
+ */
 NLAPI void NLAPIENTRY nlSolverParameterd(NLenum pname, NLdouble param);
 NLAPI void NLAPIENTRY nlSolverParameteri(NLenum pname, NLint param);
 NLAPI void NLAPIENTRY nlGetBooleanv(NLenum pname, NLboolean* params);
@@ -200,11 +213,13 @@ NLAPI void NLAPIENTRY nlEnable(NLenum pname);
 NLAPI void NLAPIENTRY nlDisable(NLenum pname);
 NLAPI NLboolean NLAPIENTRY nlIsEnabled(NLenum pname);
 
-/* ---- Function pointers ------------------------------------------------------------------------- */
+/* ---- Function pointers -------------------------------------------------------------------------
+ */
 NLAPI void NLAPIENTRY nlSetFunction(NLenum pname, NLfunc param);
 NLAPI void NLAPIENTRY nlGetFunction(NLenum pname, NLfunc* param);
 
-/* ---- Variables --------------------------------------------------------------------------------- */
+/* ---- Variables ---------------------------------------------------------------------------------
+ */
 NLAPI void NLAPIENTRY nlSetVariable(NLuint i, NLdouble value);
 NLAPI void NLAPIENTRY nlMultiSetVariable(NLuint i, NLuint k, NLdouble value);
 NLAPI NLdouble NLAPIENTRY nlGetVariable(NLuint i);
@@ -213,7 +228,8 @@ NLAPI void NLAPIENTRY nlLockVariable(NLuint index);
 NLAPI void NLAPIENTRY nlUnlockVariable(NLuint index);
 NLAPI NLboolean NLAPIENTRY nlVariableIsLocked(NLuint index);
 
-/* ---- Begin / End and assembly ------------------------------------------------------------------ */
+/* ---- Begin / End and assembly ------------------------------------------------------------------
+ */
 NLAPI void NLAPIENTRY nlBegin(NLenum primitive);
 NLAPI void NLAPIENTRY nlEnd(NLenum primitive);
 NLAPI void NLAPIENTRY nlSetRowLength(NLuint i, NLuint n);
@@ -225,29 +241,34 @@ NLAPI void NLAPIENTRY nlRightHandSide(NLdouble value);
 NLAPI void NLAPIENTRY nlMultiRightHandSide(NLuint k, NLdouble value);
 NLAPI void NLAPIENTRY nlRowScaling(NLdouble value);
 
-/* ---- Solve ------------------------------------------------------------------------------------- */
+/* ---- Solve -------------------------------------------------------------------------------------
+ */
 /** NL_TRUE when the solver ran and ended converged, at the iteration limit or stagnated. */
 NLAPI NLboolean NLAPIENTRY nlSolve(void);
 /** Not provided (cnc needs a new nlBegin(NL_MATRIX) to change the right-hand side). */
 NLAPI void NLAPIENTRY nlUpdateRightHandSide(NLdouble* values);
 
-/* ---- Buffers ----------------------------------------------------------------------------------- */
+/* ---- Buffers -----------------------------------------------------------------------------------
+ */
 /** Binds variable storage of system k: element i lives at (char*)addr + i*stride (a double). */
 NLAPI void NLAPIENTRY nlBindBuffer(NLenum buffer, NLuint k, void* addr, NLuint stride);
 
-/* ---- Eigen solver (not provided: each call reports it) ----------------------------------------- */
+/* ---- Eigen solver (not provided: each call reports it) -----------------------------------------
+ */
 NLAPI void NLAPIENTRY nlMatrixMode(NLenum matrix);
 NLAPI void NLAPIENTRY nlEigenSolverParameterd(NLenum pname, NLdouble val);
 NLAPI void NLAPIENTRY nlEigenSolverParameteri(NLenum pname, NLint val);
 NLAPI void NLAPIENTRY nlEigenSolve(void);
 NLAPI double NLAPIENTRY nlGetEigenValue(NLuint i);
 
-/* ---- Messages ---------------------------------------------------------------------------------- */
+/* ---- Messages ----------------------------------------------------------------------------------
+ */
 typedef int (*NLprintfFunc)(const char* format, ...);
 typedef int (*NLfprintfFunc)(FILE* out, const char* format, ...);
 NLAPI void NLAPIENTRY nlPrintfFuncs(NLprintfFunc f1, NLfprintfFunc f2);
 
-/* ---- cnc extensions ---------------------------------------------------------------------------- */
+/* ---- cnc extensions ----------------------------------------------------------------------------
+ */
 /** First error of the current context since its creation or nlClearErrorCNC: 0 or a CNC_ERR_*. */
 NLAPI int NLAPIENTRY nlGetErrorCNC(void);
 /** Message of that error ("" if none). Valid until the next nl call on this thread. */
@@ -256,7 +277,8 @@ NLAPI void NLAPIENTRY nlClearErrorCNC(void);
 /** Creates a context with OpenNL 3.x's plain-mode sign (b = -c); what CNC_NL_LEGACY_3 selects. */
 NLAPI NLContext NLAPIENTRY nlNewContextLegacy3(void);
 
-/* ---- OpenNL 3.x spelling (opt-in) -------------------------------------------------------------- */
+/* ---- OpenNL 3.x spelling (opt-in) --------------------------------------------------------------
+ */
 #if defined(CNC_NL_LEGACY_3) || defined(CNC_NL_BUILDING_LIBRARY)
 /** Sets the next row's right-hand side (NL_RIGHT_HAND_SIDE) or scaling (NL_ROW_SCALING). */
 NLAPI void NLAPIENTRY nlRowParameterd(NLenum pname, NLdouble param);

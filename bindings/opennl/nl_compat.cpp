@@ -13,6 +13,9 @@
 //  - OpenNL's default iteration limit (5 x free variables) and its solver choice.
 // Misuse never aborts: it is printed and remembered (first error per context), and the call does
 // nothing. Only nl* symbols are exported (version script nl_compat.map).
+#include <cnc.h>
+#include <cnc_nl.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -22,9 +25,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <cnc.h>
-#include <cnc_nl.h>
 
 namespace cnc::nl {
 namespace {
@@ -48,6 +48,7 @@ struct Context {
   double omega = 1.5;
   NLint inner_iterations = 5;
   bool normalize_rows = false;
+  bool verbose = false;
   bool no_indirection = false;
   bool buffers_enabled = false;
   std::vector<Buffer> buffers;
@@ -124,9 +125,11 @@ CNCint state_of() {
   return s;
 }
 
-void log_callback(int level, const char* message, void*) {
-  // Errors are printed by the failing call from its status; warnings and progress go through.
+void log_callback(int level, const char* message, void* user) {
+  // Errors are printed by the failing call from its status; warnings always go through, and
+  // information (device, progress) with NL_VERBOSE, as cnc itself does.
   if (level == CNC_LOG_ERROR) return;
+  if (level == CNC_LOG_INFO && !static_cast<Context*>(user)->verbose) return;
   if (level == CNC_LOG_WARNING) {
     g_fprintf(stderr, "OpenNL (cnc): %s\n", message);
   } else {
@@ -143,10 +146,9 @@ int progress_callback(CNCint iteration, double relative_residual, void* user) {
   cncGetDoublev(CNC_THRESHOLD, &threshold);
   // OpenNL passes squared errors; cnc knows relative ones: pass those squared.
   using Progress = void (*)(NLuint, NLuint, double, double);
-  reinterpret_cast<Progress>(ctx->progress)(static_cast<NLuint>(iteration),
-                                            static_cast<NLuint>(max_it),
-                                            relative_residual * relative_residual,
-                                            threshold * threshold);
+  reinterpret_cast<Progress>(ctx->progress)(
+      static_cast<NLuint>(iteration), static_cast<NLuint>(max_it),
+      relative_residual * relative_residual, threshold * threshold);
   return 0;
 }
 
@@ -162,13 +164,14 @@ NLContext new_context(bool legacy3) {
   ctx->buffers.resize(1);
   t_current = ctx;
   cncMakeCurrent(ctx->cnc);
-  cncSetLogCallback(log_callback, nullptr);
+  cncSetLogCallback(log_callback, ctx);
   if (g_backend != 0) ok(ctx, cncSolverParameteri(CNC_BACKEND, g_backend));
   return ctx;
 }
 
 double* buffer_item(Context* ctx, CNCuint k, CNCuint i) {
-  return reinterpret_cast<double*>(ctx->buffers[k].addr + static_cast<size_t>(i) * ctx->buffers[k].stride);
+  return reinterpret_cast<double*>(ctx->buffers[k].addr +
+                                   static_cast<size_t>(i) * ctx->buffers[k].stride);
 }
 
 bool check_index(Context* ctx, const char* call, CNCuint i, CNCuint k) {
@@ -215,16 +218,33 @@ bool legacy_cnc_solver(Context* ctx, NLint id) {
   CNCenum format_id = CNC_FORMAT_AUTO;
   CNCenum precision = CNC_DOUBLE;
   switch (id) {
-    case 0x220: format_id = CNC_FORMAT_CSR; precision = CNC_SINGLE; break;
-    case 0x221: format_id = CNC_FORMAT_BCRS2; precision = CNC_SINGLE; break;
-    case 0x222: format_id = CNC_FORMAT_CSR; break;
-    case 0x223: format_id = CNC_FORMAT_BCRS2; break;
-    case 0x224: case 0x229: precision = CNC_SINGLE; [[fallthrough]];
-    case 0x225: case 0x22a:
-      print_message(format("NL_SOLVER 0x%x: ELL/HYB formats are not in cnc; cnc's automatic format "
-                           "is used", static_cast<unsigned>(id)));
+    case 0x220:
+      format_id = CNC_FORMAT_CSR;
+      precision = CNC_SINGLE;
       break;
-    default: return false;
+    case 0x221:
+      format_id = CNC_FORMAT_BCRS2;
+      precision = CNC_SINGLE;
+      break;
+    case 0x222:
+      format_id = CNC_FORMAT_CSR;
+      break;
+    case 0x223:
+      format_id = CNC_FORMAT_BCRS2;
+      break;
+    case 0x224:
+    case 0x229:
+      precision = CNC_SINGLE;
+      [[fallthrough]];
+    case 0x225:
+    case 0x22a:
+      print_message(
+          format("NL_SOLVER 0x%x: ELL/HYB formats are not in cnc; cnc's automatic format "
+                 "is used",
+                 static_cast<unsigned>(id)));
+      break;
+    default:
+      return false;
   }
   if (!ok(ctx, cncSolverParameteri(CNC_SOLVER, CNC_CG))) return true;
   if (!ok(ctx, cncSolverParameteri(CNC_MATRIX_FORMAT, static_cast<CNCint>(format_id)))) return true;
@@ -235,25 +255,36 @@ bool legacy_cnc_solver(Context* ctx, NLint id) {
 
 const char* solver_name(NLenum s) {
   switch (s) {
-    case NL_BICGSTAB: return "NL_BICGSTAB";
-    case NL_GMRES: return "NL_GMRES";
-    case NL_SUPERLU_EXT: return "NL_SUPERLU_EXT";
-    case NL_PERM_SUPERLU_EXT: return "NL_PERM_SUPERLU_EXT";
-    case NL_SYMMETRIC_SUPERLU_EXT: return "NL_SYMMETRIC_SUPERLU_EXT";
-    case NL_SOLVER_USER: return "NL_SOLVER_USER";
-    case NL_CHOLMOD_EXT: return "NL_CHOLMOD_EXT";
-    case NL_ARPACK_EXT: return "NL_ARPACK_EXT";
-    case NL_AMGCL_EXT: return "NL_AMGCL_EXT";
-    default: return "this solver";
+    case NL_BICGSTAB:
+      return "NL_BICGSTAB";
+    case NL_GMRES:
+      return "NL_GMRES";
+    case NL_SUPERLU_EXT:
+      return "NL_SUPERLU_EXT";
+    case NL_PERM_SUPERLU_EXT:
+      return "NL_PERM_SUPERLU_EXT";
+    case NL_SYMMETRIC_SUPERLU_EXT:
+      return "NL_SYMMETRIC_SUPERLU_EXT";
+    case NL_SOLVER_USER:
+      return "NL_SOLVER_USER";
+    case NL_CHOLMOD_EXT:
+      return "NL_CHOLMOD_EXT";
+    case NL_ARPACK_EXT:
+      return "NL_ARPACK_EXT";
+    case NL_AMGCL_EXT:
+      return "NL_AMGCL_EXT";
+    default:
+      return "this solver";
   }
 }
 
 // Why nlSolve cannot run with the chosen solver, or "" when it can.
 std::string unsupported_solver(const Context* ctx) {
   if (ctx->solver == NL_BICGSTAB || ctx->solver == NL_GMRES) {
-    return format("nlSolve: %s is not provided by cnc yet (cnc solves symmetric positive definite "
-                  "systems with CG); use NL_CG if the matrix is symmetric",
-                  solver_name(ctx->solver));
+    return format(
+        "nlSolve: %s is not provided by cnc yet (cnc solves symmetric positive definite "
+        "systems with CG); use NL_CG if the matrix is symmetric",
+        solver_name(ctx->solver));
   }
   if (ctx->solver == NL_SOLVER_DEFAULT && !ctx->least_squares && !ctx->symmetric) {
     return "nlSolve: OpenNL's default solver for a system that is neither least-squares nor "
@@ -278,17 +309,26 @@ void set_solver(Context* ctx, NLint value) {
       if (ok(ctx, cncSolverParameteri(CNC_SOLVER, value == NL_CG ? CNC_CG : CNC_SOLVER_DEFAULT)))
         ctx->solver = static_cast<NLenum>(value);
       return;
-    case NL_BICGSTAB: case NL_GMRES: case NL_SUPERLU_EXT: case NL_PERM_SUPERLU_EXT:
-    case NL_SYMMETRIC_SUPERLU_EXT: case NL_SOLVER_USER: case NL_CHOLMOD_EXT: case NL_ARPACK_EXT:
+    case NL_BICGSTAB:
+    case NL_GMRES:
+    case NL_SUPERLU_EXT:
+    case NL_PERM_SUPERLU_EXT:
+    case NL_SYMMETRIC_SUPERLU_EXT:
+    case NL_SOLVER_USER:
+    case NL_CHOLMOD_EXT:
+    case NL_ARPACK_EXT:
     case NL_AMGCL_EXT:
       ctx->solver = static_cast<NLenum>(value);
-      print_message(format("nlSolverParameteri(NL_SOLVER, %s): not provided by cnc; nlSolve will "
-                           "fail", solver_name(ctx->solver)));
+      print_message(
+          format("nlSolverParameteri(NL_SOLVER, %s): not provided by cnc; nlSolve will "
+                 "fail",
+                 solver_name(ctx->solver)));
       return;
     default:
       if (legacy_cnc_solver(ctx, value)) return;
       fail(ctx, CNC_ERR_INVALID_ENUM,
-           format("nlSolverParameteri(NL_SOLVER, 0x%x): unknown solver", static_cast<unsigned>(value)));
+           format("nlSolverParameteri(NL_SOLVER, 0x%x): unknown solver",
+                  static_cast<unsigned>(value)));
   }
 }
 
@@ -339,8 +379,9 @@ void begin_matrix(Context* ctx) {
 
 void begin_row(Context* ctx) {
   if (ctx->in_row || state_of() != CNC_STATE_MATRIX) {
-    fail(ctx, CNC_ERR_STATE, "nlBegin(NL_ROW): allowed only between nlBegin(NL_MATRIX) and "
-                             "nlEnd(NL_MATRIX), outside a row");
+    fail(ctx, CNC_ERR_STATE,
+         "nlBegin(NL_ROW): allowed only between nlBegin(NL_MATRIX) and "
+         "nlEnd(NL_MATRIX), outside a row");
     return;
   }
   ctx->in_row = true;
@@ -377,14 +418,16 @@ void end_row(Context* ctx) {
   if (row_index >= ctx->free_vars.size()) {
     fail(ctx, CNC_ERR_INDEX_OUT_OF_RANGE,
          format("nlEnd(NL_ROW): row %u is one too many: a system that is not least-squares has "
-                "one row per free variable (%zu)", row_index, ctx->free_vars.size()));
+                "one row per free variable (%zu)",
+                row_index, ctx->free_vars.size()));
     return;
   }
   const CNCuint var = ctx->free_vars[row_index];
   const double sign = ctx->legacy3 ? -1.0 : 1.0;
   for (const auto& c : ctx->row) ok(ctx, cncAddIJCoefficient(var, c.first, s * c.second));
   for (CNCuint k = 0; k < ctx->nb_systems; ++k) {
-    if (ctx->row_rhs[k] != 0.0) ok(ctx, cncMultiAddIRightHandSide(var, k, sign * s * ctx->row_rhs[k]));
+    if (ctx->row_rhs[k] != 0.0)
+      ok(ctx, cncMultiAddIRightHandSide(var, k, sign * s * ctx->row_rhs[k]));
   }
 }
 
@@ -499,8 +542,12 @@ void nlSolverParameteri(NLenum pname, NLint param) {
   Context* ctx = current("nlSolverParameteri");
   if (ctx == nullptr) return;
   switch (pname) {
-    case NL_SOLVER: set_solver(ctx, param); return;
-    case NL_PRECONDITIONER: set_preconditioner(ctx, param); return;
+    case NL_SOLVER:
+      set_solver(ctx, param);
+      return;
+    case NL_PRECONDITIONER:
+      set_preconditioner(ctx, param);
+      return;
     case NL_NB_VARIABLES:
       if (ok(ctx, cncSolverParameteri(CNC_NB_VARIABLES, param))) {
         ctx->n = static_cast<CNCuint>(param);
@@ -514,7 +561,8 @@ void nlSolverParameteri(NLenum pname, NLint param) {
       }
       return;
     case NL_LEAST_SQUARES:
-      if (ok(ctx, cncSolverParameteri(CNC_LEAST_SQUARES, param != 0))) ctx->least_squares = param != 0;
+      if (ok(ctx, cncSolverParameteri(CNC_LEAST_SQUARES, param != 0)))
+        ctx->least_squares = param != 0;
       return;
     case NL_SYMMETRIC:
       if (ok(ctx, cncSolverParameteri(CNC_SYMMETRIC, param != 0))) ctx->symmetric = param != 0;
@@ -522,9 +570,15 @@ void nlSolverParameteri(NLenum pname, NLint param) {
     case NL_MAX_ITERATIONS:
       if (ok(ctx, cncSolverParameteri(CNC_MAX_ITERATIONS, param))) ctx->max_iterations_set = true;
       return;
-    case NL_THRESHOLD: ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param)); return;
-    case NL_INNER_ITERATIONS: ctx->inner_iterations = param; return;
-    case NL_OMEGA: ctx->omega = param; return;
+    case NL_THRESHOLD:
+      ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
+      return;
+    case NL_INNER_ITERATIONS:
+      ctx->inner_iterations = param;
+      return;
+    case NL_OMEGA:
+      ctx->omega = param;
+      return;
     default:
       fail(ctx, CNC_ERR_INVALID_ENUM,
            format("nlSolverParameteri(pname=0x%x): unknown parameter", pname));
@@ -535,8 +589,12 @@ void nlSolverParameterd(NLenum pname, NLdouble param) {
   Context* ctx = current("nlSolverParameterd");
   if (ctx == nullptr) return;
   switch (pname) {
-    case NL_THRESHOLD: ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param)); return;
-    case NL_OMEGA: ctx->omega = param; return;
+    case NL_THRESHOLD:
+      ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
+      return;
+    case NL_OMEGA:
+      ctx->omega = param;
+      return;
     default:
       if (!std::isfinite(param) || param != std::floor(param) || std::fabs(param) > 2147483647.0) {
         fail(ctx, CNC_ERR_INVALID_VALUE,
@@ -553,16 +611,36 @@ void nlGetIntegervL(NLenum pname, NLlong* params) {
   CNCint v = 0;
   CNCint64 v64 = 0;
   switch (pname) {
-    case NL_SOLVER: *params = ctx->solver; return;
-    case NL_PRECONDITIONER: *params = ctx->preconditioner; return;
-    case NL_NB_VARIABLES: *params = ctx->n; return;
-    case NL_NB_SYSTEMS: *params = ctx->nb_systems; return;
-    case NL_LEAST_SQUARES: *params = ctx->least_squares; return;
-    case NL_SYMMETRIC: *params = ctx->symmetric; return;
-    case NL_INNER_ITERATIONS: *params = ctx->inner_iterations; return;
-    case NL_NORMALIZE_ROWS: *params = ctx->normalize_rows; return;
-    case NL_NO_VARIABLES_INDIRECTION: *params = ctx->no_indirection; return;
-    case NL_VARIABLES_BUFFER: *params = ctx->buffers_enabled; return;
+    case NL_SOLVER:
+      *params = ctx->solver;
+      return;
+    case NL_PRECONDITIONER:
+      *params = ctx->preconditioner;
+      return;
+    case NL_NB_VARIABLES:
+      *params = ctx->n;
+      return;
+    case NL_NB_SYSTEMS:
+      *params = ctx->nb_systems;
+      return;
+    case NL_LEAST_SQUARES:
+      *params = ctx->least_squares;
+      return;
+    case NL_SYMMETRIC:
+      *params = ctx->symmetric;
+      return;
+    case NL_INNER_ITERATIONS:
+      *params = ctx->inner_iterations;
+      return;
+    case NL_NORMALIZE_ROWS:
+      *params = ctx->normalize_rows;
+      return;
+    case NL_NO_VARIABLES_INDIRECTION:
+      *params = ctx->no_indirection;
+      return;
+    case NL_VARIABLES_BUFFER:
+      *params = ctx->buffers_enabled;
+      return;
     case NL_MAX_ITERATIONS:
       if (ok(ctx, cncGetIntegerv(CNC_MAX_ITERATIONS, &v))) *params = v;
       return;
@@ -578,7 +656,8 @@ void nlGetIntegervL(NLenum pname, NLlong* params) {
       return;
     }
     default:
-      fail(ctx, CNC_ERR_INVALID_ENUM, format("nlGetIntegerv(pname=0x%x): unknown parameter", pname));
+      fail(ctx, CNC_ERR_INVALID_ENUM,
+           format("nlGetIntegerv(pname=0x%x): unknown parameter", pname));
   }
 }
 
@@ -595,11 +674,21 @@ void nlGetDoublev(NLenum pname, NLdouble* params) {
   Context* ctx = current("nlGetDoublev");
   if (ctx == nullptr || params == nullptr) return;
   switch (pname) {
-    case NL_THRESHOLD: ok(ctx, cncGetDoublev(CNC_THRESHOLD, params)); return;
-    case NL_OMEGA: *params = ctx->omega; return;
-    case NL_ERROR: ok(ctx, cncGetDoublev(CNC_TRUE_ERROR, params)); return;
-    case NL_ELAPSED_TIME: ok(ctx, cncGetDoublev(CNC_ELAPSED_TIME, params)); return;
-    case NL_GFLOPS: ok(ctx, cncGetDoublev(CNC_GFLOPS, params)); return;
+    case NL_THRESHOLD:
+      ok(ctx, cncGetDoublev(CNC_THRESHOLD, params));
+      return;
+    case NL_OMEGA:
+      *params = ctx->omega;
+      return;
+    case NL_ERROR:
+      ok(ctx, cncGetDoublev(CNC_TRUE_ERROR, params));
+      return;
+    case NL_ELAPSED_TIME:
+      ok(ctx, cncGetDoublev(CNC_ELAPSED_TIME, params));
+      return;
+    case NL_GFLOPS:
+      ok(ctx, cncGetDoublev(CNC_GFLOPS, params));
+      return;
     default: {
       NLlong v = 0;
       nlGetIntegervL(pname, &v);
@@ -619,9 +708,15 @@ void nlEnable(NLenum pname) {
   Context* ctx = current("nlEnable");
   if (ctx == nullptr) return;
   switch (pname) {
-    case NL_NORMALIZE_ROWS: ctx->normalize_rows = true; return;
-    case NL_VERBOSE: ok(ctx, cncEnable(CNC_VERBOSE)); return;
-    case NL_NO_VARIABLES_INDIRECTION: ctx->no_indirection = true; return;
+    case NL_NORMALIZE_ROWS:
+      ctx->normalize_rows = true;
+      return;
+    case NL_VERBOSE:
+      if (ok(ctx, cncEnable(CNC_VERBOSE))) ctx->verbose = true;
+      return;
+    case NL_NO_VARIABLES_INDIRECTION:
+      ctx->no_indirection = true;
+      return;
     case NL_VARIABLES_BUFFER:
       ctx->buffers_enabled = true;
       ctx->buffers.resize(ctx->nb_systems);
@@ -629,7 +724,8 @@ void nlEnable(NLenum pname) {
     case NL_EIGEN_SHIFT_INVERT:
       fail(ctx, CNC_ERR_UNSUPPORTED, "nlEnable(NL_EIGEN_SHIFT_INVERT): no eigen solver in cnc");
       return;
-    default: fail(ctx, CNC_ERR_INVALID_ENUM, format("nlEnable(0x%x): unknown flag", pname));
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM, format("nlEnable(0x%x): unknown flag", pname));
   }
 }
 
@@ -637,12 +733,22 @@ void nlDisable(NLenum pname) {
   Context* ctx = current("nlDisable");
   if (ctx == nullptr) return;
   switch (pname) {
-    case NL_NORMALIZE_ROWS: ctx->normalize_rows = false; return;
-    case NL_VERBOSE: ok(ctx, cncDisable(CNC_VERBOSE)); return;
-    case NL_NO_VARIABLES_INDIRECTION: ctx->no_indirection = false; return;
-    case NL_VARIABLES_BUFFER: ctx->buffers_enabled = false; return;
-    case NL_EIGEN_SHIFT_INVERT: return;
-    default: fail(ctx, CNC_ERR_INVALID_ENUM, format("nlDisable(0x%x): unknown flag", pname));
+    case NL_NORMALIZE_ROWS:
+      ctx->normalize_rows = false;
+      return;
+    case NL_VERBOSE:
+      if (ok(ctx, cncDisable(CNC_VERBOSE))) ctx->verbose = false;
+      return;
+    case NL_NO_VARIABLES_INDIRECTION:
+      ctx->no_indirection = false;
+      return;
+    case NL_VARIABLES_BUFFER:
+      ctx->buffers_enabled = false;
+      return;
+    case NL_EIGEN_SHIFT_INVERT:
+      return;
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM, format("nlDisable(0x%x): unknown flag", pname));
   }
 }
 
@@ -662,7 +768,8 @@ void nlSetFunction(NLenum pname, NLfunc param) {
   }
   fail(ctx, CNC_ERR_UNSUPPORTED,
        format("nlSetFunction(0x%x): only NL_FUNC_PROGRESS is provided by cnc (user solver, "
-              "matrix and preconditioner functions are not)", pname));
+              "matrix and preconditioner functions are not)",
+              pname));
 }
 
 void nlGetFunction(NLenum pname, NLfunc* param) {
@@ -723,10 +830,15 @@ void nlBegin(NLenum primitive) {
   if (ctx == nullptr) return;
   switch (primitive) {
     case NL_SYSTEM:
-      if (ok(ctx, cncBegin(CNC_SYSTEM)) && ctx->locked.size() != ctx->n) ctx->locked.assign(ctx->n, 0);
+      if (ok(ctx, cncBegin(CNC_SYSTEM)) && ctx->locked.size() != ctx->n)
+        ctx->locked.assign(ctx->n, 0);
       return;
-    case NL_MATRIX: begin_matrix(ctx); return;
-    case NL_ROW: begin_row(ctx); return;
+    case NL_MATRIX:
+      begin_matrix(ctx);
+      return;
+    case NL_ROW:
+      begin_row(ctx);
+      return;
     case NL_MATRIX_PATTERN:
       if (state_of() != CNC_STATE_SYSTEM || ctx->in_pattern) {
         fail(ctx, CNC_ERR_STATE, "nlBegin(NL_MATRIX_PATTERN): allowed only in the SYSTEM state");
@@ -735,7 +847,8 @@ void nlBegin(NLenum primitive) {
       ctx->in_pattern = true;
       ctx->pattern_nnz = 0;
       return;
-    default: fail(ctx, CNC_ERR_INVALID_ENUM, format("nlBegin(0x%x): unknown primitive", primitive));
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM, format("nlBegin(0x%x): unknown primitive", primitive));
   }
 }
 
@@ -743,7 +856,9 @@ void nlEnd(NLenum primitive) {
   Context* ctx = current("nlEnd");
   if (ctx == nullptr) return;
   switch (primitive) {
-    case NL_SYSTEM: ok(ctx, cncEnd(CNC_SYSTEM)); return;
+    case NL_SYSTEM:
+      ok(ctx, cncEnd(CNC_SYSTEM));
+      return;
     case NL_MATRIX:
       if (ctx->in_row) {
         fail(ctx, CNC_ERR_STATE, "nlEnd(NL_MATRIX): a row is still open (call nlEnd(NL_ROW))");
@@ -751,7 +866,9 @@ void nlEnd(NLenum primitive) {
       }
       ok(ctx, cncEnd(CNC_MATRIX));
       return;
-    case NL_ROW: end_row(ctx); return;
+    case NL_ROW:
+      end_row(ctx);
+      return;
     case NL_MATRIX_PATTERN:
       if (!ctx->in_pattern) {
         fail(ctx, CNC_ERR_STATE, "nlEnd(NL_MATRIX_PATTERN): no pattern was begun");
@@ -761,7 +878,8 @@ void nlEnd(NLenum primitive) {
       if (ctx->pattern_nnz > 0 && !ctx->least_squares)
         ok(ctx, cncSolverParameteri64(CNC_NNZ_HINT, ctx->pattern_nnz));
       return;
-    default: fail(ctx, CNC_ERR_INVALID_ENUM, format("nlEnd(0x%x): unknown primitive", primitive));
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM, format("nlEnd(0x%x): unknown primitive", primitive));
   }
 }
 
@@ -769,7 +887,8 @@ void nlSetRowLength(NLuint i, NLuint n) {
   Context* ctx = current("nlSetRowLength");
   if (ctx == nullptr) return;
   if (!ctx->in_pattern) {
-    fail(ctx, CNC_ERR_STATE, "nlSetRowLength: allowed only inside nlBegin/nlEnd(NL_MATRIX_PATTERN)");
+    fail(ctx, CNC_ERR_STATE,
+         "nlSetRowLength: allowed only inside nlBegin/nlEnd(NL_MATRIX_PATTERN)");
     return;
   }
   ctx->pattern_nnz += n;  // a size hint only
@@ -779,12 +898,14 @@ void nlCoefficient(NLuint i, NLdouble value) {
   Context* ctx = current("nlCoefficient");
   if (ctx == nullptr) return;
   if (!ctx->in_row) {
-    fail(ctx, CNC_ERR_STATE, format("nlCoefficient(i=%u): allowed only inside nlBegin/nlEnd(NL_ROW)", i));
+    fail(ctx, CNC_ERR_STATE,
+         format("nlCoefficient(i=%u): allowed only inside nlBegin/nlEnd(NL_ROW)", i));
     return;
   }
   if (!check_index(ctx, "nlCoefficient", i, 0)) return;
   if (!std::isfinite(value)) {
-    fail(ctx, CNC_ERR_NOT_FINITE, format("nlCoefficient(i=%u, value=%g): value is not finite", i, value));
+    fail(ctx, CNC_ERR_NOT_FINITE,
+         format("nlCoefficient(i=%u, value=%g): value is not finite", i, value));
     return;
   }
   ctx->row.emplace_back(i, value);
@@ -856,7 +977,8 @@ NLboolean nlSolve(void) {
       print_message(std::string("nlSolve: the solver stopped: ") + name);
       return NL_FALSE;
     }
-    default: return NL_TRUE;
+    default:
+      return NL_TRUE;
   }
 }
 
@@ -899,7 +1021,9 @@ void nlEigenSolverParameteri(NLenum, NLint) {
   fail(t_current, CNC_ERR_UNSUPPORTED, "nlEigenSolverParameteri: no eigen solver in cnc");
 }
 
-void nlEigenSolve(void) { fail(t_current, CNC_ERR_UNSUPPORTED, "nlEigenSolve: no eigen solver in cnc"); }
+void nlEigenSolve(void) {
+  fail(t_current, CNC_ERR_UNSUPPORTED, "nlEigenSolve: no eigen solver in cnc");
+}
 
 double nlGetEigenValue(NLuint) {
   fail(t_current, CNC_ERR_UNSUPPORTED, "nlGetEigenValue: no eigen solver in cnc");

@@ -125,7 +125,8 @@ int mesh_read(const char* path, mesh* m, char* err, int errlen) {
   growable verts = {NULL, 0, 0, 3 * sizeof(double)}, faces = {NULL, 0, 0, 3 * sizeof(int)};
   const char* dot = strrchr(path, '.');
   int off = dot && (strcmp(dot, ".off") == 0 || strcmp(dot, ".OFF") == 0);
-  int rc = off ? read_off(in, &verts, &faces, err, errlen) : read_obj(in, &verts, &faces, err, errlen);
+  int rc =
+      off ? read_off(in, &verts, &faces, err, errlen) : read_obj(in, &verts, &faces, err, errlen);
   fclose(in);
   const int* f = (const int*)faces.data;
   for (int i = 0; rc == 0 && i < 3 * faces.size; ++i) {
@@ -160,7 +161,8 @@ int mesh_write_obj(const char* path, const mesh* m, const double* uv) {
   for (int t = 0; t < m->nf; ++t) {
     const int* f = m->f + 3 * t;
     if (uv)
-      fprintf(out, "f %d/%d %d/%d %d/%d\n", f[0] + 1, f[0] + 1, f[1] + 1, f[1] + 1, f[2] + 1, f[2] + 1);
+      fprintf(out, "f %d/%d %d/%d %d/%d\n", f[0] + 1, f[0] + 1, f[1] + 1, f[1] + 1, f[2] + 1,
+              f[2] + 1);
     else
       fprintf(out, "f %d %d %d\n", f[0] + 1, f[1] + 1, f[2] + 1);
   }

@@ -22,7 +22,9 @@
 static void sub(const double* a, const double* b, double* r) {
   for (int k = 0; k < 3; ++k) r[k] = a[k] - b[k];
 }
-static double dot(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot(const double* a, const double* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 static void cross(const double* a, const double* b, double* r) {
   r[0] = a[1] * b[2] - a[2] * b[1];
   r[1] = a[2] * b[0] - a[0] * b[2];
@@ -145,8 +147,10 @@ static int write_layout_png(const mesh* m, const double* uv, const char* path) {
       const int* f = m->f + 3 * t;
       for (int k = 0; k < 3; ++k) {
         const int a = f[k], b = f[(k + 1) % 3];
-        image_line(im, margin + (uv[2 * a] - lo[0]) * scale, size - margin - (uv[2 * a + 1] - lo[1]) * scale,
-                   margin + (uv[2 * b] - lo[0]) * scale, size - margin - (uv[2 * b + 1] - lo[1]) * scale, edge);
+        image_line(im, margin + (uv[2 * a] - lo[0]) * scale,
+                   size - margin - (uv[2 * a + 1] - lo[1]) * scale,
+                   margin + (uv[2 * b] - lo[0]) * scale,
+                   size - margin - (uv[2 * b + 1] - lo[1]) * scale, edge);
       }
     }
   }
@@ -191,8 +195,10 @@ int main(int argc, char** argv) {
     }
   }
   int ax = 0;
-  for (int k = 1; k < 3; ++k) if (hi[k] - lo[k] > hi[ax] - lo[ax]) ax = k;
-  const int ay = (ax + 1) % 3, az = (ax + 2) % 3, ay2 = (hi[ay] - lo[ay] >= hi[az] - lo[az]) ? ay : az;
+  for (int k = 1; k < 3; ++k)
+    if (hi[k] - lo[k] > hi[ax] - lo[ax]) ax = k;
+  const int ay = (ax + 1) % 3, az = (ax + 2) % 3,
+            ay2 = (hi[ay] - lo[ay] >= hi[az] - lo[az]) ? ay : az;
 
   CNCcontext ctx = cncNewContext();
   cncMakeCurrent(ctx);

@@ -65,8 +65,8 @@ static int write_vtk(const char* path, int n, const double* u) {
   const int m = n + 2; /* with the boundary */
   const double h = 1.0 / (n + 1);
   fprintf(out, "# vtk DataFile Version 3.0\ncnc finite-difference solution\nASCII\n");
-  fprintf(out, "DATASET STRUCTURED_POINTS\nDIMENSIONS %d %d %d\nORIGIN 0 0 0\nSPACING %g %g %g\n", m,
-          m, m, h, h, h);
+  fprintf(out, "DATASET STRUCTURED_POINTS\nDIMENSIONS %d %d %d\nORIGIN 0 0 0\nSPACING %g %g %g\n",
+          m, m, m, h, h, h);
   fprintf(out, "POINT_DATA %d\nSCALARS u double 1\nLOOKUP_TABLE default\n", m * m * m);
   for (int k = 0; k < m; ++k)
     for (int j = 0; j < m; ++j)
@@ -115,9 +115,12 @@ int main(int argc, char** argv) {
   int n = 32, steps = 0;
   const char* prefix = "poisson";
   for (int a = 1; a < argc; ++a) {
-    if (strcmp(argv[a], "-n") == 0 && a + 1 < argc) n = atoi(argv[++a]);
-    else if (strcmp(argv[a], "--heat") == 0 && a + 1 < argc) steps = atoi(argv[++a]);
-    else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc) prefix = argv[++a];
+    if (strcmp(argv[a], "-n") == 0 && a + 1 < argc)
+      n = atoi(argv[++a]);
+    else if (strcmp(argv[a], "--heat") == 0 && a + 1 < argc)
+      steps = atoi(argv[++a]);
+    else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc)
+      prefix = argv[++a];
     else {
       fprintf(stderr, "usage: %s [-n N] [--heat STEPS] [-o PREFIX]\n", argv[0]);
       return 2;
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
     const double dt = 0.1 / steps;
     for (size_t r = 0; r < nn; ++r) cncSetVariable((CNCuint)r, exact[r]);
     for (int s = 0; s < steps; ++s) { /* (I + dt/h² K) u' = u, the previous u as initial guess */
-      cncBegin(CNC_MATRIX); /* after a solve: a new system for the same variables */
+      cncBegin(CNC_MATRIX);           /* after a solve: a new system for the same variables */
       assemble(n, 1.0, dt / (h * h));
       for (size_t r = 0; r < nn; ++r) {
         double value;
@@ -196,8 +199,10 @@ int main(int argc, char** argv) {
   }
   err_discrete /= umax;
   err_analytic /= umax;
-  printf("relative max error: vs the discrete solution %.3g, vs the analytic solution %.3g (h = %.4g)\n",
-         err_discrete, err_analytic, h);
+  printf(
+      "relative max error: vs the discrete solution %.3g, vs the analytic solution %.3g (h = "
+      "%.4g)\n",
+      err_discrete, err_analytic, h);
   char vtk[1024], png[1024];
   snprintf(vtk, sizeof vtk, "%s.vtk", prefix);
   snprintf(png, sizeof png, "%s.png", prefix);

@@ -1,14 +1,16 @@
 /* OpenNL-style programs written against cnc_nl.h: small plain-mode systems, locked variables,
  * initial guess, several systems with strided variable buffers, extensions, and misuse that
  * OpenNL would abort on (here: reported, the context keeps working). References are closed-form. */
+/* cmocka.h needs the standard headers first. */
+/* clang-format off */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-
 #include <cmocka.h>
+/* clang-format on */
 
 #include <cnc.h>
 #include <cnc_nl.h>
@@ -92,14 +94,16 @@ static void test_locked_plain(void** state) {
 /* The initial guess is the variables' values at nlBegin(NL_MATRIX): one CG iteration from a guess
  * near the answer stays near it (CG never increases the A-norm error), from zero it does not. */
 static double one_iteration_error(int with_guess) {
-  const double exact[5] = {5.0 / 6, 4.0 / 6, 3.0 / 6, 2.0 / 6, 1.0 / 6}; /* -u''=0, u(-1)=1, u(5)=0 */
+  const double exact[5] = {5.0 / 6, 4.0 / 6, 3.0 / 6, 2.0 / 6,
+                           1.0 / 6}; /* -u''=0, u(-1)=1, u(5)=0 */
   NLContext ctx = nlNewContext();
   nlSolverParameteri(NL_NB_VARIABLES, 5);
   nlSolverParameteri(NL_SYMMETRIC, NL_TRUE);
   nlSolverParameteri(NL_MAX_ITERATIONS, 1);
   nlSolverParameterd(NL_THRESHOLD, 1e-14);
   nlBegin(NL_SYSTEM);
-  for (NLuint i = 0; i < 5; ++i) nlSetVariable(i, with_guess ? exact[i] + 1e-4 * (i % 2 ? 1 : -1) : 0.0);
+  for (NLuint i = 0; i < 5; ++i)
+    nlSetVariable(i, with_guess ? exact[i] + 1e-4 * (i % 2 ? 1 : -1) : 0.0);
   nlBegin(NL_MATRIX);
   for (NLuint i = 0; i < 5; ++i) {
     nlBegin(NL_ROW);
@@ -226,7 +230,8 @@ static void test_extensions(void** state) {
   assert_false(nlInitExtension("ARPACK"));
   assert_false(nlInitExtension("MKL"));
   assert_false(nlExtensionIsInitialized("SUPERLU"));
-  assert_int_equal(nlInitExtension("CUDA"), cncBackendAvailable(CNC_BACKEND_CUDA) ? NL_TRUE : NL_FALSE);
+  assert_int_equal(nlInitExtension("CUDA"),
+                   cncBackendAvailable(CNC_BACKEND_CUDA) ? NL_TRUE : NL_FALSE);
   assert_int_equal(nlInitExtension("OPENCL"),
                    cncBackendAvailable(CNC_BACKEND_OPENCL) ? NL_TRUE : NL_FALSE);
   assert_true(nlInitExtension("CNC")); /* back to cnc's own choice for the next tests */
@@ -269,12 +274,56 @@ static void test_misuse_carries_on(void** state) {
   assert_int_equal(nlGetErrorCNC(), CNC_ERR_NO_CONTEXT);
 }
 
+/* NL_FUNC_PROGRESS: called during the solve with iteration counts up to the limit. */
+static int progress_calls;
+static NLuint progress_last_iter, progress_max_iter;
+static void on_progress(NLuint it, NLuint max_it, double err2, double max_err2) {
+  (void)err2;
+  (void)max_err2;
+  ++progress_calls;
+  progress_last_iter = it;
+  progress_max_iter = max_it;
+}
+
+static void test_progress_function(void** state) {
+  (void)state;
+  NLContext ctx = nlNewContext();
+  nlSolverParameteri(NL_NB_VARIABLES, 20);
+  nlSolverParameteri(NL_SYMMETRIC, NL_TRUE);
+  nlSetFunction(NL_FUNC_PROGRESS, (NLfunc)on_progress);
+  nlBegin(NL_SYSTEM);
+  nlBegin(NL_MATRIX);
+  for (NLuint i = 0; i < 20; ++i) {
+    nlBegin(NL_ROW);
+    if (i > 0) nlCoefficient(i - 1, -1.0);
+    nlCoefficient(i, 2.0);
+    if (i < 19) nlCoefficient(i + 1, -1.0);
+    nlRightHandSide(1.0);
+    nlEnd(NL_ROW);
+  }
+  nlEnd(NL_MATRIX);
+  nlEnd(NL_SYSTEM);
+  progress_calls = 0;
+  assert_true(nlSolve());
+  NLint it = 0;
+  nlGetIntegerv(NL_USED_ITERATIONS, &it);
+  assert_true(progress_calls >= 1);
+  assert_true(progress_last_iter <= (NLuint)it);
+  assert_int_equal(progress_max_iter, 100); /* OpenNL's default: 5 x 20 free variables */
+  assert_int_equal(nlGetErrorCNC(), 0);
+  nlDeleteContext(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_2x2),           cmocka_unit_test(test_locked_plain),
-      cmocka_unit_test(test_initial_guess), cmocka_unit_test(test_multi_buffers),
-      cmocka_unit_test(test_unsupported_solvers), cmocka_unit_test(test_extensions),
+      cmocka_unit_test(test_2x2),
+      cmocka_unit_test(test_locked_plain),
+      cmocka_unit_test(test_initial_guess),
+      cmocka_unit_test(test_multi_buffers),
+      cmocka_unit_test(test_unsupported_solvers),
+      cmocka_unit_test(test_extensions),
       cmocka_unit_test(test_misuse_carries_on),
+      cmocka_unit_test(test_progress_function),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,15 @@
 /* OpenNL-style least-squares programs against cnc_nl.h: a line fit (with and without a locked
  * variable), row scaling and NL_NORMALIZE_ROWS (weighted fits), and nlRowScaling placement.
  * References: the 2x2 (or 1x1) normal equations solved in closed form here. */
+/* cmocka.h needs the standard headers first. */
+/* clang-format off */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-
 #include <cmocka.h>
+/* clang-format on */
 
 #include <cnc_nl.h>
 

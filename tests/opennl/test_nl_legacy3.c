@@ -2,13 +2,15 @@
  * plain-mode rows meaning sum a x + c = 0 (so x = -A^-1 c), nlGetIntergerv, the NL_CNC_* solver
  * ids; least-squares rows keep (a x - c)^2. References in closed form. */
 #define CNC_NL_LEGACY_3
+/* cmocka.h needs the standard headers first. */
+/* clang-format off */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-
 #include <cmocka.h>
+/* clang-format on */
 
 #include <cnc_nl.h>
 

@@ -1,13 +1,16 @@
 /* A small mesh parameterization written the OpenNL way (least squares, two locked vertices,
  * nlRowScaling per triangle). The mesh is a jittered planar grid: its own (x, y) coordinates are
- * a conformal map, so with the two pinned vertices at their (x, y) the answer is (u, v) = (x, y). */
+ * a conformal map, so with the two pinned vertices at their (x, y) the answer is (u, v) = (x, y).
+ */
+/* cmocka.h needs the standard headers first. */
+/* clang-format off */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-
 #include <cmocka.h>
+/* clang-format on */
 
 #include <cnc_nl.h>
 
