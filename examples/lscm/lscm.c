@@ -121,6 +121,8 @@ static int write_layout_png(const mesh* m, const double* uv, const char* path) {
     }
   }
   const double scale = (size - 2 * margin) / fmax(hi[0] - lo[0], hi[1] - lo[1]);
+  /* Centre the layout: shift lo so that the unused space is split evenly. */
+  for (int k = 0; k < 2; ++k) lo[k] -= 0.5 * ((size - 2 * margin) / scale - (hi[k] - lo[k]));
   image* im = image_new(size, size, 255, 255, 255);
   if (!im) return -1;
   const double light[3] = {0.267, 0.535, 0.802};
