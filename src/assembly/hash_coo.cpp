@@ -29,6 +29,18 @@ void hash_coo::allocate(std::uint32_t stride) {
   stride_ = stride;
   slots_.assign(cap, slot{empty_key, 0.0, 0.0});
   grow_at_ = std::int64_t(double(cap) * max_load);
+  probe_limit_ = 4 * stride + 64;
+}
+
+bool hash_coo::grow_for_probes() {
+  // Doubling is worth it while the table stays within 16 slots per entry (or per row); beyond
+  // that the long runs come from a few dense rows: accept them, and look again later.
+  if (double(slots_.size()) * 2 > 16.0 * double(count_ + n_rows_) || stride_ >= (1u << 20)) {
+    probe_limit_ = probe_limit_ > (1u << 30) ? probe_limit_ : probe_limit_ * 2;
+    return false;
+  }
+  grow();
+  return true;
 }
 
 void hash_coo::grow() {

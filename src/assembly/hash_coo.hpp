@@ -6,6 +6,7 @@
 // Assembly loops visit rows in order, so inserts stream through memory instead of jumping at
 // random: one cache line per few coefficients instead of one miss per coefficient.
 //
+// A run of probes longer than a few windows means rows outgrew their windows: the windows double.
 // Duplicates are summed in double-double (Knuth's TwoSum): the stored value is the correctly
 // rounded sum in all but pathological cases, so the result does not depend on insertion order.
 #pragma once
@@ -25,7 +26,8 @@ class hash_coo {
     if (count_ + 1 > grow_at_) grow();
     std::uint64_t key = (std::uint64_t(std::uint32_t(i)) << 32) | std::uint32_t(j);
     std::uint64_t s = slot_of(i, j);
-    for (;;) {
+    for (std::uint32_t probes = 0;; ++probes) {
+      if (probes > probe_limit_ && grow_for_probes()) return add(i, j, v);
       slot& e = slots_[s];
       if (e.key == key) {
         two_sum_add(e, v);
@@ -66,12 +68,16 @@ class hash_coo {
   }
   void allocate(std::uint32_t stride);
   void grow();
+  // Rows with more entries than their window make long probe runs (LSCM's AᵀA rows, say):
+  // then double the windows, unless the table would exceed 16x its entries (a few dense rows).
+  bool grow_for_probes();
 
   std::vector<slot> slots_;
   std::int32_t n_rows_ = 0;
   std::uint32_t stride_ = 0;
   std::int64_t count_ = 0;
   std::int64_t grow_at_ = 0;
+  std::uint32_t probe_limit_ = 0;
 };
 
 }  // namespace cnc
