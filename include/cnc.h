@@ -175,8 +175,8 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_NB_SYSTEMS 0x102      /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
 #define CNC_LEAST_SQUARES 0x103   /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
 #define CNC_SYMMETRIC 0x104       /**< bool: the caller states A is symmetric (informative) */
-#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT or CNC_CG */
-#define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE or CNC_PRECOND_JACOBI (default) */
+#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT (= CG), CNC_CG, CNC_BICGSTAB, CNC_GMRES */
+#define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE, _JACOBI (default) or _SSOR */
 #define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
 #define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
 #define CNC_PRECISION 0x109       /**< CNC_DOUBLE (default), CNC_SINGLE or CNC_MIXED */
@@ -186,14 +186,18 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_NNZ_HINT 0x10D        /**< int64 >= 0: expected coefficient count, sizes the table */
 #define CNC_DEVICE_INDEX 0x10E    /**< int >= -1: device ordinal for GPU backends, -1 = auto */
 #define CNC_CHECK_INTERVAL 0x10F  /**< int >= 0: GPU iterations between convergence checks, 0 = auto */
+#define CNC_GMRES_RESTART 0x110   /**< int >= 1: Krylov vectors kept by GMRES before a restart (30) */
 
 /* Values of CNC_SOLVER (0x200) */
 #define CNC_SOLVER_DEFAULT 0x200
-#define CNC_CG 0x201
+#define CNC_CG 0x201       /**< conjugate gradient: symmetric positive definite A */
+#define CNC_BICGSTAB 0x202 /**< BiCGSTAB: nonsymmetric A */
+#define CNC_GMRES 0x203    /**< restarted GMRES(CNC_GMRES_RESTART): nonsymmetric A */
 
 /* Values of CNC_PRECONDITIONER (0x300) */
 #define CNC_PRECOND_NONE 0x300
 #define CNC_PRECOND_JACOBI 0x301
+#define CNC_PRECOND_SSOR 0x302 /**< accepted; runs as Jacobi (with a warning) where SSOR is absent */
 
 /* Values of CNC_PRECISION (0x400) */
 #define CNC_DOUBLE 0x400 /**< double matrix and vectors */
@@ -246,6 +250,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_REASON_NOT_FINITE 0x905            /**< NaN or Inf appeared in the iteration */
 #define CNC_REASON_STOPPED 0x906               /**< the progress callback asked to stop */
 #define CNC_REASON_STAGNATED 0x907 /**< recursive residual converged, true residual did not */
+#define CNC_REASON_BREAKDOWN 0x908 /**< BiCGSTAB/GMRES breakdown (a zero inner product) */
 
 /* Values of CNC_STATE (0xA00) */
 #define CNC_STATE_INITIAL 0xA00
