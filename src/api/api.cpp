@@ -132,9 +132,11 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
     case CNC_NB_SYSTEMS: range(1, 4096), c.k = std::int32_t(iv); break;
     case CNC_LEAST_SQUARES: range(0, 1), c.least_squares = iv != 0; break;
     case CNC_SYMMETRIC: range(0, 1), c.symmetric = iv != 0; break;
-    case CNC_SOLVER: one_of({CNC_SOLVER_DEFAULT, CNC_CG}), c.solver = int(iv); break;
+    case CNC_SOLVER:
+      one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES}), c.solver = int(iv);
+      break;
     case CNC_PRECONDITIONER:
-      one_of({CNC_PRECOND_NONE, CNC_PRECOND_JACOBI}), c.preconditioner = int(iv);
+      one_of({CNC_PRECOND_NONE, CNC_PRECOND_JACOBI, CNC_PRECOND_SSOR}), c.preconditioner = int(iv);
       break;
     case CNC_MAX_ITERATIONS: range(1, INT64_MAX), c.max_iterations = iv; break;
     case CNC_THRESHOLD:
@@ -156,6 +158,7 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
     case CNC_NNZ_HINT: range(0, INT64_MAX), c.nnz_hint = iv; break;
     case CNC_DEVICE_INDEX: range(-1, 4096), c.device_index = int(iv); break;
     case CNC_CHECK_INTERVAL: range(0, 1 << 20), c.check_interval = int(iv); break;
+    case CNC_GMRES_RESTART: range(1, 100000), c.gmres_restart = int(iv); break;
     default: fail(CNC_ERR_INVALID_ENUM, "(%s): unknown or read-only parameter", args);
   }
 }
@@ -180,6 +183,7 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
     case CNC_NNZ_HINT: return double(c.nnz_hint);
     case CNC_DEVICE_INDEX: return c.device_index;
     case CNC_CHECK_INTERVAL: return c.check_interval;
+    case CNC_GMRES_RESTART: return c.gmres_restart;
     case CNC_USED_ITERATIONS: return double(s.iterations);
     case CNC_REASON: return s.reason;
     case CNC_BYTES_PER_ITERATION: return double(s.bytes_per_iteration);
@@ -301,7 +305,7 @@ CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
     static const char* reasons[] = {"none", "converged", "max iterations", "indefinite matrix",
                                     "indefinite preconditioner", "not finite", "stopped",
-                                    "stagnated"};
+                                    "stagnated", "breakdown"};
     if (p < CNC_BACKEND_NAME || p > CNC_CPU_SIMD)
       fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);
     std::string& result = c.strings[p - CNC_BACKEND_NAME];

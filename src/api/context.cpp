@@ -8,6 +8,7 @@
 
 #include "backends/registry.hpp"
 #include "conversion/convert.hpp"
+#include "solver/krylov.hpp"
 #include "solver/pcg.hpp"
 #include "util/error.hpp"
 #include "util/timer.hpp"
@@ -109,7 +110,10 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
         continue;
       }
       // Format, diagonal and device-resident matrix (kept while nothing changed).
-      const bool jacobi = preconditioner == CNC_PRECOND_JACOBI;
+      // SSOR is not implemented on any backend: it runs as Jacobi, as OpenNL does where absent.
+      if (preconditioner == CNC_PRECOND_SSOR)
+        log(CNC_LOG_WARNING, "SSOR is not available: using Jacobi");
+      const bool jacobi = preconditioner != CNC_PRECOND_NONE;
       const double tc = now_seconds();
       format fmt = format::csr;
       if (format_param == CNC_FORMAT_AUTO)
@@ -154,7 +158,18 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       }
       prm.log = [this](int level, const std::string& m) { log(level, m); };
       const double ts = now_seconds();
-      pcg_result r = pcg_solve(*prep.dev, a, nrhs, b, x, prm);
+      pcg_result r;
+      if (solver == CNC_BICGSTAB || solver == CNC_GMRES) {  // DEFAULT and CG: PCG
+        krylov_params kp;
+        kp.base = prm;
+        kp.restart = gmres_restart;
+        kp.threads = nthreads;
+        kp.d = jacobi ? prep.d.data() : nullptr;
+        r = solver == CNC_BICGSTAB ? bicgstab_solve(*prep.dev, a, nrhs, b, x, kp)
+                                   : gmres_solve(*prep.dev, a, nrhs, b, x, kp);
+      } else {
+        r = pcg_solve(*prep.dev, a, nrhs, b, x, prm);
+      }
       stats.solve = now_seconds() - ts;
 
       stats.iterations = r.iterations;
@@ -181,7 +196,7 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       stats.elapsed = now_seconds() - t0;
       static const char* reasons[] = {"none", "converged", "max iterations", "indefinite matrix",
                                       "indefinite preconditioner", "not finite", "stopped",
-                                      "stagnated"};
+                                      "stagnated", "breakdown"};
       char line[256];
       std::snprintf(line, sizeof line, "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s",
                     reasons[stats.reason - CNC_REASON_NONE], (long long)stats.iterations, stats.error,

@@ -52,6 +52,7 @@ struct context {
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;
   int threads = 0, device_index = -1, check_interval = 0;
+  int gmres_restart = 30;  // CNC_GMRES_RESTART
   std::int64_t nnz_hint = 0;
   // Variables (n * k, column-major) and locks.
   std::vector<double> values;
