@@ -30,7 +30,8 @@
  * What matches OpenNL: the life cycle and its states; the initial guess is the variables' values
  * at nlBegin(NL_MATRIX); stopping test ||r||^2 <= eps^2 ||b||^2 (NL_THRESHOLD, default 1e-6);
  * default solver CG + Jacobi with 5 n iterations (n free variables) for symmetric or
- * least-squares systems; locked variables; least squares; nlRowScaling (applies to the next row)
+ * least-squares systems, BiCGSTAB + Jacobi for other systems; NL_BICGSTAB, NL_GMRES (restarted
+ * every NL_INNER_ITERATIONS steps, 5 by default); locked variables; least squares; nlRowScaling (applies to the next row)
  * and NL_NORMALIZE_ROWS (row divided by its L2 norm, locked coefficients included);
  * nlRightHandSide overwrites the current row's value until nlEnd(NL_ROW); in plain mode the k-th
  * row is the equation of the k-th free variable; NL_NB_SYSTEMS and the Multi* calls;
@@ -42,9 +43,8 @@
  * - Misuse never aborts: the call prints "OpenNL (cnc): <message>" through nlPrintfFuncs' fprintf
  *   (stderr by default), does nothing, and the program carries on. The first error is kept:
  *   nlGetErrorCNC() / nlGetErrorMessageCNC() / nlClearErrorCNC() (cnc extensions).
- * - cnc has no nonsymmetric solver yet: NL_BICGSTAB, NL_GMRES, and NL_SOLVER_DEFAULT on a plain
- *   system not declared NL_SYMMETRIC make nlSolve print why and return NL_FALSE. Declare a
- *   symmetric matrix with nlSolverParameteri(NL_SYMMETRIC, NL_TRUE) or ask for NL_CG.
+ * - NL_GMRES keeps the Jacobi preconditioner (OpenNL's GMRES runs without one), and a BiCGSTAB
+ *   or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR runs Jacobi (with a warning). Direct solvers, eigen solvers, user
  *   functions other than NL_FUNC_PROGRESS, nlUpdateRightHandSide: reported as unsupported.
  * - nlInitExtension("CUDA" | "OPENCL" | "CNC") answers whether that cnc backend can run here and
@@ -114,7 +114,7 @@ typedef void* NLContext;
 #define NL_SYMMETRIC 0x106
 #define NL_USED_ITERATIONS 0x107
 #define NL_ERROR 0x108
-#define NL_INNER_ITERATIONS 0x109 /* accepted, unused (GMRES is not provided) */
+#define NL_INNER_ITERATIONS 0x109 /* GMRES restart (>= 1, default 5) */
 #define NL_ELAPSED_TIME 0x10a
 #define NL_PRECONDITIONER 0x10b
 #define NL_GFLOPS 0x10c
@@ -125,8 +125,8 @@ typedef void* NLContext;
  */
 #define NL_SOLVER_DEFAULT 0x000
 #define NL_CG 0x200
-#define NL_BICGSTAB 0x201 /* not provided by cnc yet: nlSolve fails with a message */
-#define NL_GMRES 0x202    /* not provided by cnc yet: nlSolve fails with a message */
+#define NL_BICGSTAB 0x201 /* Jacobi-preconditioned BiCGSTAB */
+#define NL_GMRES 0x202    /* restarted GMRES (NL_INNER_ITERATIONS), Jacobi-preconditioned */
 
 /* ---- Preconditioners ---------------------------------------------------------------------------
  */

@@ -165,6 +165,7 @@ NLContext new_context(bool legacy3) {
   t_current = ctx;
   cncMakeCurrent(ctx->cnc);
   cncSetLogCallback(log_callback, ctx);
+  cncSolverParameteri(CNC_GMRES_RESTART, ctx->inner_iterations);  // OpenNL's default: 5
   if (g_backend != 0) ok(ctx, cncSolverParameteri(CNC_BACKEND, g_backend));
   return ctx;
 }
@@ -255,10 +256,6 @@ bool legacy_cnc_solver(Context* ctx, NLint id) {
 
 const char* solver_name(NLenum s) {
   switch (s) {
-    case NL_BICGSTAB:
-      return "NL_BICGSTAB";
-    case NL_GMRES:
-      return "NL_GMRES";
     case NL_SUPERLU_EXT:
       return "NL_SUPERLU_EXT";
     case NL_PERM_SUPERLU_EXT:
@@ -280,19 +277,8 @@ const char* solver_name(NLenum s) {
 
 // Why nlSolve cannot run with the chosen solver, or "" when it can.
 std::string unsupported_solver(const Context* ctx) {
-  if (ctx->solver == NL_BICGSTAB || ctx->solver == NL_GMRES) {
-    return format(
-        "nlSolve: %s is not provided by cnc yet (cnc solves symmetric positive definite "
-        "systems with CG); use NL_CG if the matrix is symmetric",
-        solver_name(ctx->solver));
-  }
-  if (ctx->solver == NL_SOLVER_DEFAULT && !ctx->least_squares && !ctx->symmetric) {
-    return "nlSolve: OpenNL's default solver for a system that is neither least-squares nor "
-           "declared symmetric is BiCGSTAB, which cnc does not provide yet (CG only); if the "
-           "matrix is symmetric positive definite, call nlSolverParameteri(NL_SYMMETRIC, NL_TRUE) "
-           "or nlSolverParameteri(NL_SOLVER, NL_CG)";
-  }
-  if (ctx->solver != NL_SOLVER_DEFAULT && ctx->solver != NL_CG) {
+  if (ctx->solver != NL_SOLVER_DEFAULT && ctx->solver != NL_CG && ctx->solver != NL_BICGSTAB &&
+      ctx->solver != NL_GMRES) {
     return format("nlSolve: %s (0x%x) is an OpenNL extension that cnc does not provide",
                   solver_name(ctx->solver), ctx->solver);
   }
@@ -311,6 +297,9 @@ void set_solver(Context* ctx, NLint value) {
       return;
     case NL_BICGSTAB:
     case NL_GMRES:
+      if (ok(ctx, cncSolverParameteri(CNC_SOLVER, value == NL_GMRES ? CNC_GMRES : CNC_BICGSTAB)))
+        ctx->solver = static_cast<NLenum>(value);
+      return;
     case NL_SUPERLU_EXT:
     case NL_PERM_SUPERLU_EXT:
     case NL_SYMMETRIC_SUPERLU_EXT:
@@ -338,11 +327,11 @@ void set_preconditioner(Context* ctx, NLint value) {
       if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_NONE)))
         ctx->preconditioner = NL_PRECOND_NONE;
       return;
-    case NL_PRECOND_SSOR:
-      print_message("NL_PRECOND_SSOR is not provided by cnc: Jacobi is used instead");
-      [[fallthrough]];
+    case NL_PRECOND_SSOR:  // cnc runs it as Jacobi and warns at nlSolve
     case NL_PRECOND_JACOBI:
-      if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_JACOBI)))
+      if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, value == NL_PRECOND_SSOR
+                                                              ? CNC_PRECOND_SSOR
+                                                              : CNC_PRECOND_JACOBI)))
         ctx->preconditioner = static_cast<NLenum>(value);
       return;
     case NL_PRECOND_USER:
@@ -573,8 +562,8 @@ void nlSolverParameteri(NLenum pname, NLint param) {
     case NL_THRESHOLD:
       ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
       return;
-    case NL_INNER_ITERATIONS:
-      ctx->inner_iterations = param;
+    case NL_INNER_ITERATIONS:  // OpenNL's GMRES restart
+      if (ok(ctx, cncSolverParameteri(CNC_GMRES_RESTART, param))) ctx->inner_iterations = param;
       return;
     case NL_OMEGA:
       ctx->omega = param;
@@ -963,6 +952,11 @@ NLboolean nlSolve(void) {
     fail(ctx, CNC_ERR_UNSUPPORTED, why);
     return NL_FALSE;
   }
+  if (ctx->solver == NL_SOLVER_DEFAULT) {
+    // OpenNL's default: CG for least-squares or symmetric systems, else BiCGSTAB.
+    const bool cg = ctx->least_squares || ctx->symmetric;
+    if (!ok(ctx, cncSolverParameteri(CNC_SOLVER, cg ? CNC_CG : CNC_BICGSTAB))) return NL_FALSE;
+  }
   if (ctx->buffers_enabled) buffers_to_cnc(ctx, true);  // new initial guess, as OpenNL reads it
   if (!ok(ctx, cncSolve())) return NL_FALSE;
   if (ctx->buffers_enabled) cnc_to_buffers(ctx);
@@ -971,6 +965,7 @@ NLboolean nlSolve(void) {
   switch (reason) {
     case CNC_REASON_INDEFINITE_MATRIX:
     case CNC_REASON_INDEFINITE_PRECOND:
+    case CNC_REASON_BREAKDOWN:
     case CNC_REASON_NOT_FINITE: {
       const char* name = "";
       cncGetString(CNC_REASON_NAME, &name);

@@ -183,8 +183,7 @@ static void test_multi_buffers(void** state) {
   nlDeleteContext(ctx);
 }
 
-/* cnc has no nonsymmetric solver yet: the OpenNL default for a plain system not declared
- * symmetric (BiCGSTAB), and NL_BICGSTAB / NL_GMRES / direct solvers, fail cleanly. */
+/* OpenNL's first example, a nonsymmetric system: [1 2; 3 4] x = [5; 6], x = (-4, 4.5). */
 static void build_2x2_nonsym(void) {
   nlSolverParameteri(NL_NB_VARIABLES, 2);
   nlBegin(NL_SYSTEM);
@@ -203,18 +202,61 @@ static void build_2x2_nonsym(void) {
   nlEnd(NL_SYSTEM);
 }
 
-static void test_unsupported_solvers(void** state) {
+/* The default solver (BiCGSTAB for a plain system not declared symmetric, as in OpenNL),
+ * NL_BICGSTAB and NL_GMRES, with Jacobi or SSOR (run as Jacobi), solve it. */
+static void test_nonsymmetric_solvers(void** state) {
+  (void)state;
+  const NLint solvers[] = {-1, NL_SOLVER_DEFAULT, NL_BICGSTAB, NL_GMRES};
+  const NLint preconds[] = {NL_PRECOND_JACOBI, NL_PRECOND_SSOR, NL_PRECOND_NONE};
+  for (size_t s = 0; s < sizeof solvers / sizeof solvers[0]; ++s)
+    for (size_t p = 0; p < sizeof preconds / sizeof preconds[0]; ++p) {
+      NLContext ctx = nlNewContext();
+      if (solvers[s] >= 0) nlSolverParameteri(NL_SOLVER, solvers[s]);
+      if (solvers[s] >= 0) nlSolverParameteri(NL_PRECONDITIONER, preconds[p]);
+      build_2x2_nonsym();
+      assert_true(nlSolve());
+      assert_double_equal(nlGetVariable(0), -4.0, 1e-5);
+      assert_double_equal(nlGetVariable(1), 4.5, 1e-5);
+      NLint it = -1;
+      nlGetIntegerv(NL_USED_ITERATIONS, &it);
+      assert_true(it >= 1 && it <= 4);
+      assert_int_equal(nlGetErrorCNC(), 0);
+      CNCint solver = 0;
+      cncGetIntegerv(CNC_SOLVER, &solver); /* the cnc context is current with the NL one */
+      assert_int_equal(solver, solvers[s] == NL_GMRES ? CNC_GMRES : CNC_BICGSTAB);
+      nlDeleteContext(ctx);
+      if (solvers[s] < 0) break;
+    }
+}
+
+/* NL_INNER_ITERATIONS is GMRES's restart: OpenNL's default 5, values >= 1. */
+static void test_gmres_restart(void** state) {
   (void)state;
   NLContext ctx = nlNewContext();
-  build_2x2_nonsym();
-  assert_false(nlSolve());
-  assert_int_equal(nlGetErrorCNC(), CNC_ERR_UNSUPPORTED);
-  assert_non_null(strstr(nlGetErrorMessageCNC(), "BiCGSTAB"));
+  NLint v = 0;
+  nlGetIntegerv(NL_INNER_ITERATIONS, &v);
+  assert_int_equal(v, 5);
+  CNCint restart = 0;
+  cncGetIntegerv(CNC_GMRES_RESTART, &restart);
+  assert_int_equal(restart, 5);
+  nlSolverParameteri(NL_INNER_ITERATIONS, 12);
+  cncGetIntegerv(CNC_GMRES_RESTART, &restart);
+  assert_int_equal(restart, 12);
+  nlGetIntegerv(NL_INNER_ITERATIONS, &v);
+  assert_int_equal(v, 12);
+  nlSolverParameteri(NL_INNER_ITERATIONS, 0);
+  assert_int_equal(nlGetErrorCNC(), CNC_ERR_INVALID_VALUE);
+  nlGetIntegerv(NL_INNER_ITERATIONS, &v);
+  assert_int_equal(v, 12);
   nlDeleteContext(ctx);
+}
 
-  const NLenum solvers[] = {NL_BICGSTAB, NL_GMRES, NL_SUPERLU_EXT, NL_CHOLMOD_EXT};
+/* Direct solvers are still not provided: nlSolve fails cleanly. */
+static void test_unsupported_solvers(void** state) {
+  (void)state;
+  const NLenum solvers[] = {NL_SUPERLU_EXT, NL_CHOLMOD_EXT};
   for (size_t s = 0; s < sizeof solvers / sizeof solvers[0]; ++s) {
-    ctx = nlNewContext();
+    NLContext ctx = nlNewContext();
     nlSolverParameteri(NL_SOLVER, (NLint)solvers[s]);
     build_2x2_nonsym();
     assert_false(nlSolve());
@@ -320,6 +362,8 @@ int main(void) {
       cmocka_unit_test(test_locked_plain),
       cmocka_unit_test(test_initial_guess),
       cmocka_unit_test(test_multi_buffers),
+      cmocka_unit_test(test_nonsymmetric_solvers),
+      cmocka_unit_test(test_gmres_restart),
       cmocka_unit_test(test_unsupported_solvers),
       cmocka_unit_test(test_extensions),
       cmocka_unit_test(test_misuse_carries_on),
