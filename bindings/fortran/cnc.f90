@@ -75,12 +75,16 @@ module cnc
   integer(c_int), parameter :: CNC_NNZ_HINT = int(z'10D', c_int)
   integer(c_int), parameter :: CNC_DEVICE_INDEX = int(z'10E', c_int)
   integer(c_int), parameter :: CNC_CHECK_INTERVAL = int(z'10F', c_int)
+  integer(c_int), parameter :: CNC_GMRES_RESTART = int(z'110', c_int)
 
   integer(c_int), parameter :: CNC_SOLVER_DEFAULT = int(z'200', c_int)
   integer(c_int), parameter :: CNC_CG = int(z'201', c_int)
+  integer(c_int), parameter :: CNC_BICGSTAB = int(z'202', c_int)
+  integer(c_int), parameter :: CNC_GMRES = int(z'203', c_int)
 
   integer(c_int), parameter :: CNC_PRECOND_NONE = int(z'300', c_int)
   integer(c_int), parameter :: CNC_PRECOND_JACOBI = int(z'301', c_int)
+  integer(c_int), parameter :: CNC_PRECOND_SSOR = int(z'302', c_int)
 
   integer(c_int), parameter :: CNC_DOUBLE = int(z'400', c_int)
   integer(c_int), parameter :: CNC_SINGLE = int(z'401', c_int)
@@ -129,6 +133,7 @@ module cnc
   integer(c_int), parameter :: CNC_REASON_NOT_FINITE = int(z'905', c_int)
   integer(c_int), parameter :: CNC_REASON_STOPPED = int(z'906', c_int)
   integer(c_int), parameter :: CNC_REASON_STAGNATED = int(z'907', c_int)
+  integer(c_int), parameter :: CNC_REASON_BREAKDOWN = int(z'908', c_int)
 
   integer(c_int), parameter :: CNC_STATE_INITIAL = int(z'A00', c_int)
   integer(c_int), parameter :: CNC_STATE_SYSTEM = int(z'A01', c_int)

@@ -23,7 +23,13 @@ FORMATS = {
     "bcrs2": _c.FORMAT_BCRS2,
     "bcrs4": _c.FORMAT_BCRS4,
 }
-PRECONDITIONERS = {"jacobi": _c.PRECOND_JACOBI, "none": _c.PRECOND_NONE, None: _c.PRECOND_NONE}
+PRECONDITIONERS = {
+    "jacobi": _c.PRECOND_JACOBI,
+    "ssor": _c.PRECOND_SSOR,  # runs as Jacobi, with a warning
+    "none": _c.PRECOND_NONE,
+    None: _c.PRECOND_NONE,
+}
+SOLVERS = {"cg": _c.CG, "bicgstab": _c.BICGSTAB, "gmres": _c.GMRES}
 
 
 def _enum(table, value, what):
@@ -49,8 +55,11 @@ def solve(
     preconditioner="jacobi",
     threads=0,
     x0=None,
+    solver="cg",
+    restart=None,
 ):
-    """Solves A x = b (A symmetric positive definite) with cnc's preconditioned CG.
+    """Solves A x = b with cnc's preconditioned CG (A symmetric positive definite), or with
+    BiCGSTAB or restarted GMRES (any nonsingular A).
 
     A        scipy.sparse matrix or array (any format; int32 or int64 indices; COO duplicates
              are summed) or a square dense numpy array
@@ -60,15 +69,18 @@ def solve(
     precision "double", "single" or "mixed" (float matrix, double vectors)
     backend  "auto", "cpu", "opencl" or "cuda" (an unavailable one raises CncError)
     format   "auto", "csr", "bcrs2" or "bcrs4"
-    preconditioner "jacobi" or "none"
+    preconditioner "jacobi", "none" or "ssor" (runs as Jacobi, with a warning)
     threads  CPU threads, 0 = one per core
     x0       initial guess, shape of b or (n,)
+    solver   "cg", "bicgstab" or "gmres"
+    restart  GMRES: Krylov vectors kept before a restart (None: cnc's default, 30)
 
     Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,
     info.residual, info.true_residual, ...). A solve that does not converge is not an error:
     check info.converged / info.reason. Raises cnc.CncError on bad input.
     """
     settings = [
+        (_c.SOLVER, _enum(SOLVERS, solver, "solver")),
         (_c.THRESHOLD, float(tol)),
         (_c.PRECISION, _enum(PRECISIONS, precision, "precision")),
         (_c.MATRIX_FORMAT, _enum(FORMATS, format, "format")),
@@ -79,6 +91,8 @@ def solve(
         settings.append((_c.BACKEND, backend_value))
     if max_iter is not None:
         settings.append((_c.MAX_ITERATIONS, int(max_iter)))
+    if restart is not None:
+        settings.append((_c.GMRES_RESTART, int(restart)))
     if threads != 0:
         settings.append((_c.NB_THREADS, int(threads)))
     with Context() as ctx:

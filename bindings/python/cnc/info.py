@@ -14,6 +14,7 @@ REASON_NAMES = {
     _c.REASON_NOT_FINITE: "not finite",
     _c.REASON_STOPPED: "stopped",
     _c.REASON_STAGNATED: "stagnated",
+    _c.REASON_BREAKDOWN: "breakdown",
 }
 
 

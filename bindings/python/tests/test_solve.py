@@ -265,3 +265,21 @@ def test_concurrent_solves_in_threads():
         t.join()
     for (A, b), (x, info) in zip(problems, results):
         assert info.converged and rel_err(x, reference(A, b)) < 1e-7
+
+
+@pytest.mark.parametrize("solver", ["bicgstab", "gmres"])
+def test_nonsymmetric_solvers(solver):
+    # Convection-diffusion (central differences): a nonsymmetric, nonsingular matrix.
+    m = 20
+    one = sp.eye(m, format="csr")
+    conv = sp.diags([-1.45, 4.0, -0.55], [-1, 0, 1], shape=(m, m))  # -1 -/+ 0.45
+    A = (sp.kron(one, conv) + sp.kron(sp.diags([-1.0, -1.0], [-1, 1], shape=(m, m)), one)).tocsr()
+    assert abs(A - A.T).max() > 0.5
+    B = rhs(A.shape[0], 2, seed=7)
+    X, info = cnc.solve(A, B, tol=1e-10, solver=solver, restart=20)
+    assert info.converged, info.reason
+    for j in range(2):
+        assert rel_err(X[:, j], reference(A, B[:, j])) < 1e-7
+    # CG is not meant for it; a bad solver name is rejected before anything runs.
+    with pytest.raises(cnc.CncError):
+        cnc.solve(A, B[:, 0], solver="lu")
