@@ -8,7 +8,7 @@ namespace cnc::cuda {
 namespace {
 
 template <class V, int KC>
-__global__ void __launch_bounds__(block_threads, 8) k_init(group_view g) {
+__global__ void __launch_bounds__(block_threads) k_init(group_view g) {
   __shared__ double smem[(block_threads / 32) * KC];
   const V* __restrict__ b = static_cast<const V*>(g.b);
   const V* __restrict__ q = static_cast<const V*>(g.q);  // A x
@@ -65,7 +65,7 @@ __device__ __forceinline__ bool none_running(const group_view& g) {
 }
 
 template <class V, int KC>
-__global__ void __launch_bounds__(block_threads, 8) k_update_xr(group_view g) {
+__global__ void __launch_bounds__(block_threads) k_update_xr(group_view g) {
   __shared__ double smem[(block_threads / 32) * KC];
   if (none_running<KC>(g)) return;
   const int j = threadIdx.x % KC;

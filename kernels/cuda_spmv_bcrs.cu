@@ -25,6 +25,7 @@ __global__ void __launch_bounds__(block_threads)
   constexpr int BB = B * B;
   constexpr int blocks_per_step = W / BB;
   constexpr int rows_per_warp = 32 / W;
+  constexpr int U = spmv_unroll(KC, sizeof(M));
   const M* __restrict__ val = static_cast<const M*>(a.val);
   const std::int32_t* __restrict__ col = a.col;
   const std::int64_t* __restrict__ row_ptr = a.row_ptr;
@@ -46,16 +47,37 @@ __global__ void __launch_bounds__(block_threads)
       s = __ldg(row_ptr + brow) + boff;
       end = __ldg(row_ptr + brow + 1);
     }
+    V prow[KC];
+#pragma unroll
+    for (int j = 0; j < KC; ++j) prow[j] = V(0);
+    if (cg && cb == 0 && boff == 0 && brow < a.rows) load_slots<KC>(in + (brow * B + rb) * KC, prow);
     V acc[KC];
 #pragma unroll
     for (int j = 0; j < KC; ++j) acc[j] = V(0);
-    for (; s < end; s += blocks_per_step) {
-      const V v = static_cast<V>(__ldg(val + s * BB + elem));
-      const long long xc = static_cast<long long>(__ldg(col + s)) * B + cb;
-      V xv[KC];
-      load_slots<KC>(in + xc * KC, xv);
+    // U steps per trip, all loads issued before the first use (see cuda_spmv_csr.cu).
+    for (; s < end; s += blocks_per_step * U) {
+      M v[U];
+      std::int32_t c[U];
 #pragma unroll
-      for (int j = 0; j < KC; ++j) acc[j] += v * xv[j];
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t su = s + u * blocks_per_step;
+        v[u] = su < end ? __ldg(val + su * BB + elem) : M(0);
+        c[u] = su < end ? __ldg(col + su) : -1;
+      }
+      V xv[U][KC];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (c[u] >= 0) {
+          load_slots<KC>(in + (static_cast<long long>(c[u]) * B + cb) * KC, xv[u]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
     }
     // Sum over the columns of a block, then over the blocks of a step.
 #pragma unroll
@@ -72,7 +94,7 @@ __global__ void __launch_bounds__(block_threads)
       for (int j = 0; j < KC; ++j) {
         if (!act[j]) continue;
         out[row * KC + j] = acc[j];
-        if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(in[row * KC + j]);
+        if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
       }
     }
   }

@@ -1,6 +1,8 @@
 // CSR SpMV for the CUDA backend: a sub-warp of W lanes per row (W from the average row length),
 // so that the lanes of a warp read consecutive values and column indices (coalesced), and one
-// pass over the matrix serves the KC right-hand sides of a group. In CG mode it also reduces
+// pass over the matrix serves the KC right-hand sides of a group. Each lane issues the loads of
+// U strided entries before using any (memory-level parallelism: the row offsets, values and
+// gathers would otherwise form a chain of dependent latencies per W entries). In CG mode it also reduces
 // pq = pᵀ(Ap) per running system (cuda_common.cuh: deterministic two-stage reduction).
 #include "cuda_common.cuh"
 
@@ -20,6 +22,7 @@ __global__ void __launch_bounds__(block_threads)
   const std::int32_t* __restrict__ col = a.col;
   const std::int64_t* __restrict__ row_ptr = a.row_ptr;
   constexpr int rows_per_warp = 32 / W;
+  constexpr int U = spmv_unroll(KC, sizeof(M));
   const int lane = threadIdx.x % W;
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
@@ -35,15 +38,39 @@ __global__ void __launch_bounds__(block_threads)
       e = __ldg(row_ptr + row) + lane;
       end = __ldg(row_ptr + row + 1);
     }
+    // p of this row (for pq) is loaded now, independent of the row's gathers.
+    V prow[KC];
+#pragma unroll
+    for (int j = 0; j < KC; ++j) prow[j] = V(0);
+    if (cg && lane == 0 && row < a.rows) load_slots<KC>(in + row * KC, prow);
     V acc[KC];
 #pragma unroll
     for (int j = 0; j < KC; ++j) acc[j] = V(0);
-    for (; e < end; e += W) {
-      const V v = static_cast<V>(__ldg(val + e));
-      V xv[KC];
-      load_slots<KC>(in + static_cast<long long>(__ldg(col + e)) * KC, xv);
+    // U strided chunks per trip: every value, index and gather of a short row is in flight at
+    // once (one trip), instead of one dependent load chain per W entries.
+    for (; e < end; e += W * U) {
+      M v[U];
+      std::int32_t c[U];
 #pragma unroll
-      for (int j = 0; j < KC; ++j) acc[j] += v * xv[j];
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t eu = e + u * W;
+        v[u] = eu < end ? __ldg(val + eu) : M(0);
+        c[u] = eu < end ? __ldg(col + eu) : -1;
+      }
+      V xv[U][KC];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (c[u] >= 0) {
+          load_slots<KC>(in + static_cast<long long>(c[u]) * KC, xv[u]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
     }
 #pragma unroll
     for (int off = W / 2; off >= 1; off >>= 1)
@@ -54,7 +81,7 @@ __global__ void __launch_bounds__(block_threads)
       for (int j = 0; j < KC; ++j) {
         if (!act[j]) continue;
         out[row * KC + j] = acc[j];
-        if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(in[row * KC + j]);
+        if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
       }
     }
   }

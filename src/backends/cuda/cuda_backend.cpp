@@ -95,13 +95,14 @@ device_buffer upload_values(const std::vector<double>& v, bool as_float, cudaStr
   return b;
 }
 
-// Lanes per (block) row: the power of two that covers half the average row, so that a sub-warp
-// reads a row in about two coalesced steps; at least one lane per block element.
-int choose_width(int b, double avg_per_row) {
-  const double lanes = avg_per_row * b * b;
-  int w = 2;
-  while (w < 32 && 2.0 * w < lanes) w *= 2;
-  return std::max(w, b == 1 ? 2 : b * b);
+// Lanes per (block) row: the smallest power of two whose lanes, each loading `unroll` strided
+// entries (or blocks) at once, cover the average row in one trip: more rows per warp and every
+// load of a row in flight together. At least one lane per block element.
+int choose_width(int b, double avg_per_row, int unroll) {
+  const int bb = b * b;
+  int w = bb == 1 ? 2 : bb;
+  while (w < 32 && double(unroll) * (w / bb) < avg_per_row) w *= 2;
+  return w;
 }
 
 bool valid_width(int b, int w) {
@@ -138,6 +139,7 @@ struct group {
   device_buffer x, r, p, q, b, partials, counter;
   cuda::group_view view;
   int spmv_grid = 0;
+  int width = 0;  // SpMV lanes per (block) row
 };
 
 class cuda_system final : public device_system, public cuda::system_probe {
@@ -176,9 +178,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
     mat_.row_ptr = row_ptr_.as<std::int64_t>();
     mat_.col = col_.as<std::int32_t>();
     mat_.val = val_.get();
-    mat_.width = choose_width(mat_.b, avg);
-    const int forced = env_int("CNC_CUDA_SPMV_WIDTH", 0);  // tuning and tests
-    if (forced && valid_width(mat_.b, forced)) mat_.width = forced;
+    avg_per_row_ = avg;
 
     if (pr_ == cuda::cprec::f32) {
       std::vector<float> df(d.begin(), d.begin() + n_);
@@ -203,8 +203,13 @@ class cuda_system final : public device_system, public cuda::system_probe {
         *v = device_buffer(elems * vsize_);
         if (elems) check(cudaMemsetAsync(v->get(), 0, elems * vsize_, stream_), "cudaMemset");
       }
-      const long long rows_per_block = cuda::block_threads / mat_.width;
-      int smax = cuda::spmv_max_grid(pr_, mat_.b, mat_.width, kc, sm_count);
+      // (at least 2 chunks' worth of lanes: with one chunk per lane the rows get too many lanes)
+      g.width = choose_width(mat_.b, avg_per_row_,
+                             std::max(2, cuda::spmv_unroll(kc, pr_ == cuda::cprec::f64 ? 8 : 4)));
+      const int forced = env_int("CNC_CUDA_SPMV_WIDTH", 0);  // tuning and tests
+      if (forced && valid_width(mat_.b, forced)) g.width = forced;
+      const long long rows_per_block = cuda::block_threads / g.width;
+      int smax = cuda::spmv_max_grid(pr_, mat_.b, g.width, kc, sm_count);
       if (smax <= 0) check(cudaGetLastError(), "kernel occupancy query");
       smax = std::max(smax, 1);
       g.spmv_grid = static_cast<int>(
@@ -339,9 +344,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
 
   std::string config() const override {
     std::string s = mat_.b == 1 ? "csr" : "bcrs" + std::to_string(mat_.b);
-    s += " width=" + std::to_string(mat_.width);
     for (const group& g : groups_)
-      s += " [kc=" + std::to_string(g.view.kc) + " spmv_grid=" + std::to_string(g.spmv_grid) +
+      s += " [kc=" + std::to_string(g.view.kc) + " width=" + std::to_string(g.width) +
+           " spmv_grid=" + std::to_string(g.spmv_grid) +
            " vec_grid=" + std::to_string(g.view.grid) + "]";
     return s;
   }
@@ -350,6 +355,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   cuda::matrix_view matrix_for(const group& g) const {
     cuda::matrix_view m = mat_;
     m.grid = g.spmv_grid;
+    m.width = g.width;
     return m;
   }
 
@@ -432,6 +438,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   cudaStream_t stream_ = nullptr;
   device_buffer row_ptr_, col_, val_, d_, state_, staging_;
   cuda::matrix_view mat_;
+  double avg_per_row_ = 0;  // entries (CSR) or blocks (BCRS) per (block) row
   std::vector<group> groups_;
   std::map<int, cudaGraphExec_t> graphs_;
 };

@@ -49,6 +49,21 @@ struct group_view {
 
 constexpr int block_threads = 256;
 
+#ifdef __CUDACC__
+#define CNC_HOST_DEVICE __host__ __device__
+#else
+#define CNC_HOST_DEVICE
+#endif
+
+// Strided chunks an SpMV lane loads before using any, per trip over a row: enough loads in
+// flight per lane to cover the memory latency with one right-hand side; with more, the kc
+// gathers of each entry are already independent and more chunks cost occupancy (registers).
+// Measured on the H200 (bench/results/cuda.md): 8 chunks for float values or 2 chunks at
+// kc >= 4 were slower. The host picks the lanes per row from it (cuda_backend.cpp).
+CNC_HOST_DEVICE constexpr int spmv_unroll(int kc, int /*mat_bytes*/) {
+  return kc == 1 ? 4 : kc == 2 ? 2 : 1;
+}
+
 // y = A x for the group's kc columns (cg = false), or the CG step q = A p, pq = pᵀq for every
 // running system (cg = true: in/out are ignored, p and q are used). `x`/`y` are group-layout.
 cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
