@@ -902,6 +902,121 @@ static void test_statistics(void** unused) {
   ts_csr_free(&a);
 }
 
+/* ---- Nonsymmetric solvers (BiCGSTAB, GMRES) and SSOR ------------------------------------------ */
+/* Dense Gaussian elimination with partial pivoting (row-major a, modified copy). */
+static void dense_lu_solve(int n, const double* a_in, const double* b, double* x) {
+  double* a = (double*)malloc(sizeof(double) * (size_t)n * (size_t)n);
+  double* y = (double*)malloc(sizeof(double) * (size_t)n);
+  memcpy(a, a_in, sizeof(double) * (size_t)n * (size_t)n);
+  memcpy(y, b, sizeof(double) * (size_t)n);
+  for (int c = 0; c < n; ++c) {
+    int piv = c;
+    for (int r = c + 1; r < n; ++r)
+      if (fabs(a[r * n + c]) > fabs(a[piv * n + c])) piv = r;
+    if (piv != c) {
+      for (int k = 0; k < n; ++k) {
+        double t = a[c * n + k];
+        a[c * n + k] = a[piv * n + k], a[piv * n + k] = t;
+      }
+      double t = y[c];
+      y[c] = y[piv], y[piv] = t;
+    }
+    for (int r = c + 1; r < n; ++r) {
+      double f = a[r * n + c] / a[c * n + c];
+      for (int k = c; k < n; ++k) a[r * n + k] -= f * a[c * n + k];
+      y[r] -= f * y[c];
+    }
+  }
+  for (int r = n - 1; r >= 0; --r) {
+    double v = y[r];
+    for (int k = r + 1; k < n; ++k) v -= a[r * n + k] * x[k];
+    x[r] = v / a[r * n + r];
+  }
+  free(a);
+  free(y);
+}
+
+static void test_nonsymmetric_solvers(void** unused) {
+  (void)unused;
+  /* Convection-diffusion-like: a 2D Laplacian plus an unsymmetric first-order term. */
+  ts_csr l = ts_laplacian_2d(12, 10);
+  const int n = l.n;
+  double* d = ts_csr_to_dense(&l);
+  for (int i = 0; i < n; ++i) {
+    if (i + 1 < n) d[i * n + i + 1] += 0.6;
+    if (i > 0) d[i * n + i - 1] -= 0.6;
+  }
+  double* b = random_vector((size_t)n, 131);
+  double* x_ref = (double*)malloc(sizeof(double) * (size_t)n);
+  double* x = (double*)malloc(sizeof(double) * (size_t)n);
+  dense_lu_solve(n, d, b, x_ref);
+  static const CNCenum solvers[] = {CNC_BICGSTAB, CNC_GMRES, CNC_GMRES};
+  static const int restarts[] = {0, 0, 5};
+  for (int s = 0; s < 3; ++s) {
+    CNCcontext c = cncNewContext();
+    assert_int_equal(cncMakeCurrent(c), CNC_OK);
+    assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, n), CNC_OK);
+    assert_int_equal(cncSolverParameteri(CNC_SOLVER, solvers[s]), CNC_OK);
+    if (restarts[s]) assert_int_equal(cncSolverParameteri(CNC_GMRES_RESTART, restarts[s]), CNC_OK);
+    assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-11), CNC_OK);
+    assert_int_equal(cncSolverParameteri(CNC_MAX_ITERATIONS, 5000), CNC_OK);
+    assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+    assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j)
+        if (d[i * n + j] != 0) assert_int_equal(cncAddIJCoefficient(i, j, d[i * n + j]), CNC_OK);
+      assert_int_equal(cncAddIRightHandSide(i, b[i]), CNC_OK);
+    }
+    assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+    assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+    assert_int_equal(cncSolve(), CNC_OK);
+    assert_int_equal(ts_read_x(n, 1, x), CNC_OK);
+    stats st = read_stats();
+    double diff = ts_rel_diff((size_t)n, x, x_ref);
+    if (st.reason != CNC_REASON_CONVERGED || !(diff < 1e-8))
+      fail_msg("solver 0x%x restart %d: reason 0x%x, %d iterations, |x - x_lu| = %.3e",
+               solvers[s], restarts[s], st.reason, st.iters, diff);
+    cncDeleteContext(c);
+  }
+  /* CNC_GMRES_RESTART: >= 1, default 30; the default solver is CG. */
+  CNCint v = 0;
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_GMRES_RESTART, 0), CNC_ERR_INVALID_VALUE);
+  assert_int_equal(cncGetIntegerv(CNC_GMRES_RESTART, &v), CNC_OK);
+  assert_int_equal(v, 30);
+  assert_int_equal(cncGetIntegerv(CNC_SOLVER, &v), CNC_OK);
+  assert_true(v == CNC_SOLVER_DEFAULT || v == CNC_CG);
+  cncDeleteContext(c);
+  free(d);
+  free(b);
+  free(x_ref);
+  free(x);
+  ts_csr_free(&l);
+}
+
+/* SSOR is accepted as a preconditioner (running as Jacobi where absent): the answer is right. */
+static void test_ssor_accepted(void** unused) {
+  (void)unused;
+  ts_csr a = ts_laplacian_2d(15, 15);
+  double* b = random_vector((size_t)a.n, 141);
+  double* x_ref = dense_reference(&a, b);
+  double* x = (double*)calloc((size_t)a.n, sizeof(double));
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_SSOR), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-12), CNC_OK);
+  assert_int_equal(ts_assemble_solve(&a, b, 1, x), CNC_OK);
+  stats s = read_stats();
+  assert_int_equal(s.reason, CNC_REASON_CONVERGED);
+  assert_true(ts_rel_diff((size_t)a.n, x, x_ref) < 1e-9);
+  cncDeleteContext(c);
+  free(b);
+  free(x_ref);
+  free(x);
+  ts_csr_free(&a);
+}
+
 /* ---- Real SPD matrices ----------------------------------------------------------------------- */
 static int run_real_matrices(void) {
   const char* dir = ts_data_dir();
@@ -991,6 +1106,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_repeated_solves),
       cmocka_unit_test(test_solve_csr_matches_assembly),
       cmocka_unit_test(test_statistics),
+      cmocka_unit_test(test_nonsymmetric_solvers),
+      cmocka_unit_test(test_ssor_accepted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
