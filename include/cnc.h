@@ -1,9 +1,10 @@
 /*
  * cnc.h -- the Concurrent Number Cruncher, public C API.
  *
- * cnc builds and solves large sparse symmetric positive definite linear systems A x = b with a
- * Jacobi-preconditioned conjugate gradient, on whatever is present: an NVIDIA GPU (CUDA), an
- * OpenCL device, or every core and SIMD lane of the CPU. The API is shaped like OpenNL's
+ * cnc builds and solves large sparse linear systems A x = b on whatever is present: an NVIDIA
+ * GPU (CUDA), an OpenCL device, or every core and SIMD lane of the CPU. Symmetric positive
+ * definite systems use a Jacobi-preconditioned conjugate gradient (the default, fused and
+ * device-resident); nonsymmetric ones use BiCGSTAB or restarted GMRES (CNC_SOLVER). The API is shaped like OpenNL's
  * (nlBegin / nlCoefficient / nlEnd / nlSolve) with a `cnc` prefix; every call returns a status.
  *
  * ---------------------------------------------------------------------------------------------
