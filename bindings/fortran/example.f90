@@ -104,6 +104,7 @@ program cnc_fortran_example
 
   call cncDeleteContext(ctx)
   print '(a)', "Fortran example: all checks passed"
+  deallocate(text)  ! main-program allocatables are never freed implicitly
 
 contains
 
