@@ -6,7 +6,8 @@
 //   IDX_T   type of row offsets and value offsets (int, or long for very large matrices)
 //   OFF_T   type of vector offsets i*NRHS+j (int or long)
 //   NRHS    right-hand sides solved together         WG     work-group size (power of two)
-//   FMT     1 = CSR, 2 = BCRS 2x2, 4 = BCRS 4x4      CSR_W  work-items per CSR row (power of 2)
+//   FMT     1 = CSR, 2 = BCRS 2x2, 4 = BCRS 4x4      CSR_W  work-items per CSR row (power of 2),
+//   TILE    CSR stream tile capacity in entries              or 0 for CSR stream
 //   HAS_FP64  1 when cl_khr_fp64 is enabled
 // Vectors are interleaved: entry i of system j is at i*NRHS + j, so one column index of the
 // matrix fetches the NRHS values of a row of the right-hand-side block at once.
@@ -49,15 +50,20 @@ ACC_T sum_partials(__global const ACC_T* part, int groups, __local ACC_T* scratc
   return wg_sum(s, scratch);
 }
 
-// The contiguous range [*start, *end) of `units` (rows or block rows) owned by this work-group:
-// contiguous chunks keep a CPU core's rows together and cost a GPU nothing.
-void group_range(int units, int* start, int* end) {
-  const int groups = get_num_groups(0);
-  int chunk = (units + groups - 1) / groups;
-  chunk = (chunk + 63) & ~63;
-  const long s = (long)get_group_id(0) * chunk;
-  *start = (int)min(s, (long)units);
-  *end = (int)min(s + chunk, (long)units);
+// The contiguous range [range_begin, range_end) of `units` (rows or block rows) owned by this
+// work-group: contiguous chunks keep a CPU core's rows together and cost a GPU nothing.
+int range_chunk(int units) {
+  const long groups = get_num_groups(0);
+  const long chunk = ((long)units + groups - 1) / groups;
+  return (int)((chunk + 63) & ~63L);
+}
+int range_begin(int units) {
+  const long s = (long)get_group_id(0) * range_chunk(units);
+  return s < units ? (int)s : units;
+}
+int range_end(int units) {
+  const long e = ((long)get_group_id(0) + 1) * range_chunk(units);
+  return e < units ? (int)e : units;
 }
 
 // Copies the k statuses into local memory so that every work-item of the group takes the same

@@ -16,15 +16,16 @@ __kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
                         __global ACC_T* partB) {
   __local ACC_T scratch[WG];
   __local int lstat[NRHS];
-  if (!snapshot_status(st, lstat)) return;
+  snapshot_status(st, lstat);
   const int lid = get_local_id(0), g = get_group_id(0);
   int upd[NRHS];
   VEC_T alpha[NRHS];
   for (int j = 0; j < NRHS; ++j) {
+    // Summed for every system so that no barrier sits under a condition (see spmv.cl).
+    const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
     upd[j] = 0;
     alpha[j] = 0;
     if (lstat[j] != ST_RUNNING) continue;
-    const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
     int s = ST_RUNNING;
     if (!isfinite(pq)) {
       s = ST_NOT_FINITE;
@@ -46,8 +47,7 @@ __kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
   }
   ACC_T a0[NRHS], a1[NRHS];
   for (int j = 0; j < NRHS; ++j) a0[j] = a1[j] = 0;
-  int start, end;
-  group_range(n, &start, &end);
+  const int start = range_begin(n), end = range_end(n);
   for (int i = start + lid; i < end; i += WG) {
     const VEC_T di = d[i];
     for (int j = 0; j < NRHS; ++j) {
@@ -61,10 +61,9 @@ __kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
     }
   }
   for (int j = 0; j < NRHS; ++j) {
-    if (!upd[j]) continue;
     const ACC_T s0 = wg_sum(a0[j], scratch);
     const ACC_T s1 = wg_sum(a1[j], scratch);
-    if (lid == 0) {
+    if (lid == 0 && upd[j]) {
       partB[(2 * j) * groups + g] = s0;
       partB[(2 * j + 1) * groups + g] = s1;
     }
@@ -77,16 +76,16 @@ __kernel void update_p(int n, int groups, __global VEC_T* p, __global const VEC_
                        __global const ACC_T* aux_rz, __global const ACC_T* partB) {
   __local ACC_T scratch[WG];
   __local int lstat[NRHS];
-  if (!snapshot_status(st, lstat)) return;
+  snapshot_status(st, lstat);
   const int lid = get_local_id(0), g = get_group_id(0);
   int upd[NRHS];
   VEC_T beta[NRHS];
   for (int j = 0; j < NRHS; ++j) {
+    const ACC_T rz_new = sum_partials(partB + (2 * j) * groups, groups, scratch);
+    const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
     upd[j] = 0;
     beta[j] = 0;
     if (lstat[j] != ST_RUNNING) continue;
-    const ACC_T rz_new = sum_partials(partB + (2 * j) * groups, groups, scratch);
-    const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
     int s = ST_RUNNING;
     if (!isfinite(rr) || !isfinite(rz_new)) {
       s = ST_NOT_FINITE;
@@ -107,8 +106,7 @@ __kernel void update_p(int n, int groups, __global VEC_T* p, __global const VEC_
         st[j].rz = rz_new;
     }
   }
-  int start, end;
-  group_range(n, &start, &end);
+  const int start = range_begin(n), end = range_end(n);
   for (int i = start + lid; i < end; i += WG) {
     const VEC_T di = d[i];
     for (int j = 0; j < NRHS; ++j) {
@@ -132,34 +130,27 @@ __kernel void finalize(int mode, int groups, __global rhs_state* st, __global AC
   snapshot_status(st, lstat);
   const int lid = get_local_id(0);
   for (int j = 0; j < NRHS; ++j) {
+    const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
+    const ACC_T s0 = sum_partials(partB + (2 * j) * groups, groups, scratch);
+    const ACC_T s1 = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
+    if (lid != 0) continue;
     if (mode == 0) {
-      const ACC_T rz = sum_partials(partB + (2 * j) * groups, groups, scratch);
-      const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
-      if (lid == 0) {
-        const ACC_T t = thr2[j];
-        st[j].rz = st[j].rz_new = rz;
-        st[j].rr = rr;
-        st[j].pq = 0;
-        st[j].thr2 = t;
-        st[j].iters = 0;
-        st[j].status = !isfinite(rr) || !isfinite(rz) ? ST_NOT_FINITE
-                       : rr <= t                      ? ST_CONVERGED
-                       : rz <= 0                      ? ST_INDEFINITE_PRECOND
-                                                      : ST_RUNNING;
-        aux_rz[j] = rz;
-      }
-    } else if (lstat[j] == ST_RUNNING) {
-      if (mode == 1) {
-        const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
-        if (lid == 0) st[j].pq = pq;
-      } else {
-        const ACC_T rz_new = sum_partials(partB + (2 * j) * groups, groups, scratch);
-        const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
-        if (lid == 0) {
-          st[j].rz_new = rz_new;
-          st[j].rr = rr;
-        }
-      }
+      const ACC_T t = thr2[j];
+      st[j].rz = st[j].rz_new = s0;
+      st[j].rr = s1;
+      st[j].pq = 0;
+      st[j].thr2 = t;
+      st[j].iters = 0;
+      st[j].status = !isfinite(s1) || !isfinite(s0) ? ST_NOT_FINITE
+                     : s1 <= t                      ? ST_CONVERGED
+                     : s0 <= 0                      ? ST_INDEFINITE_PRECOND
+                                                    : ST_RUNNING;
+      aux_rz[j] = s0;
+    } else if (lstat[j] == ST_RUNNING && mode == 1) {
+      st[j].pq = pq;
+    } else if (lstat[j] == ST_RUNNING && mode == 2) {
+      st[j].rz_new = s0;
+      st[j].rr = s1;
     }
   }
 }

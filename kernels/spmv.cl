@@ -4,7 +4,8 @@
 //   MODE_INIT  (init):     r = b - A x; p = d.r for every system; partials of sum d r^2, sum r^2
 //   MODE_APPLY (apply):    q = A p for every system, no reduction
 // Formats: CSR with CSR_W work-items per row (the width adapted to the mean row length, paper 002
-// sec. IV.A: lanes read consecutive entries, then lane 0 sums the lanes in fixed order), and BCRS
+// sec. IV.A: lanes read consecutive entries, then lane 0 sums the lanes in fixed order), CSR
+// "stream" (CSR_W = 0: a tile of rows staged through local memory, for short rows), and BCRS
 // 2x2 / 4x4 with one work-item per block row: each block's x values are loaded once into
 // registers and reused for every row of the block (register blocking, paper 004 sec. 2.2.3).
 #define MODE_DOT 0
@@ -43,17 +44,16 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   __local ACC_T scratch[WG];
   __local int lstat[NRHS];
   const int lid = get_local_id(0);
+  // Every barrier below is reached by every work-item: no early return, no barrier under a
+  // condition (uniform or not; PoCL miscompiles some of those). A no-op iteration (no system
+  // running) gets an empty row range instead.
+  const int any = snapshot_status(st, lstat);
   int run[NRHS];
-  if (mode == MODE_DOT) {
-    if (!snapshot_status(st, lstat)) return;  // no system running: a no-op iteration
-    for (int j = 0; j < NRHS; ++j) run[j] = lstat[j] == ST_RUNNING;
-  } else {
-    for (int j = 0; j < NRHS; ++j) run[j] = 1;
-  }
+  for (int j = 0; j < NRHS; ++j) run[j] = mode != MODE_DOT || lstat[j] == ST_RUNNING;
   ACC_T acc0[NRHS], acc1[NRHS];
   for (int j = 0; j < NRHS; ++j) acc0[j] = acc1[j] = 0;
-  int start, end;
-  group_range(units, &start, &end);
+  const int start = range_begin(units);
+  const int end = mode == MODE_DOT && !any ? start : range_end(units);
 
 #if FMT == 1 && CSR_W == 1
   for (int i = start + lid; i < end; i += WG) {
@@ -66,6 +66,43 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
       for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
     }
     row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+  }
+#elif FMT == 1 && CSR_W == 0
+  // CSR stream (short rows on GPUs): the group's WG rows form a tile whose entries are read
+  // with consecutive work-items (coalesced), their products staged in local memory, then each
+  // work-item sums its own row from there. Tiles with more than TILE entries fall back to one
+  // work-item per row reading global memory.
+  __local VEC_T prod[TILE * NRHS];
+  for (int base = start; base < end; base += WG) {  // same trip count for the group
+    const int last = min(base + WG, end);
+    const IDX_T s = rowp[base], e = rowp[last];
+    const int fits = e - s <= TILE;
+    if (fits) {
+      for (IDX_T k = s + lid; k < e; k += WG) {
+        const VAL_T a = val[k];
+        const OFF_T c = (OFF_T)col[k] * NRHS;
+        for (int j = 0; j < NRHS; ++j) prod[(k - s) * NRHS + j] = a * v[c + j];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int i = base + lid;
+    if (i < last) {
+      VEC_T y[NRHS];
+      for (int j = 0; j < NRHS; ++j) y[j] = 0;
+      const IDX_T re = rowp[i + 1];
+      if (fits) {
+        for (IDX_T k = rowp[i]; k < re; ++k)
+          for (int j = 0; j < NRHS; ++j) y[j] += prod[(k - s) * NRHS + j];
+      } else {
+        for (IDX_T k = rowp[i]; k < re; ++k) {
+          const VAL_T a = val[k];
+          const OFF_T c = (OFF_T)col[k] * NRHS;
+          for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+        }
+      }
+      row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 #elif FMT == 1
   __local VEC_T lanes[WG];
@@ -119,18 +156,14 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
 #undef B
 #endif
 
-  if (mode == MODE_APPLY) return;
   const int groups = get_num_groups(0), g = get_group_id(0);
   for (int j = 0; j < NRHS; ++j) {
     const ACC_T s0 = wg_sum(acc0[j], scratch);
-    if (mode == MODE_DOT) {
-      if (lid == 0) part[j * groups + g] = s0;
-    } else {
-      const ACC_T s1 = wg_sum(acc1[j], scratch);
-      if (lid == 0) {
-        part[(2 * j) * groups + g] = s0;
-        part[(2 * j + 1) * groups + g] = s1;
-      }
+    const ACC_T s1 = wg_sum(acc1[j], scratch);
+    if (lid == 0 && mode == MODE_DOT && run[j]) part[j * groups + g] = s0;
+    if (lid == 0 && mode == MODE_INIT) {
+      part[(2 * j) * groups + g] = s0;
+      part[(2 * j + 1) * groups + g] = s1;
     }
   }
 }

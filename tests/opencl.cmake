@@ -4,13 +4,26 @@ if(NOT CNC_HAVE_OPENCL)
   return()
 endif()
 
-# PoCL compiles kernels into a cache folder: give it a writable one inside the build tree.
-set(CNC_OPENCL_TEST_ENV "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pocl-cache"
-                        "CMOCKA_MESSAGE_OUTPUT=stdout")
+# The suite's environment (it gives PoCL a writable kernel cache), or a fallback of our own.
+if(DEFINED CNC_TEST_ENV)
+  set(CNC_OPENCL_TEST_ENV "${CNC_TEST_ENV}")
+else()
+  set(CNC_OPENCL_TEST_ENV "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pocl-cache"
+                          "CMOCKA_MESSAGE_OUTPUT=stdout")
+endif()
 
 cnc_add_test(test_opencl_kernels SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_opencl_kernels.cpp
              LIBS cnc_internal TEST_NAME opencl_kernels)
 set_tests_properties(opencl_kernels PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}")
+
+# The GPU code paths (work-groups with barriers, CSR stream and CSR vector) on the CPU device:
+# PoCL's default shape here is one work-item per group, which a GPU never uses.
+cnc_add_test(test_opencl_kernels TEST_NAME opencl_kernels_gpu_stream)
+set_tests_properties(opencl_kernels_gpu_stream PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=-1;${CNC_OPENCL_TEST_ENV}")
+cnc_add_test(test_opencl_kernels TEST_NAME opencl_kernels_gpu_vector)
+set_tests_properties(opencl_kernels_gpu_vector PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_WG=32;CNC_OPENCL_CSR_WIDTH=4;${CNC_OPENCL_TEST_ENV}")
 
 # Machines without OpenCL, simulated: no platform (an empty ICD folder), no loader at all.
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/opencl-empty-vendors)

@@ -3,7 +3,10 @@
 // and against the other backends (cpu, cuda) driven the same way in the same run.
 //
 //   bench_opencl [--grid N]... [--precision double|single|mixed]... [--iters I]
-//                [--backends opencl,cpu,cuda] [--copy-mib M]
+//                [--backends opencl,cpu,cuda] [--copy-mib M] [--sweep W:G:WG,...]
+//
+// --sweep adds OpenCL rows for other launch shapes (CSR work-items per row W, work-groups G,
+// work-group size WG; 0 = automatic), set through CNC_OPENCL_CSR_WIDTH/GROUPS/WG.
 //
 // Each backend gets the same CSR matrix, b = 1, x = 0, thr2 = 0 (never converges), warms up,
 // then runs I iterations through iterate() with one read_state at the end (what the solver does
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> names = {"opencl", "cpu", "cuda"};
   int iters = 100;
   double copy_mib = 0;
+  std::vector<std::string> sweep;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
@@ -86,6 +90,10 @@ int main(int argc, char** argv) {
     } else if (a == "--copy-mib") {
       copy_mib = std::atof(v);
       ++i;
+    } else if (a == "--sweep") {
+      std::stringstream ss(v);
+      for (std::string t; std::getline(ss, t, ',');) sweep.push_back(t);
+      ++i;
     } else if (a == "--backends") {
       names.clear();
       std::stringstream ss(v);
@@ -94,7 +102,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_opencl [--grid N]... [--precision double|single|mixed]... "
-                   "[--iters I] [--backends opencl,cpu,cuda] [--copy-mib M]\n");
+                   "[--iters I] [--backends opencl,cpu,cuda] [--copy-mib M] [--sweep W:G:WG,...]\n");
       return 2;
     }
   }
@@ -147,9 +155,28 @@ int main(int argc, char** argv) {
       const double bytes = static_cast<double>(a.nnz()) * (ms + 4) + (a.n + 1.0) * 8 +
                            13.0 * a.n * vs;
       double opencl_t = 0;
+      std::vector<std::pair<entry*, std::string>> runs;  // (backend, OpenCL launch shape)
       for (entry& e : backends) {
+        runs.emplace_back(&e, "");
+        if (e.name == "opencl")
+          for (const std::string& t : sweep) runs.emplace_back(&e, t);
+      }
+      for (auto& [ep, shape] : runs) {
+        entry& e = *ep;
+        std::string label = e.name;
+        if (!shape.empty()) {
+          int w = 0, gr = 0, wg = 0;
+          std::sscanf(shape.c_str(), "%d:%d:%d", &w, &gr, &wg);
+          setenv("CNC_OPENCL_CSR_WIDTH", std::to_string(w).c_str(), 1);
+          setenv("CNC_OPENCL_GROUPS", std::to_string(gr).c_str(), 1);
+          setenv("CNC_OPENCL_WG", std::to_string(wg).c_str(), 1);
+          label += " W:G:WG=" + shape;
+        }
         try {
           auto sys = e.b->create_system(hm, d, p, 1);
+          if (!shape.empty())
+            for (const char* v : {"CNC_OPENCL_CSR_WIDTH", "CNC_OPENCL_GROUPS", "CNC_OPENCL_WG"})
+              unsetenv(v);
           sys->set_vectors(b.data(), x.data());
           sys->init(&thr2);
           cnc::rhs_state st{};
@@ -165,17 +192,17 @@ int main(int argc, char** argv) {
           if (st.status != cnc::running)
             std::printf("# note: %s stopped with status %d after %d iterations\n",
                         e.name.c_str(), st.status, st.iters);
-          if (e.name == "opencl") opencl_t = best;
+          if (e.name == "opencl" && shape.empty()) opencl_t = best;
           char floor[32] = "-", ratio[32] = "-";
           if (e.copy_bw > 0)
             std::snprintf(floor, sizeof floor, "%.0f%%", 100.0 * (bytes / e.copy_bw) / best);
           if (opencl_t > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", best / opencl_t);
           std::printf("| %d^3 | %d | %s | %s | %.4f | %.1f | %s | %s |\n", g, a.n, prec_name(p),
-                      e.name.c_str(), best * 1e3, bytes / best / 1e9, floor, ratio);
+                      label.c_str(), best * 1e3, bytes / best / 1e9, floor, ratio);
           std::fflush(stdout);
         } catch (const cnc::error& err) {
           std::printf("| %d^3 | %d | %s | %s | error: %s | | | |\n", g, a.n, prec_name(p),
-                      e.name.c_str(), err.what());
+                      label.c_str(), err.what());
         }
       }
     }

@@ -169,27 +169,31 @@ class opencl_system final : public device_system {
     int width = 1;
     if (a.fmt == format::csr) {
       width = env_int("CNC_OPENCL_CSR_WIDTH", t.csr_width);
-      if (width <= 0) {
-        // GPUs: about one lane per stored entry of a mean row (paper 002 §IV.A); CPUs: one
-        // work-item per row, the compiler vectorizes across rows.
+      if (width == 0) {
+        // GPUs: short rows stream through local memory, longer ones get about one lane per
+        // entry of a mean row (paper 002 §IV.A); CPUs: one work-item per row.
         const double mean = a.csr->n ? static_cast<double>(a.csr->nnz()) / a.csr->n : 1.0;
-        width = dev_.gpu ? floor_pow2(static_cast<long>(mean * 1.5)) : 1;
+        width = !dev_.gpu ? 1 : mean <= 12 ? -1 : floor_pow2(static_cast<long>(mean));
       }
-      width = std::clamp(floor_pow2(width), 1, 32);
+      width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
     }
 
     const char* val_t = val_f32_ ? "float" : "double";
     const char* vec_t = vec_f32_ ? "float" : "double";
     const char* acc_t = acc_f32_ ? "float" : "double";
     for (;;) {
-      width_ = std::min(width, wg);
+      width_ = std::min(width, wg);  // stays 0 for stream
       std::string opt = "-cl-std=CL1.2";
       opt += std::string(" -DVAL_T=") + val_t + " -DVEC_T=" + vec_t + " -DACC_T=" + acc_t;
       opt += std::string(" -DHAS_FP64=") + (acc_f32_ ? "0" : "1");
       opt += std::string(" -DIDX_T=") + (wide_idx_ ? "long" : "int");
       opt += std::string(" -DOFF_T=") + (wide_off ? "long" : "int");
       opt += " -DNRHS=" + std::to_string(k_) + " -DWG=" + std::to_string(wg);
-      opt += " -DFMT=" + std::to_string(b_) + " -DCSR_W=" + std::to_string(width_);
+      // Stream tiles: about 8 entries per row of the tile, within half the local memory.
+      const long tile = std::max<long>(
+          wg, std::min<long>(8L * wg / k_, static_cast<long>(dev_.local_mem / 2 / (vs_ * k_))));
+      opt += " -DFMT=" + std::to_string(b_) + " -DCSR_W=" + std::to_string(width_) +
+             " -DTILE=" + std::to_string(tile);
       cl_program prog = get_program(cl_, dev_, opt);
       release_kernels();
       k_init_ = kernel(prog, "spmv_fused");
@@ -310,6 +314,13 @@ class opencl_system final : public device_system {
     thr2_ = alloc(acc_size() * k_, "thresholds");
     partA_ = alloc(acc_size() * k_ * groups_, "partials");
     partB_ = alloc(acc_size() * 2 * k_ * groups_, "partials");
+    {
+      // Every group sums every system's partials (running or not): start them at zero.
+      const std::vector<unsigned char> z(acc_size() * 2 * k_ * groups_, 0);
+      write(partA_, z.data(), acc_size() * k_ * groups_);
+      write(partB_, z.data(), z.size());
+      write(aux_, z.data(), acc_size() * k_);
+    }
 
     // Bind every argument once; only finalize's mode changes between launches.
     const cl_int units = units_, np = np_, groups = groups_;
