@@ -61,7 +61,7 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     for (int j = 0; j < NRHS; ++j) y[j] = 0;
     const IDX_T e = rowp[i + 1];
     for (IDX_T k = rowp[i]; k < e; ++k) {
-      const VAL_T a = val[k];
+      const VEC_T a = val[k];  // converted at the load: PoCL's code for mixed is faster
       const OFF_T c = (OFF_T)col[k] * NRHS;
       for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
     }

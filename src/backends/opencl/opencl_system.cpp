@@ -170,10 +170,15 @@ class opencl_system final : public device_system {
     if (a.fmt == format::csr) {
       width = env_int("CNC_OPENCL_CSR_WIDTH", t.csr_width);
       if (width == 0) {
-        // GPUs: short rows stream through local memory, longer ones get about one lane per
-        // entry of a mean row (paper 002 §IV.A); CPUs: one work-item per row.
+        // GPUs: short rows stream through local memory in double (float values: one
+        // work-item per row, which the H200 sweep in bench/results/opencl.md found faster),
+        // longer rows get about one lane per entry of a mean row (paper 002 §IV.A).
+        // CPUs: one work-item per row.
         const double mean = a.csr->n ? static_cast<double>(a.csr->nnz()) / a.csr->n : 1.0;
-        width = !dev_.gpu ? 1 : mean <= 12 ? -1 : floor_pow2(static_cast<long>(mean));
+        width = !dev_.gpu    ? 1
+                : mean > 12  ? floor_pow2(static_cast<long>(mean))
+                : val_f32_   ? 1
+                             : -1;
       }
       width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
     }
