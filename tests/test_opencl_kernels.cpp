@@ -10,6 +10,9 @@
 //   - `--expect-absent TEXT`: the factory must return nullptr with TEXT in its reason (CTest runs
 //     it with no loader / an empty ICD folder).
 // Exits 77 after saying why when no OpenCL device is available.
+#include <setjmp.h>
+#include <stdarg.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -18,8 +21,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <string>
 #include <vector>
 
@@ -276,8 +277,8 @@ void compare_state(const cnc::rhs_state* dev, const host_pcg& h, double tol, con
   for (int j = 0; j < h.k; ++j) {
     const cnc::rhs_state &a = dev[j], &b = h.st[j];
     if (a.status != b.status || a.iters != b.iters)
-      fail_msg("%s after %s, system %d: status %d iters %d, host status %d iters %d", what, when,
-               j, a.status, a.iters, b.status, b.iters);
+      fail_msg("%s after %s, system %d: status %d iters %d, host status %d iters %d", what, when, j,
+               a.status, a.iters, b.status, b.iters);
     if (!close(a.rz, b.rz, tol) || !close(a.rr, b.rr, tol) || !close(a.pq, b.pq, tol) ||
         a.thr2 != b.thr2)
       fail_msg("%s after %s, system %d: rz %.17g/%.17g rr %.17g/%.17g pq %.17g/%.17g", what, when,
@@ -299,8 +300,8 @@ void run_sequence(const problem& pb, cnc::format f, precision p, int k, int step
   ref.init(b, x0, thr2.data());
   std::vector<cnc::rhs_state> st(k);
   char what[160];
-  std::snprintf(what, sizeof what, "%s %s %s k=%d", pb.name.c_str(), cnc::format_name(f),
-                pname(p), k);
+  std::snprintf(what, sizeof what, "%s %s %s k=%d", pb.name.c_str(), cnc::format_name(f), pname(p),
+                k);
   sys->read_state(st.data());
   compare_state(st.data(), ref, tol, "init", what);
   for (int it = 0; it < steps; ++it) {
@@ -408,7 +409,8 @@ void test_statuses(void**) {
     std::vector<double> x(x0.size());
     sys->get_x(x.data());
     for (std::size_t i = n; i < x.size(); ++i)
-      if (x[i] != round_vec(x0[i], p)) fail_msg("%s: stopped system's x changed at %zu", pname(p), i);
+      if (x[i] != round_vec(x0[i], p))
+        fail_msg("%s: stopped system's x changed at %zu", pname(p), i);
 
     // Negative definite matrix: with d = 1/diag < 0 the preconditioner is indefinite at init;
     // with d = 1 the first update_xr sees pq < 0.
@@ -459,8 +461,8 @@ void test_full_solve(void**) {
                const_cast<double*>(pb.csr.val.data())};
       const double res = ts_rel_residual(&t, x.data(), b.data());
       if (!(res < 1e-8))
-        fail_msg("%s %s: residual %.3g after %d iterations", pb.name.c_str(),
-                 cnc::format_name(f), res, st.iters);
+        fail_msg("%s %s: residual %.3g after %d iterations", pb.name.c_str(), cnc::format_name(f),
+                 res, st.iters);
     }
   }
 }
@@ -589,10 +591,14 @@ int main(int argc, char** argv) {
   }
   std::printf("OpenCL device: %s\n", g_b->device_name().c_str());
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_spmv),          cmocka_unit_test(test_steps_vs_host),
-      cmocka_unit_test(test_iterate_bitwise), cmocka_unit_test(test_statuses),
-      cmocka_unit_test(test_full_solve),    cmocka_unit_test(test_no_fp64),
-      cmocka_unit_test(test_selection),     cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_spmv),
+      cmocka_unit_test(test_steps_vs_host),
+      cmocka_unit_test(test_iterate_bitwise),
+      cmocka_unit_test(test_statuses),
+      cmocka_unit_test(test_full_solve),
+      cmocka_unit_test(test_no_fp64),
+      cmocka_unit_test(test_selection),
+      cmocka_unit_test(test_errors),
   };
   if (const char* f = std::getenv("CNC_TEST_FILTER")) cmocka_set_test_filter(f);  // debugging
   const int rc = cmocka_run_group_tests(tests, nullptr, nullptr);

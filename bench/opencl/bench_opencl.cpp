@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       ++i;
     } else if (a == "--precision") {
       const std::string s = v;
-      precs.push_back(s == "single" ? cnc::precision::f32
+      precs.push_back(s == "single"  ? cnc::precision::f32
                       : s == "mixed" ? cnc::precision::mixed
                                      : cnc::precision::f64);
       ++i;
@@ -100,9 +100,10 @@ int main(int argc, char** argv) {
       for (std::string s; std::getline(ss, s, ',');) names.push_back(s);
       ++i;
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_opencl [--grid N]... [--precision double|single|mixed]... "
-                   "[--iters I] [--backends opencl,cpu,cuda] [--copy-mib M] [--sweep W:G:WG,...]\n");
+      std::fprintf(
+          stderr,
+          "usage: bench_opencl [--grid N]... [--precision double|single|mixed]... "
+          "[--iters I] [--backends opencl,cpu,cuda] [--copy-mib M] [--sweep W:G:WG,...]\n");
       return 2;
     }
   }
@@ -129,9 +130,10 @@ int main(int argc, char** argv) {
     if (n == "opencl") {
       const double mib = copy_mib > 0 ? copy_mib : cnc::opencl_backend_is_gpu(*e.b) ? 2048 : 256;
       e.copy_bw = cnc::opencl_copy_bandwidth(*e.b, static_cast<std::size_t>(mib * 1048576), 5);
-      std::printf("# opencl device: %s (%s), clEnqueueCopyBuffer %.0f MiB: %.1f GB/s (read+write)\n",
-                  e.b->device_name().c_str(), cnc::opencl_backend_is_gpu(*e.b) ? "GPU" : "CPU",
-                  mib, e.copy_bw / 1e9);
+      std::printf(
+          "# opencl device: %s (%s), clEnqueueCopyBuffer %.0f MiB: %.1f GB/s (read+write)\n",
+          e.b->device_name().c_str(), cnc::opencl_backend_is_gpu(*e.b) ? "GPU" : "CPU", mib,
+          e.copy_bw / 1e9);
     } else {
       std::printf("# %s device: %s\n", n.c_str(), e.b->device_name().c_str());
     }
@@ -139,8 +141,9 @@ int main(int argc, char** argv) {
   }
   if (backends.empty()) return 1;
 
-  std::printf("\n| grid | unknowns | precision | backend | ms/iteration | GB/s (min bytes) | "
-              "%% of copy-BW floor | time vs opencl |\n");
+  std::printf(
+      "\n| grid | unknowns | precision | backend | ms/iteration | GB/s (min bytes) | "
+      "%% of copy-BW floor | time vs opencl |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (int g : grids) {
     const cnc::csr_matrix a = poisson3d(g);
@@ -152,8 +155,8 @@ int main(int argc, char** argv) {
     const double thr2 = 0;
     for (cnc::precision p : precs) {
       const double vs = p == cnc::precision::f32 ? 4 : 8, ms = p == cnc::precision::f64 ? 8 : 4;
-      const double bytes = static_cast<double>(a.nnz()) * (ms + 4) + (a.n + 1.0) * 8 +
-                           13.0 * a.n * vs;
+      const double bytes =
+          static_cast<double>(a.nnz()) * (ms + 4) + (a.n + 1.0) * 8 + 13.0 * a.n * vs;
       double opencl_t = 0;
       std::vector<std::pair<entry*, std::string>> runs;  // (backend, OpenCL launch shape)
       for (entry& e : backends) {
@@ -190,8 +193,8 @@ int main(int argc, char** argv) {
             best = std::min(best, seconds_since(t0) / iters);
           }
           if (st.status != cnc::running)
-            std::printf("# note: %s stopped with status %d after %d iterations\n",
-                        e.name.c_str(), st.status, st.iters);
+            std::printf("# note: %s stopped with status %d after %d iterations\n", e.name.c_str(),
+                        st.status, st.iters);
           if (e.name == "opencl" && shape.empty()) opencl_t = best;
           char floor[32] = "-", ratio[32] = "-";
           if (e.copy_bw > 0)

@@ -81,9 +81,9 @@ const char* error_name(cl_int code) {
 void throw_error(cl_int code, const std::string& what) {
   const bool memory = code == CL_OUT_OF_RESOURCES || code == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
                       code == CL_OUT_OF_HOST_MEMORY;
-  throw error(memory ? CNC_ERR_OUT_OF_MEMORY : CNC_ERR_DEVICE,
-              "OpenCL: " + what + " failed: " + error_name(code) + " (" + std::to_string(code) +
-                  ")");
+  throw error(
+      memory ? CNC_ERR_OUT_OF_MEMORY : CNC_ERR_DEVICE,
+      "OpenCL: " + what + " failed: " + error_name(code) + " (" + std::to_string(code) + ")");
 }
 
 void check(cl_int code, const char* what) {

@@ -110,8 +110,8 @@ cl_program get_program(const api& cl, const device_info& dev, const std::string&
 
   const char* sources[] = CNC_OPENCL_SOURCES;
   cl_int err = CL_SUCCESS;
-  cl_program prog = cl.CreateProgramWithSource(ctx, sizeof sources / sizeof sources[0], sources,
-                                               nullptr, &err);
+  cl_program prog =
+      cl.CreateProgramWithSource(ctx, sizeof sources / sizeof sources[0], sources, nullptr, &err);
   check(err, "clCreateProgramWithSource");
   err = cl.BuildProgram(prog, 1, &dev.id, options.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
@@ -127,8 +127,8 @@ cl_program get_program(const api& cl, const device_info& dev, const std::string&
     }
     cl.ReleaseProgram(prog);
     throw error(CNC_ERR_DEVICE, std::string("OpenCL: building the kernels for ") + dev.name +
-                                    " with options '" + options + "' failed: " +
-                                    error_name(err) + "\nbuild log:\n" + log);
+                                    " with options '" + options + "' failed: " + error_name(err) +
+                                    "\nbuild log:\n" + log);
   }
   programs.emplace(std::move(key), prog);
   return prog;

@@ -5,6 +5,8 @@
 // substring of the device name), then the first GPU, then the first device. CNC_OPENCL_PLATFORM
 // (an index or a name substring) restricts the candidates to one platform. Anything missing
 // (loader, platform, device, a match) makes the factory return nullptr with the reason.
+#include "backends/opencl/opencl_backend.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -16,7 +18,6 @@
 #include "backends/opencl/cl_api.hpp"
 #include "backends/opencl/cl_error.hpp"
 #include "backends/opencl/cl_runtime.hpp"
-#include "backends/opencl/opencl_backend.hpp"
 #include "backends/opencl/opencl_system.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
@@ -30,7 +31,8 @@ std::string lower(std::string s) {
 }
 
 bool all_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 std::string describe(const std::vector<ocl::device_info>& devs) {
@@ -78,7 +80,8 @@ class opencl_backend final : public backend {
         const auto t0 = std::chrono::steady_clock::now();
         err = cl_.EnqueueCopyBuffer(q, a, b, 0, 0, bytes, 0, nullptr, nullptr);
         if (err == CL_SUCCESS) err = cl_.Finish(q);
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (r > 0 && s > 0) best = std::max(best, 2.0 * static_cast<double>(bytes) / s);
       }
     }
@@ -112,14 +115,14 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::stri
     std::vector<ocl::device_info> kept;
     for (const auto& d : devs) {
       const long pos = std::find(order.begin(), order.end(), d.platform) - order.begin();
-      const bool match = all_digits(want) ? pos == std::atol(want.c_str())
-                                          : lower(d.platform_name).find(lower(want)) !=
-                                                std::string::npos;
+      const bool match = all_digits(want)
+                             ? pos == std::atol(want.c_str())
+                             : lower(d.platform_name).find(lower(want)) != std::string::npos;
       if (match) kept.push_back(d);
     }
     if (kept.empty()) {
-      why = "CNC_OPENCL_PLATFORM=" + want + " matches no OpenCL platform; devices: " +
-            describe(devs);
+      why =
+          "CNC_OPENCL_PLATFORM=" + want + " matches no OpenCL platform; devices: " + describe(devs);
       return nullptr;
     }
     devs.swap(kept);
@@ -130,8 +133,8 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::stri
     for (const auto& d : devs)
       if (d.global_index == o.device_index) chosen = &d;
     if (!chosen) {
-      why = "no OpenCL device with index " + std::to_string(o.device_index) + "; devices: " +
-            describe(devs);
+      why = "no OpenCL device with index " + std::to_string(o.device_index) +
+            "; devices: " + describe(devs);
       return nullptr;
     }
   } else if (const char* env = std::getenv("CNC_OPENCL_DEVICE"); env && *env) {

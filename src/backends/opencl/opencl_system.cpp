@@ -139,8 +139,8 @@ class opencl_system final : public device_system {
     std::vector<rhs_state_f32> s(k_);
     read(state_, s.data(), sizeof(rhs_state_f32) * k_);
     for (int j = 0; j < k_; ++j)
-      out[j] = rhs_state{s[j].rz, s[j].rz_new, s[j].rr, s[j].pq, s[j].thr2, s[j].status,
-                         s[j].iters};
+      out[j] =
+          rhs_state{s[j].rz, s[j].rz_new, s[j].rr, s[j].pq, s[j].thr2, s[j].status, s[j].iters};
   }
 
   void get_x(double* x) override { download_vectors(x_, x); }
@@ -156,8 +156,7 @@ class opencl_system final : public device_system {
   std::size_t vec_bytes() const { return static_cast<std::size_t>(np_) * k_ * vs_; }
 
   void build(const host_matrix& a, const tuning& t) {
-    const std::int64_t entries =
-        a.fmt == format::csr ? a.csr->nnz() : a.bcrs->n_blocks() * b_ * b_;
+    const std::int64_t entries = a.fmt == format::csr ? a.csr->nnz() : a.bcrs->n_blocks() * b_ * b_;
     wide_idx_ = entries >= INT_MAX;
     const bool wide_off = static_cast<std::int64_t>(np_) * k_ >= INT_MAX;
 
@@ -175,10 +174,7 @@ class opencl_system final : public device_system {
         // longer rows get about one lane per entry of a mean row (paper 002 §IV.A).
         // CPUs: one work-item per row.
         const double mean = a.csr->n ? static_cast<double>(a.csr->nnz()) / a.csr->n : 1.0;
-        width = !dev_.gpu    ? 1
-                : mean > 12  ? floor_pow2(static_cast<long>(mean))
-                : val_f32_   ? 1
-                             : -1;
+        width = !dev_.gpu ? 1 : mean > 12 ? floor_pow2(static_cast<long>(mean)) : val_f32_ ? 1 : -1;
       }
       width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
     }
@@ -334,9 +330,9 @@ class opencl_system final : public device_system {
       cl_int mode;
       cl_mem v, out, part;
     };
-    for (const spmv_binding& s : {spmv_binding{k_dot_, 0, p_, q_, partA_},
-                                  spmv_binding{k_init_, 1, x_, r_, partB_},
-                                  spmv_binding{k_apply_, 2, p_, q_, partA_}}) {
+    for (const spmv_binding& s :
+         {spmv_binding{k_dot_, 0, p_, q_, partA_}, spmv_binding{k_init_, 1, x_, r_, partB_},
+          spmv_binding{k_apply_, 2, p_, q_, partA_}}) {
       arg(s.k, 0, s.mode);
       arg(s.k, 1, units);
       arg(s.k, 2, rowp_);
