@@ -13,6 +13,7 @@
 #include <cstring>
 #include <setjmp.h>
 #include <vector>
+#include <memory>  // before cmocka.h, whose fail() macro breaks std::ios
 
 extern "C" {
 #include <cmocka.h>

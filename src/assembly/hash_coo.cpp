@@ -1,103 +1,157 @@
-// Hash-assembled COO: growth and conversion to CSR (see hash_coo.hpp for the layout).
+// Hash-assembled COO: windows, spills, growth and conversion to CSR (see hash_coo.hpp).
 #include "assembly/hash_coo.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
-#include "util/error.hpp"
 #include "cnc.h"
+#include "util/error.hpp"
 
 namespace cnc {
 
 namespace {
-constexpr double max_load = 0.7;
-}
+constexpr double window_load = 0.7;  // hint entries per window slot
+constexpr std::uint32_t max_stride = 1u << 16;
+
+std::uint64_t spill_hash(std::uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 17; }
+}  // namespace
 
 void hash_coo::reset(std::int32_t n_rows, std::int64_t nnz_hint) {
   n_rows_ = std::max<std::int32_t>(n_rows, 1);
-  double per_row = nnz_hint > 0 ? double(nnz_hint) / n_rows_ : 6.0;
-  auto stride = std::uint32_t(std::ceil(per_row / max_load));
-  allocate(std::clamp<std::uint32_t>(stride, 2, 1u << 20));
+  const double per_row = nnz_hint > 0 ? double(nnz_hint) / n_rows_ : 6.0;
+  allocate(std::clamp<std::uint32_t>(std::uint32_t(std::ceil(per_row / window_load)), 2, max_stride));
+  spill_.clear();
+  spill_.shrink_to_fit();
+  spilled_ = 0;
   count_ = 0;
 }
 
 void hash_coo::allocate(std::uint32_t stride) {
-  std::uint64_t cap = std::uint64_t(n_rows_) * stride + 64;
-  if (cap > std::uint64_t(std::numeric_limits<std::int64_t>::max() / sizeof(slot)))
+  const std::uint64_t slots = std::uint64_t(n_rows_) * stride;
+  if (slots > std::uint64_t(std::numeric_limits<std::int64_t>::max() / 16))
     throw error(CNC_ERR_OVERFLOW, "coefficient table would exceed the address space");
   stride_ = stride;
-  slots_.assign(cap, slot{empty_key, 0.0, 0.0});
-  grow_at_ = std::int64_t(double(cap) * max_load);
-  probe_limit_ = 4 * stride + 64;
+  n_slots_ = slots;
+  // No value-initialization: only the columns need a marker; values are written on insert.
+  cols_.reset(new std::int32_t[slots]);
+  vals_.reset(new double[slots]);
+  lo_.reset();
+  std::memset(cols_.get(), 0xff, sizeof(std::int32_t) * slots);
 }
 
-bool hash_coo::grow_for_probes() {
-  // Doubling is worth it while the table stays within 16 slots per entry (or per row); beyond
-  // that the long runs come from a few dense rows: accept them, and look again later.
-  if (double(slots_.size()) * 2 > 16.0 * double(count_ + n_rows_) || stride_ >= (1u << 20)) {
-    probe_limit_ = probe_limit_ > (1u << 30) ? probe_limit_ : probe_limit_ * 2;
-    return false;
+void hash_coo::duplicate(std::uint64_t s, double v) {
+  if (!lo_) {
+    lo_.reset(new double[n_slots_]);
+    std::memset(lo_.get(), 0, sizeof(double) * n_slots_);
   }
-  grow();
-  return true;
+  two_sum(vals_[s], lo_[s], v);
+}
+
+void hash_coo::spill(std::int32_t i, std::int32_t j, double v) {
+  // Rows outgrew their windows: double them while that keeps the table within ~16 slots per entry
+  // (a few dense rows are better served by the spill table than by huge windows).
+  if (spilled_ > count_ / 8 + 1024 && stride_ < max_stride &&
+      double(n_slots_) * 2 <= 16.0 * double(count_ + n_rows_)) {
+    grow();
+    return add(i, j, v);
+  }
+  if (spill_.empty() || double(spilled_ + 1) > 0.5 * double(spill_.size())) {
+    std::vector<spill_slot> old(std::max<std::size_t>(1024, spill_.size() * 2),
+                                spill_slot{empty_key, 0.0, 0.0});
+    old.swap(spill_);
+    for (const spill_slot& e : old) {
+      if (e.key == empty_key) continue;
+      std::uint64_t p = spill_hash(e.key) & (spill_.size() - 1);
+      while (spill_[p].key != empty_key) p = (p + 1) & (spill_.size() - 1);
+      spill_[p] = e;
+    }
+  }
+  const std::uint64_t key = (std::uint64_t(std::uint32_t(i)) << 32) | std::uint32_t(j);
+  std::uint64_t p = spill_hash(key) & (spill_.size() - 1);
+  for (;; p = (p + 1) & (spill_.size() - 1)) {
+    spill_slot& e = spill_[p];
+    if (e.key == key) return two_sum(e.hi, e.lo, v);
+    if (e.key == empty_key) {
+      e = spill_slot{key, v, 0.0};
+      ++spilled_, ++count_;
+      return;
+    }
+  }
 }
 
 void hash_coo::grow() {
-  std::vector<slot> old;
-  old.swap(slots_);
+  auto cols = std::move(cols_);
+  auto vals = std::move(vals_);
+  auto lo = std::move(lo_);
+  std::vector<spill_slot> spilled;
+  spilled.swap(spill_);
+  const std::uint32_t old_stride = stride_;
   allocate(stride_ * 2);
-  for (const slot& e : old) {
-    if (e.key == empty_key) continue;
-    std::uint64_t s = slot_of(std::int32_t(e.key >> 32), std::int32_t(e.key & 0xffffffffu));
-    while (slots_[s].key != empty_key)
-      if (++s == slots_.size()) s = 0;
-    slots_[s] = e;
-  }
+  count_ = 0, spilled_ = 0;
+  for (std::int32_t i = 0; i < n_rows_; ++i)
+    for (std::uint64_t s = std::uint64_t(i) * old_stride; s < std::uint64_t(i + 1) * old_stride; ++s)
+      if (cols[s] >= 0) {
+        add(i, cols[s], vals[s]);
+        if (lo && lo[s] != 0.0) add(i, cols[s], lo[s]);
+      }
+  for (const spill_slot& e : spilled)
+    if (e.key != empty_key) {
+      add(std::int32_t(e.key >> 32), std::int32_t(e.key & 0xffffffffu), e.hi);
+      if (e.lo != 0.0) add(std::int32_t(e.key >> 32), std::int32_t(e.key & 0xffffffffu), e.lo);
+    }
 }
 
 csr_matrix hash_coo::to_csr(const std::vector<std::int32_t>& map, std::int32_t n_out) const {
-  auto mapped = [&](std::uint32_t idx) { return map.empty() ? std::int32_t(idx) : map[idx]; };
+  auto mapped = [&](std::int32_t idx) { return map.empty() ? idx : map[idx]; };
+  // Spilled entries, sorted by row, are merged row by row with the windows.
+  std::vector<std::pair<std::uint64_t, double>> extra;
+  for (const spill_slot& e : spill_)
+    if (e.key != empty_key) extra.emplace_back(e.key, e.hi + e.lo);
+  std::sort(extra.begin(), extra.end());
   csr_matrix m;
   m.n = n_out;
   m.row_ptr.assign(std::size_t(n_out) + 1, 0);
-  for (const slot& e : slots_) {
-    if (e.key == empty_key) continue;
-    std::int32_t r = mapped(std::uint32_t(e.key >> 32)), c = mapped(std::uint32_t(e.key));
-    if (r >= 0 && c >= 0) ++m.row_ptr[std::size_t(r) + 1];
-  }
-  for (std::int32_t i = 0; i < n_out; ++i) m.row_ptr[i + 1] += m.row_ptr[i];
-  std::int64_t nnz = m.row_ptr[n_out];
-  m.col.resize(std::size_t(nnz));
-  m.val.resize(std::size_t(nnz));
-  std::vector<std::int64_t> next(m.row_ptr.begin(), m.row_ptr.end() - 1);
-  for (const slot& e : slots_) {
-    if (e.key == empty_key) continue;
-    std::int32_t r = mapped(std::uint32_t(e.key >> 32)), c = mapped(std::uint32_t(e.key));
-    if (r < 0 || c < 0) continue;
-    std::int64_t k = next[r]++;
-    m.col[k] = c;
-    m.val[k] = e.hi + e.lo;
-  }
-  // Sort each row by column: insertion sort for the usual short rows, std::sort for long ones.
+  m.col.reserve(std::size_t(count_));
+  m.val.reserve(std::size_t(count_));
+  std::size_t x = 0;
   std::vector<std::pair<std::int32_t, double>> tmp;
-  for (std::int32_t i = 0; i < n_out; ++i) {
-    std::int64_t b = m.row_ptr[i], e = m.row_ptr[i + 1];
+  for (std::int32_t i = 0; i < n_rows_; ++i) {
+    const std::int32_t r = mapped(i);
+    const std::size_t b = m.col.size();
+    if (r >= 0) {
+      for (std::uint64_t s = std::uint64_t(i) * stride_; s < std::uint64_t(i + 1) * stride_; ++s) {
+        const std::int32_t c = cols_[s] >= 0 ? mapped(cols_[s]) : -1;
+        if (c < 0) continue;
+        m.col.push_back(c);
+        m.val.push_back(lo_ ? vals_[s] + lo_[s] : vals_[s]);
+      }
+    }
+    for (; x < extra.size() && std::int32_t(extra[x].first >> 32) == i; ++x) {
+      const std::int32_t c = mapped(std::int32_t(extra[x].first & 0xffffffffu));
+      if (r >= 0 && c >= 0) m.col.push_back(c), m.val.push_back(extra[x].second);
+    }
+    if (r < 0) continue;
+    // Sort the row by column: insertion sort for the usual short rows, std::sort for long ones.
+    const std::size_t e = m.col.size();
     if (e - b > 32) {
       tmp.clear();
-      for (std::int64_t k = b; k < e; ++k) tmp.emplace_back(m.col[k], m.val[k]);
-      std::sort(tmp.begin(), tmp.end(), [](auto& x, auto& y) { return x.first < y.first; });
-      for (std::int64_t k = b; k < e; ++k) m.col[k] = tmp[k - b].first, m.val[k] = tmp[k - b].second;
-      continue;
+      for (std::size_t k = b; k < e; ++k) tmp.emplace_back(m.col[k], m.val[k]);
+      std::sort(tmp.begin(), tmp.end(), [](auto& p, auto& q) { return p.first < q.first; });
+      for (std::size_t k = b; k < e; ++k) m.col[k] = tmp[k - b].first, m.val[k] = tmp[k - b].second;
+    } else {
+      for (std::size_t k = b + 1; k < e; ++k) {
+        const std::int32_t c = m.col[k];
+        const double v = m.val[k];
+        std::size_t p = k;
+        for (; p > b && m.col[p - 1] > c; --p) m.col[p] = m.col[p - 1], m.val[p] = m.val[p - 1];
+        m.col[p] = c, m.val[p] = v;
+      }
     }
-    for (std::int64_t k = b + 1; k < e; ++k) {
-      std::int32_t c = m.col[k];
-      double v = m.val[k];
-      std::int64_t p = k;
-      for (; p > b && m.col[p - 1] > c; --p) m.col[p] = m.col[p - 1], m.val[p] = m.val[p - 1];
-      m.col[p] = c, m.val[p] = v;
-    }
+    m.row_ptr[std::size_t(r) + 1] = std::int64_t(e - b);
   }
+  for (std::int32_t r = 0; r < n_out; ++r) m.row_ptr[r + 1] += m.row_ptr[r];
   return m;
 }
 

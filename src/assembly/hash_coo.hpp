@@ -1,17 +1,20 @@
 // Hash-assembled COO: an open-addressing table keyed by (row, col) that sums duplicates on insert
 // (paper 003's idea, sized from an nnz hint and grown by load factor).
 //
-// Layout choice, for speed: slot(row, col) = row * stride + h(col) mod stride, i.e. each row owns
-// a window of `stride` slots and probing is linear from there (spilling into the next window).
-// Assembly loops visit rows in order, so inserts stream through memory instead of jumping at
-// random: one cache line per few coefficients instead of one miss per coefficient.
+// Layout, for speed and memory: row i owns a window of `stride` slots; column j probes linearly
+// inside that window from h(j) mod stride. The row is implicit in the slot's position, so a slot
+// is a 32-bit column plus a double (12 bytes, structure of arrays), and conversion to CSR is one
+// pass, row by row. Assembly loops visit rows in order, so inserts stream through memory. A row
+// whose window is full spills to a small general table keyed by (row, col); when spills grow
+// past a fraction of the entries, the windows double (rows outgrew the hint).
 //
-// A run of probes longer than a few windows means rows outgrew their windows: the windows double.
-// Duplicates are summed in double-double (Knuth's TwoSum): the stored value is the correctly
-// rounded sum in all but pathological cases, so the result does not depend on insertion order.
+// Duplicates are summed in double-double (Knuth's TwoSum; the low parts live in an array made at
+// the first duplicate): the stored value is the correctly rounded sum in all but pathological
+// cases, so the result does not depend on insertion order.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "conversion/matrix.hpp"
@@ -23,23 +26,21 @@ class hash_coo {
   // n_rows: rows keys may take (< n_rows); nnz_hint: expected distinct entries (0 = unknown).
   void reset(std::int32_t n_rows, std::int64_t nnz_hint);
   void add(std::int32_t i, std::int32_t j, double v) {
-    if (count_ + 1 > grow_at_) grow();
-    std::uint64_t key = (std::uint64_t(std::uint32_t(i)) << 32) | std::uint32_t(j);
-    std::uint64_t s = slot_of(i, j);
-    for (std::uint32_t probes = 0;; ++probes) {
-      if (probes > probe_limit_ && grow_for_probes()) return add(i, j, v);
-      slot& e = slots_[s];
-      if (e.key == key) {
-        two_sum_add(e, v);
-        return;
-      }
-      if (e.key == empty_key) {
-        e.key = key, e.hi = v, e.lo = 0.0;
+    const std::uint64_t base = std::uint64_t(i) * stride_;
+    std::uint64_t s = base + ((std::uint64_t(std::uint32_t(j) * 2654435769u) * stride_) >> 32);
+    const std::uint64_t end = base + stride_;
+    for (std::uint32_t t = 0; t < stride_; ++t) {
+      const std::int32_t c = cols_[s];
+      if (c == j) return duplicate(s, v);
+      if (c < 0) {
+        cols_[s] = j, vals_[s] = v;
+        if (lo_) lo_[s] = 0.0;
         ++count_;
         return;
       }
-      if (++s == slots_.size()) s = 0;
+      if (++s == end) s = base;
     }
+    spill(i, j, v);
   }
   std::int64_t size() const { return count_; }
   std::int32_t rows() const { return n_rows_; }
@@ -48,36 +49,31 @@ class hash_coo {
   csr_matrix to_csr(const std::vector<std::int32_t>& map, std::int32_t n_out) const;
 
  private:
-  struct slot {
+  struct spill_slot {
     std::uint64_t key;
     double hi, lo;
   };
   static constexpr std::uint64_t empty_key = ~std::uint64_t(0);
 
-  std::uint64_t slot_of(std::int32_t i, std::int32_t j) const {
-    // Fibonacci hashing of the column, scaled into the row's window.
-    std::uint64_t h = (std::uint32_t(j) * 2654435769u);
-    return std::uint64_t(i) * stride_ + ((h * stride_) >> 32);
+  static void two_sum(double& hi, double& lo, double v) {
+    const double s = hi + v, bp = s - hi;
+    lo += (hi - (s - bp)) + (v - bp);
+    hi = s;
   }
-  static void two_sum_add(slot& e, double v) {
-    double s = e.hi + v;
-    double bp = s - e.hi;
-    double err = (e.hi - (s - bp)) + (v - bp);
-    e.hi = s;
-    e.lo += err;
-  }
+  void duplicate(std::uint64_t s, double v);
+  void spill(std::int32_t i, std::int32_t j, double v);
   void allocate(std::uint32_t stride);
   void grow();
-  // Rows with more entries than their window make long probe runs (LSCM's AᵀA rows, say):
-  // then double the windows, unless the table would exceed 16x its entries (a few dense rows).
-  bool grow_for_probes();
 
-  std::vector<slot> slots_;
   std::int32_t n_rows_ = 0;
   std::uint32_t stride_ = 0;
+  std::uint64_t n_slots_ = 0;
+  std::unique_ptr<std::int32_t[]> cols_;  // -1 = empty
+  std::unique_ptr<double[]> vals_;        // high parts
+  std::unique_ptr<double[]> lo_;          // low parts, made at the first duplicate
+  std::vector<spill_slot> spill_;         // open addressing over (row, col), power-of-two size
+  std::int64_t spilled_ = 0;
   std::int64_t count_ = 0;
-  std::int64_t grow_at_ = 0;
-  std::uint32_t probe_limit_ = 0;
 };
 
 }  // namespace cnc
