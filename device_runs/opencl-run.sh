@@ -36,6 +36,7 @@ if ! ninja -C /tmp/b $T > /tmp/build.log 2>&1; then
   fi
 fi
 echo "== tests"
+export CNC_TEST_DATA=$R/.device-opencl/data  # the four real matrices test_opencl_kernels reads
 (cd /tmp/b && ctest -R "opencl" --output-on-failure --timeout 200) 2>&1 | tail -40
 /tmp/b/tests/test_opencl_kernels 2>&1 | grep -E "device|SpMV:|steps:|PASSED|FAILED" | head
 echo "== cnc-solve through the public API"
@@ -43,6 +44,4 @@ CNC_BACKEND=opencl /tmp/b/examples/cnc-solve --grid 128 --precision double 2>&1 
 echo "== bench"
 B="--backends opencl,cuda"; [ $CUDA = OFF ] && B="--backends opencl"
 /tmp/b/bench/opencl/bench_opencl --grid 128 --grid 256 --precision double --precision mixed \
-  --iters 200 $B 2>&1
-for w in 4 16; do echo "-- CSR width $w"; CNC_OPENCL_CSR_WIDTH=$w /tmp/b/bench/opencl/bench_opencl \
-  --grid 256 --precision double --iters 200 --backends opencl 2>&1 | grep "| 256"; done
+  --iters 200 $B --sweep -1:0:0,1:0:0,2:0:0,4:0:0,-1:528:0,-1:2112:0,-1:0:128,-1:0:512 2>&1
