@@ -149,8 +149,33 @@ double matrix_bytes(const csr_matrix& a, format f, std::int64_t blocks, int valu
   return double(blocks) * (double(b) * b * value_bytes + 4) + double((a.n + b - 1) / b + 1) * 8;
 }
 
+// Blocks of b x b over every `stride`-th block row only: a cheap estimate of count_blocks.
+static double sampled_blocks(const csr_matrix& a, int b, std::int32_t stride) {
+  const std::int32_t nbr = (a.n + b - 1) / b;
+  std::vector<std::int32_t> cols;
+  double blocks = 0, rows = 0;
+  for (std::int32_t br = 0; br < nbr; br += stride, rows += 1) {
+    cols.clear();
+    for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) cols.push_back(a.col[k] / b);
+    std::sort(cols.begin(), cols.end());
+    blocks += double(std::unique(cols.begin(), cols.end()) - cols.begin());
+  }
+  return rows > 0 ? blocks * double(nbr) / rows : 0;
+}
+
 format choose_format(const csr_matrix& a, int value_bytes) {
   const double csr_bytes = matrix_bytes(a, format::csr, 0, value_bytes);
+  // On large matrices, a 1-in-32 sample of block rows rules out blocking when it clearly does not
+  // pay (scalar stencils), so the exact count below runs only for plausible candidates.
+  if (a.n > 65536) {
+    bool plausible = false;
+    for (int b : {2, 4})
+      plausible = plausible ||
+                  matrix_bytes(a, format(b), std::int64_t(sampled_blocks(a, b, 32)), value_bytes) <
+                      0.95 * csr_bytes;
+    if (!plausible) return format::csr;
+  }
   format best = format::csr;
   double best_bytes = csr_bytes;
   for (format f : {format::bcrs2, format::bcrs4}) {
