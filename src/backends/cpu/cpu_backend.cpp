@@ -2,11 +2,12 @@
 //
 // Rows are cut into fixed chunks (chunk_rows); each chunk writes its partial sums to its own slot
 // and the calling thread adds the slots in chunk order, so a solve is bit-identical run to run
-// and for any thread count. Chunks are handed to threads in contiguous static ranges (the same
-// ranges that first touched the vectors). The scalar logic of the contract runs on the host,
+// and for any thread count. Threads claim chunks dynamically (see for_chunks). The scalar logic of the contract runs on the host,
 // between the parallel sweeps.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -30,11 +31,9 @@ constexpr std::int32_t chunk_rows = 8192;
 constexpr std::int32_t min_rows_per_thread = 32768;
 
 const cpu_kernel_table* kernels_for(cpu_types t) {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl"))
-    return cpu_kernels_avx512(t);
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return cpu_kernels_avx2(t);
+  const std::string isa = cpu_simd_level();
+  if (isa == "avx512") return cpu_kernels_avx512(t);
+  if (isa == "avx2") return cpu_kernels_avx2(t);
   return cpu_kernels_generic(t);
 }
 
@@ -164,10 +163,7 @@ class cpu_system final : public device_system {
         beta_[j] = s.rz_new / s.rz, s.rz = s.rz_new;
     }
     if (!refresh_active()) return;
-    parallel([&](int t) {
-      auto [c0, c1] = chunks_of(t);
-      for (std::int32_t c = c0; c < c1; ++c) kt_->update_p(step_, first_row(c), last_row(c));
-    });
+    for_chunks([&](std::int32_t c) { kt_->update_p(step_, first_row(c), last_row(c)); });
   }
 
   void read_state(rhs_state* out) override {
@@ -185,10 +181,7 @@ class cpu_system final : public device_system {
       for (std::int32_t i = 0; i < np_; ++i)
         p_[std::int64_t(i) * k_ + j] = i < n_ ? VT(x[i + std::size_t(j) * n_]) : VT(0);
     step_.in = p_.data(), step_.out = q_.data();
-    parallel([&](int t) {
-      auto [c0, c1] = chunks_of(t);
-      for (std::int32_t c = c0; c < c1; ++c) kt_->apply(step_, first_row(c), last_row(c));
-    });
+    for_chunks([&](std::int32_t c) { kt_->apply(step_, first_row(c), last_row(c)); });
     for (int j = 0; j < k_; ++j)
       for (std::int32_t i = 0; i < n_; ++i)
         y[i + std::size_t(j) * n_] = double(q_[std::int64_t(i) * k_ + j]);
@@ -200,27 +193,28 @@ class cpu_system final : public device_system {
   std::int32_t last_row(std::int32_t c) const {
     return std::min(step_.a.rows, (c + 1) * rows_per_chunk());
   }
-  // Runs fn(t) for the threads_ threads that share the chunks (inline when there is one).
+  // Runs fn(c) for every chunk c. Threads claim chunks from a shared counter, so a thread slowed
+  // by another process (shared machines) does not hold the sweep up; results stay bit-identical
+  // because each chunk writes its own partial slot. Inline when one thread suffices.
   template <class F>
-  void parallel(F&& fn) {
-    if (threads_ == 1)
-      fn(0);
-    else
-      pool_.run([&](int t) {
-        if (t < threads_) fn(t);
-      });
-  }
-  std::pair<std::int32_t, std::int32_t> chunks_of(int t) const {
-    const std::int64_t T = threads_;
-    return {std::int32_t(n_chunks_ * t / T), std::int32_t(n_chunks_ * (t + 1) / T)};
+  void for_chunks(F&& fn) {
+    if (threads_ == 1) {
+      for (std::int32_t c = 0; c < n_chunks_; ++c) fn(c);
+      return;
+    }
+    next_chunk_.store(0, std::memory_order_relaxed);
+    pool_.run([&](int t) {
+      if (t >= threads_) return;
+      for (std::int32_t c = next_chunk_.fetch_add(1, std::memory_order_relaxed); c < n_chunks_;
+           c = next_chunk_.fetch_add(1, std::memory_order_relaxed))
+        fn(c);
+    });
   }
   // Runs fn over every chunk with its own `width * k` partial slot.
   template <class F>
   void sweep(int width, F&& fn) {
-    parallel([&](int t) {
-      auto [c0, c1] = chunks_of(t);
-      for (std::int32_t c = c0; c < c1; ++c)
-        fn(first_row(c), last_row(c), part_.data() + std::size_t(c) * width * k_);
+    for_chunks([&](std::int32_t c) {
+      fn(first_row(c), last_row(c), part_.data() + std::size_t(c) * width * k_);
     });
   }
   // Sum of partial `idx` over chunks, in chunk order.
@@ -247,6 +241,7 @@ class cpu_system final : public device_system {
   pool_vector<VT> x_, r_, p_, q_, b_, y_, d_;
   std::int32_t n_chunks_ = 0;
   int threads_ = 1;
+  std::atomic<std::int32_t> next_chunk_{0};
   std::vector<double> part_, alpha_, beta_;
   std::vector<std::uint8_t> active_;
   std::vector<rhs_state> state_;
@@ -284,12 +279,16 @@ class cpu_backend final : public backend {
 
 }  // namespace
 
+// The best kernel build this CPU runs, capped by CNC_CPU_ISA=generic|avx2|avx512 if set.
 const char* cpu_simd_level() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl"))
-    return "avx512";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  const char* cap = std::getenv("CNC_CPU_ISA");
+  const std::string c = cap ? cap : "";
+  if (avx512 && (c.empty() || c == "avx512")) return "avx512";
+  if (avx2 && (c.empty() || c == "avx512" || c == "avx2")) return "avx2";
   return "generic";
 }
 
