@@ -5,6 +5,7 @@
 //   - init / spmv_dot / update_xr / update_p, state read after every step, vs a host
 //     implementation of the contract in backend.hpp; iterate(n) bit-identical to n steps and
 //     run-to-run; stopped systems untouched; indefinite and non-finite statuses; a full solve;
+//     two threads with their own systems at once, bit-identical to each alone;
 //   - the no-fp64 path (CNC_OPENCL_DISABLE_FP64), device selection by environment and index,
 //     a kernel build failure (build log in the message), CL error mapping;
 //   - `--expect-absent TEXT`: the factory must return nullptr with TEXT in its reason (CTest runs
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern "C" {
@@ -467,6 +469,42 @@ void test_full_solve(void**) {
   }
 }
 
+// ---- Two threads, each with its own backend and system, at once: same bits as one alone -------
+void test_threads(void**) {
+  const problem& pb = problems()[1];
+  const std::int32_t n = pb.csr.n;
+  const std::vector<double> b = random_vec(n, 21), x0(n, 0.0);
+  auto solve = [&](precision p, int k_rhs, std::vector<double>& x) {
+    std::string why;
+    auto be = cnc::make_opencl_backend({}, why);  // own backend: shares the cached context
+    if (!be) return;
+    const cnc::host_matrix h = view(pb, cnc::format::csr);
+    auto sys = be->create_system(h, inv_diag(pb.csr, n), p, k_rhs);
+    std::vector<double> bk, xk;
+    for (int j = 0; j < k_rhs; ++j) {
+      bk.insert(bk.end(), b.begin(), b.end());
+      xk.insert(xk.end(), x0.begin(), x0.end());
+    }
+    const std::vector<double> thr2(k_rhs, 0.0);
+    sys->set_vectors(bk.data(), xk.data());
+    sys->init(thr2.data());
+    sys->iterate(12);
+    x.resize(xk.size());
+    sys->get_x(x.data());
+  };
+  std::vector<double> alone[2], together[2];
+  solve(precision::f64, 1, alone[0]);
+  solve(precision::mixed, 2, alone[1]);
+  std::thread t0([&] { solve(precision::f64, 1, together[0]); });
+  std::thread t1([&] { solve(precision::mixed, 2, together[1]); });
+  t0.join();
+  t1.join();
+  for (int v = 0; v < 2; ++v) {
+    assert_int_equal(alone[v].size(), together[v].size());
+    assert_memory_equal(alone[v].data(), together[v].data(), alone[v].size() * sizeof(double));
+  }
+}
+
 // ---- Device without fp64 (simulated) --------------------------------------------------------
 void test_no_fp64(void**) {
   setenv("CNC_OPENCL_DISABLE_FP64", "1", 1);
@@ -596,6 +634,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_iterate_bitwise),
       cmocka_unit_test(test_statuses),
       cmocka_unit_test(test_full_solve),
+      cmocka_unit_test(test_threads),
       cmocka_unit_test(test_no_fp64),
       cmocka_unit_test(test_selection),
       cmocka_unit_test(test_errors),
