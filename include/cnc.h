@@ -100,7 +100,9 @@
  * (auto|cpu|opencl|cuda), else auto: CUDA, then an OpenCL GPU, then the CPU; tiny systems stay on
  * the CPU. Asking for a backend that is not available is an error (CNC_ERR_BACKEND_UNAVAILABLE),
  * never a silent fallback. CNC_NB_THREADS / the CNC_NUM_THREADS environment variable set the CPU
- * backend's thread count (0 = one per core).
+ * backend's thread count (0 = one per core); CNC_CPU_ISA=generic|avx2|avx512 caps its SIMD level.
+ * In auto mode a GPU backend that fails (device out of memory, lost device) falls back to the CPU
+ * and logs why.
  *
  * Ownership: cnc never keeps a caller's pointer past the call that received it (callbacks and
  * their user pointers excepted). Strings returned by cnc belong to cnc (see each call).
