@@ -4,10 +4,10 @@
 # CTest runs them on ../shared/data/meshes; without the data they exit 77 (skipped).
 find_package(PNG QUIET)
 
-add_library(cnc_demo_common STATIC common/mesh.c common/image.c)
+add_library(cnc_demo_common STATIC common/mesh.c common/image.c common/report.c)
 target_include_directories(cnc_demo_common PUBLIC ${CMAKE_CURRENT_LIST_DIR}/common)
 target_compile_options(cnc_demo_common PRIVATE ${CNC_WARNINGS})
-target_link_libraries(cnc_demo_common PUBLIC m)
+target_link_libraries(cnc_demo_common PUBLIC cnc m)
 if(PNG_FOUND)
   target_compile_definitions(cnc_demo_common PRIVATE CNC_HAVE_PNG)
   target_link_libraries(cnc_demo_common PRIVATE PNG::PNG)

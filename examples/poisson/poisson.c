@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../common/image.h"
+#include "../common/report.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -42,21 +43,6 @@ static void assemble(int n, double a, double b) {
       }
     }
   }
-}
-
-static void report(const char* what) {
-  const char *backend = "", *device = "", *reason = "";
-  CNCint iterations = 0;
-  double residual = 0.0, seconds = 0.0, gflops = 0.0;
-  cncGetString(CNC_BACKEND_NAME, &backend);
-  cncGetString(CNC_DEVICE_NAME, &device);
-  cncGetString(CNC_REASON_NAME, &reason);
-  cncGetIntegerv(CNC_USED_ITERATIONS, &iterations);
-  cncGetDoublev(CNC_TRUE_ERROR, &residual);
-  cncGetDoublev(CNC_ELAPSED_TIME, &seconds);
-  cncGetDoublev(CNC_GFLOPS, &gflops);
-  printf("%s: backend %s (%s): %d iterations, %s, residual %.3g, %.3f s, %.2f GFLOP/s\n", what,
-         backend, device, iterations, reason, residual, seconds, gflops);
 }
 
 static int write_vtk(const char* path, int n, const double* u) {
@@ -165,7 +151,7 @@ int main(int argc, char** argv) {
     cncEnd(CNC_SYSTEM);
     if (cncSolve() != CNC_OK) goto fail;
     snprintf(what, sizeof what, "poisson n=%d (%zu unknowns)", n, nn);
-    report(what);
+    demo_report(what);
     discrete_factor = analytic_factor = 1.0; /* exact on cubics */
   } else {
     const double dt = 0.1 / steps;
@@ -182,7 +168,7 @@ int main(int argc, char** argv) {
       cncEnd(CNC_SYSTEM);
       if (cncSolve() != CNC_OK) goto fail;
       snprintf(what, sizeof what, "heat n=%d step %d/%d", n, s + 1, steps);
-      report(what);
+      demo_report(what);
     }
     discrete_factor = pow(1.0 + dt * mu / (h * h), -steps);
     analytic_factor = exp(-3 * PI * PI * 0.1);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "../common/image.h"
+#include "../common/report.h"
 #include "../common/mesh.h"
 
 /* Each triangle edge (a, b) adds weight 1/2: an edge shared by two triangles weighs 1. */
@@ -118,20 +119,11 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const char *backend = "", *device = "", *reason = "";
-  CNCint iterations = 0;
-  double residual = 0.0, seconds = 0.0, gflops = 0.0;
-  cncGetString(CNC_BACKEND_NAME, &backend);
-  cncGetString(CNC_DEVICE_NAME, &device);
-  cncGetString(CNC_REASON_NAME, &reason);
-  cncGetIntegerv(CNC_USED_ITERATIONS, &iterations);
-  cncGetDoublev(CNC_TRUE_ERROR, &residual);
-  cncGetDoublev(CNC_ELAPSED_TIME, &seconds);
-  cncGetDoublev(CNC_GFLOPS, &gflops);
   printf("smoothing: %s, %d vertices, %d triangles, t = %g, 3 right-hand sides\n", argv[1], m.nv,
          m.nf, t);
-  printf("backend %s (%s): %d iterations, %s, residual %.3g, %.3f s, %.2f GFLOP/s\n", backend,
-         device, iterations, reason, residual, seconds, gflops);
+  demo_report("smoothing");
+  double residual = 0.0;
+  cncGetDoublev(CNC_TRUE_ERROR, &residual);
 
   double* p = (double*)malloc(sizeof(double) * 3 * (size_t)m.nv);
   int finite = 1;
