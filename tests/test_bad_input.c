@@ -77,18 +77,6 @@ static void expect2(CNCstatus got, CNCstatus w1, CNCstatus w2, const char* what,
 }
 #define EXPECT2(expr, w1, w2) expect2((expr), (w1), (w2), #expr, __LINE__)
 
-static int setup(void** ctx) {
-  CNCcontext c = cncNewContext();
-  if (!c) return -1;
-  cncMakeCurrent(c);
-  *ctx = c;
-  return 0;
-}
-
-static int teardown(void** ctx) {
-  cncDeleteContext((CNCcontext)*ctx);
-  return 0;
-}
 
 static void test_unknown_enums(void** unused) {
   (void)unused;
@@ -439,12 +427,12 @@ static void test_backend_environment(void** unused) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_unknown_enums, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_invalid_values, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_index_out_of_range, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_not_finite, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_null_pointers, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_bad_csr, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unknown_enums, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_invalid_values, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_index_out_of_range, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_not_finite, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_null_pointers, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_bad_csr, ts_setup_context, ts_teardown_context),
       cmocka_unit_test(test_absent_backend),
       cmocka_unit_test(test_backend_environment),
   };

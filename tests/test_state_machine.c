@@ -70,18 +70,6 @@ static void expect_state_error(CNCstatus status, CNCint expected, const char* ca
 }
 #define EXPECT_STATE(call_expr, st, name) expect_state_error((call_expr), (st), (name), __LINE__)
 
-static int setup(void** ctx) {
-  CNCcontext c = cncNewContext();
-  if (!c) return -1;
-  cncMakeCurrent(c);
-  *ctx = c;
-  return 0;
-}
-
-static int teardown(void** ctx) {
-  cncDeleteContext((CNCcontext)*ctx);
-  return 0;
-}
 
 /* Walks through every state of a plain system, trying the forbidden calls in each. */
 static void test_illegal_transitions_plain(void** unused) {
@@ -501,15 +489,15 @@ static void test_versions_and_strings(void** unused) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_illegal_transitions_plain, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_illegal_transitions_after_matrix, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_row_errors_keep_row, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_sticky_error_and_clear, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_messages_name_call_and_values, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_no_context, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_delete_current_clears_it, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_status_strings, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_versions_and_strings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_illegal_transitions_plain, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_illegal_transitions_after_matrix, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_row_errors_keep_row, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_sticky_error_and_clear, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_messages_name_call_and_values, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_no_context, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_delete_current_clears_it, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_status_strings, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_versions_and_strings, ts_setup_context, ts_teardown_context),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -357,3 +357,16 @@ int ts_list_spd_matrices(char names[][128], double* cond, int cap) {
   fclose(f);
   return count;
 }
+
+int ts_setup_context(void** state) {
+  CNCcontext c = cncNewContext();
+  if (!c) return -1;
+  cncMakeCurrent(c);
+  *state = c;
+  return 0;
+}
+
+int ts_teardown_context(void** state) {
+  cncDeleteContext((CNCcontext)*state);
+  return 0;
+}

@@ -63,6 +63,10 @@ double ts_norm2(size_t n, const double* x);
 /* Public API drivers (on the current context). Each returns the first non-CNC_OK status. */
 /* Begin(SYSTEM), Begin(MATRIX), AddIJCoefficient for every entry, AddIRightHandSide (nsys
  * right-hand sides, system k at b + k*n; b may be NULL for zero), End(MATRIX), End(SYSTEM). */
+/* cmocka fixtures: a fresh context made current for each test, deleted afterwards. */
+int ts_setup_context(void** state);
+int ts_teardown_context(void** state);
+
 int ts_assemble(const ts_csr* a, const double* b, int nsys);
 /* Sets NB_VARIABLES (and NB_SYSTEMS when nsys > 1), assembles, solves, reads x (nsys*n). */
 int ts_assemble_solve(const ts_csr* a, const double* b, int nsys, double* x);
