@@ -303,9 +303,6 @@ CNC_API CNCstatus cncGetDoublev(CNCenum p, double* out) {
 CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
   return guarded("cncGetString", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
-    static const char* reasons[] = {"none", "converged", "max iterations", "indefinite matrix",
-                                    "indefinite preconditioner", "not finite", "stopped",
-                                    "stagnated", "breakdown"};
     if (p < CNC_BACKEND_NAME || p > CNC_CPU_SIMD)
       fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);
     std::string& result = c.strings[p - CNC_BACKEND_NAME];
@@ -318,7 +315,7 @@ CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
                           : c.stats.format_used == CNC_FORMAT_BCRS4 ? "bcrs4"
                                                                     : "";
         break;
-      case CNC_REASON_NAME: result = reasons[c.stats.reason - CNC_REASON_NONE]; break;
+      case CNC_REASON_NAME: result = cnc::reason_name(c.stats.reason); break;
       case CNC_VERSION_STRING: result = CNC_VERSION_STRING_BUILD; break;
       case CNC_CPU_SIMD: result = cnc::cpu_simd_level(); break;
       default: fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);

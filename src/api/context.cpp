@@ -17,6 +17,14 @@ namespace cnc {
 
 const char* cpu_simd_level();
 
+const char* reason_name(int reason) {
+  static const char* names[] = {"none",       "converged", "max iterations", "indefinite matrix",
+                                "indefinite preconditioner", "not finite", "stopped",
+                                "stagnated",  "breakdown"};
+  const int i = reason - CNC_REASON_NONE;
+  return i >= 0 && i < int(sizeof names / sizeof *names) ? names[i] : "unknown";
+}
+
 int context::fail(int status, const std::string& message) {
   last_message = message;
   if (first_error == CNC_OK) {
@@ -116,9 +124,14 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       const bool jacobi = preconditioner != CNC_PRECOND_NONE;
       const double tc = now_seconds();
       format fmt = format::csr;
-      if (format_param == CNC_FORMAT_AUTO)
-        fmt = choose_format(a, prec == precision::f64 ? 8 : 4);
-      else
+      if (format_param == CNC_FORMAT_AUTO) {
+        const int value_bytes = prec == precision::f64 ? 8 : 4;
+        if (auto_format_version != version || auto_format_bytes != value_bytes) {
+          auto_format = choose_format(a, value_bytes);
+          auto_format_version = version, auto_format_bytes = value_bytes;
+        }
+        fmt = auto_format;
+      } else
         fmt = format_param == CNC_FORMAT_BCRS2 ? format::bcrs2
               : format_param == CNC_FORMAT_BCRS4 ? format::bcrs4 : format::csr;
       if (!(prep.dev && prep.version == version && prep.owner == be.get() && prep.fmt == fmt &&
@@ -194,12 +207,9 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       stats.gflops = stats.solve > 0 ? flops / stats.solve * 1e-9 : 0;
       stats.gbps = stats.solve > 0 ? bpi * double(r.iteration_steps) / stats.solve * 1e-9 : 0;
       stats.elapsed = now_seconds() - t0;
-      static const char* reasons[] = {"none", "converged", "max iterations", "indefinite matrix",
-                                      "indefinite preconditioner", "not finite", "stopped",
-                                      "stagnated", "breakdown"};
       char line[256];
       std::snprintf(line, sizeof line, "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s",
-                    reasons[stats.reason - CNC_REASON_NONE], (long long)stats.iterations, stats.error,
+                    reason_name(stats.reason), (long long)stats.iterations, stats.error,
                     stats.true_error, stats.solve);
       log(CNC_LOG_INFO, line);
       return;

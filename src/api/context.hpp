@@ -68,6 +68,10 @@ struct context {
   int be_kind = 0, be_threads = -1, be_device = -2;
   unsigned auto_skip = 0;  // backends auto selection found absent or unsuitable (bit per kind)
   prepared_system prep;
+  // Automatic format choice, remembered per matrix version and value width (it scans the matrix).
+  std::uint64_t auto_format_version = 0;
+  int auto_format_bytes = 0;
+  format auto_format = format::csr;
   solve_stats stats;
   // Errors and callbacks.
   int first_error = CNC_OK;
@@ -84,5 +88,8 @@ struct context {
   // parameters, choosing and caching the backend; fills stats.
   void solve(const csr_matrix& a, std::uint64_t version, int nrhs, const double* b, double* x);
 };
+
+// Text of a CNC_REASON_* value, e.g. "converged" (log lines and cncGetString).
+const char* reason_name(int reason);
 
 }  // namespace cnc
