@@ -328,6 +328,57 @@ void test_bcrs_round_trip(void**) {
   ts_csr_free(&d);
 }
 
+// ---- CSR -> SELL ---------------------------------------------------------------------------------
+// Layout (slice widths = longest row, column-major entries) and the product it defines: y = A x
+// through the SELL arrays equals the CSR product exactly (same order, padding adds 0 * x[i]), and
+// the padding rows past n are identity rows.
+void check_sell(const cnc::csr_matrix& a) {
+  const int C = cnc::sell_slice;
+  cnc::sell_matrix m = cnc::csr_to_sell(a);
+  assert_int_equal(m.n, a.n);
+  assert_int_equal(m.n_slices, (a.n + C - 1) / C);
+  assert_int_equal(m.entries(), cnc::sell_entries(a));
+  assert_int_equal(std::int64_t(m.val.size()), m.entries());
+  std::vector<double> x(std::size_t(m.n_padded())), y(x.size(), 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 + double((i * 37) % 101) / 7.0;
+  for (std::int32_t s = 0; s < m.n_slices; ++s) {
+    const std::int64_t len = m.slice_ptr[s + 1] - m.slice_ptr[s];
+    assert_true(len > 0 && len % C == 0);
+    std::int64_t widest = 1;
+    for (std::int32_t i = s * C; i < std::min(a.n, (s + 1) * C); ++i)
+      widest = std::max(widest, a.row_ptr[i + 1] - a.row_ptr[i]);
+    assert_int_equal(len / C, widest);
+    for (std::int64_t t = 0; t < len / C; ++t)
+      for (int l = 0; l < C; ++l) {
+        const std::int64_t e = m.slice_ptr[s] + t * C + l;
+        assert_true(m.col[e] >= 0 && m.col[e] < m.n_padded());
+        y[std::size_t(s) * C + l] += m.val[e] * x[std::size_t(m.col[e])];
+      }
+  }
+  for (std::int32_t i = 0; i < m.n_padded(); ++i) {
+    double want = x[i];
+    if (i < a.n) {
+      want = 0.0;
+      for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) want += a.val[q] * x[a.col[q]];
+    }
+    if (y[i] != want) fail_msg("SELL row %d of n=%d: %.17g, CSR gives %.17g", i, a.n, y[i], want);
+  }
+}
+
+void test_sell_layout(void**) {
+  for (std::int32_t n : {1, 5, 31, 32, 33, 64, 101, 300}) {
+    ts_csr r = ts_random_spd(n, 4, 100 + std::uint64_t(n));
+    check_sell(from_ts(r));
+    ts_csr_free(&r);
+  }
+  ts_csr p = ts_poisson_3d(7);
+  cnc::csr_matrix a = from_ts(p);
+  check_sell(a);
+  // 7-point rows: every slice of 7^3 rows is 7 entries wide except where no row has 7.
+  assert_true(cnc::sell_entries(a) <= 7 * std::int64_t((a.n + 31) / 32) * 32);
+  ts_csr_free(&p);
+}
+
 void test_csr_from_user(void**) {
   // 1-based, unsorted rows, a duplicate in row 1.
   const std::int64_t rp[4] = {1, 3, 6, 7};
@@ -360,11 +411,30 @@ void test_choose_format_internal(void**) {
   ts_csr d4 = ts_dense_blocks(50, 4, 1), d2 = ts_dense_blocks(100, 2, 2), l = ts_laplacian_2d(30, 30);
   ts_csr p = ts_poisson_3d(10);
   for (int bytes : {8, 4}) {
-    assert_true(cnc::choose_format(from_ts(d4), bytes) == cnc::format::bcrs4);
-    assert_true(cnc::choose_format(from_ts(d2), bytes) == cnc::format::bcrs2);
-    assert_true(cnc::choose_format(from_ts(l), bytes) == cnc::format::csr);
-    assert_true(cnc::choose_format(from_ts(p), bytes) == cnc::format::csr);
+    assert_true(cnc::choose_format(from_ts(d4), bytes, false) == cnc::format::bcrs4);
+    assert_true(cnc::choose_format(from_ts(d2), bytes, false) == cnc::format::bcrs2);
+    assert_true(cnc::choose_format(from_ts(l), bytes, false) == cnc::format::csr);
+    assert_true(cnc::choose_format(from_ts(p), bytes, false) == cnc::format::csr);
   }
+  // Sliced backends: SELL where rows have similar lengths, CSR where one long row would pad every
+  // row of its slice (an arrow matrix), blocks where they save >= 10% over SELL.
+  const std::int32_t na = 256;
+  std::vector<std::int32_t> ar, ac;
+  std::vector<double> av;
+  for (std::int32_t i = 0; i < na; ++i) {
+    ar.push_back(i), ac.push_back(i), av.push_back(double(na));
+    if (i > 0) ar.push_back(0), ac.push_back(i), av.push_back(1.0);
+    if (i > 0) ar.push_back(i), ac.push_back(0), av.push_back(1.0);
+  }
+  ts_csr arrow = ts_csr_from_coo(na, std::int64_t(ar.size()), ar.data(), ac.data(), av.data());
+  for (int bytes : {8, 4}) {
+    assert_true(cnc::choose_format(from_ts(p), bytes, true) == cnc::format::sell);
+    assert_true(cnc::choose_format(from_ts(l), bytes, true) == cnc::format::sell);
+    assert_true(cnc::choose_format(from_ts(arrow), bytes, true) == cnc::format::csr);
+    assert_true(cnc::choose_format(from_ts(arrow), bytes, false) == cnc::format::csr);
+    assert_true(cnc::choose_format(from_ts(d4), bytes, true) == cnc::format::bcrs4);
+  }
+  ts_csr_free(&arrow);
   ts_csr_free(&d4);
   ts_csr_free(&d2);
   ts_csr_free(&l);
@@ -416,6 +486,18 @@ void test_choose_format_public(void**) {
     if (!(std::fabs(fill - want) < 1e-12 * want))
       fail_msg("bcrs%d fill ratio %.6f, the test counts %.6f", b, fill, want);
   }
+  // Forced SELL (the CPU backend runs it): stored entries, padding included, over nonzeros.
+  api_format(l, CNC_FORMAT_SELL, &used, &fill);
+  assert_int_equal(used, CNC_FORMAT_SELL);
+  std::int64_t stored = 0;
+  for (std::int32_t s = 0; s < (l.n + 31) / 32; ++s) {
+    std::int64_t w = 1;
+    for (std::int32_t i = s * 32; i < std::min(l.n, (s + 1) * 32); ++i)
+      w = std::max(w, l.row_ptr[i + 1] - l.row_ptr[i]);
+    stored += 32 * w;
+  }
+  if (!(std::fabs(fill - double(stored) / double(l.nnz)) < 1e-12))
+    fail_msg("sell fill ratio %.6f, the test counts %.6f", fill, double(stored) / double(l.nnz));
   ts_csr_free(&d4);
   ts_csr_free(&d2);
   ts_csr_free(&l);
@@ -431,6 +513,7 @@ int main() {
       cmocka_unit_test(test_builder_plain_locked),
       cmocka_unit_test(test_builder_least_squares),
       cmocka_unit_test(test_bcrs_round_trip),
+      cmocka_unit_test(test_sell_layout),
       cmocka_unit_test(test_csr_from_user),
       cmocka_unit_test(test_inverse_diagonal),
       cmocka_unit_test(test_choose_format_internal),

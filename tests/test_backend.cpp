@@ -67,6 +67,7 @@ cnc::csr_matrix to_cnc(const ts_csr& a) {
 struct prepared {
   cnc::csr_matrix csr;
   cnc::bcrs_matrix bcrs;
+  cnc::sell_matrix sell;
   cnc::host_matrix hm;
   std::vector<double> d;  // inverse diagonal, n_padded
 };
@@ -76,9 +77,13 @@ std::unique_ptr<prepared> prepare(const ts_csr& a, cnc::format f) {
   p->csr = to_cnc(a);
   p->hm.fmt = f;
   p->hm.csr = &p->csr;
-  if (f != cnc::format::csr) {
+  if (cnc::is_block(f)) {
     p->bcrs = cnc::csr_to_bcrs(p->csr, cnc::block_size(f));
     p->hm.bcrs = &p->bcrs;
+  }
+  if (f == cnc::format::sell) {
+    p->sell = cnc::csr_to_sell(p->csr);
+    p->hm.sell = &p->sell;
   }
   // Jacobi inverse diagonal computed here (1 where absent or zero, and on padding rows).
   p->d.assign(std::size_t(p->hm.n_padded()), 1.0);
@@ -217,7 +222,7 @@ struct combo {
 std::vector<combo> all_combos() {
   std::vector<combo> c;
   for (const test_matrix& m : g_matrices)
-    for (cnc::format f : {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4})
+    for (cnc::format f : {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell})
       for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
         if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
         for (int k : {1, 3}) c.push_back({&m, f, p, k});
@@ -326,7 +331,7 @@ void test_steps_vs_reference(void**) {
 // Statuses of the contract on tiny matrices: indefinite matrix (pᵀAp <= 0), indefinite
 // preconditioner (rᵀz <= 0 at init), b = 0 converged at init.
 void test_step_statuses(void**) {
-  for (cnc::format f : {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4}) {
+  for (cnc::format f : {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell}) {
     const std::int32_t rows[4] = {0, 0, 1, 1};
     const std::int32_t cols[4] = {0, 1, 0, 1};
     const double vals[4] = {1, 2, 2, 1};

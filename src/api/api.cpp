@@ -147,7 +147,7 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       break;
     case CNC_PRECISION: one_of({CNC_DOUBLE, CNC_SINGLE, CNC_MIXED}), c.precision_param = int(iv); break;
     case CNC_MATRIX_FORMAT:
-      one_of({CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2, CNC_FORMAT_BCRS4});
+      one_of({CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2, CNC_FORMAT_BCRS4, CNC_FORMAT_SELL});
       c.format_param = int(iv);
       break;
     case CNC_BACKEND:
@@ -313,6 +313,7 @@ CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
         result = c.stats.format_used == CNC_FORMAT_CSR     ? "csr"
                           : c.stats.format_used == CNC_FORMAT_BCRS2 ? "bcrs2"
                           : c.stats.format_used == CNC_FORMAT_BCRS4 ? "bcrs4"
+                          : c.stats.format_used == CNC_FORMAT_SELL  ? "sell"
                                                                     : "";
         break;
       case CNC_REASON_NAME: result = cnc::reason_name(c.stats.reason); break;

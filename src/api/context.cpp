@@ -51,7 +51,25 @@ precision to_precision(int p) {
 }
 
 int api_format(format f) {
-  return f == format::csr ? CNC_FORMAT_CSR : f == format::bcrs2 ? CNC_FORMAT_BCRS2 : CNC_FORMAT_BCRS4;
+  switch (f) {
+    case format::csr: return CNC_FORMAT_CSR;
+    case format::bcrs2: return CNC_FORMAT_BCRS2;
+    case format::bcrs4: return CNC_FORMAT_BCRS4;
+    case format::sell: return CNC_FORMAT_SELL;
+  }
+  return CNC_FORMAT_CSR;
+}
+
+format from_api_format(int f) {
+  return f == CNC_FORMAT_BCRS2 ? format::bcrs2
+         : f == CNC_FORMAT_BCRS4 ? format::bcrs4
+         : f == CNC_FORMAT_SELL  ? format::sell
+                                 : format::csr;
+}
+
+// Stored blocks (BCRS) or entries (SELL) of the prepared matrix: what matrix_bytes counts.
+std::int64_t stored_units(const prepared_system& p) {
+  return is_block(p.fmt) ? p.bcrs.n_blocks() : p.fmt == format::sell ? p.sell.entries() : 0;
 }
 
 int threads_from_environment() {
@@ -64,8 +82,7 @@ int threads_from_environment() {
 // diagonal read twice, shared by the systems).
 double bytes_per_iteration(const csr_matrix& a, const prepared_system& p, std::int32_t np) {
   const int vb = p.prec == precision::f32 ? 4 : 8, mb = p.prec == precision::f64 ? 8 : 4;
-  const std::int64_t blocks = p.fmt == format::csr ? 0 : p.bcrs.n_blocks();
-  return matrix_bytes(a, p.fmt, blocks, mb) + double(np) * vb * (11.0 * p.k + 2.0);
+  return matrix_bytes(a, p.fmt, stored_units(p), mb) + double(np) * vb * (11.0 * p.k + 2.0);
 }
 
 }  // namespace
@@ -126,21 +143,26 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       format fmt = format::csr;
       if (format_param == CNC_FORMAT_AUTO) {
         const int value_bytes = prec == precision::f64 ? 8 : 4;
-        if (auto_format_version != version || auto_format_bytes != value_bytes) {
-          auto_format = choose_format(a, value_bytes);
+        const bool sliced = be->prefers_sliced();
+        if (auto_format_version != version || auto_format_bytes != value_bytes ||
+            auto_format_sliced != sliced) {
+          auto_format = choose_format(a, value_bytes, sliced);
           auto_format_version = version, auto_format_bytes = value_bytes;
+          auto_format_sliced = sliced;
         }
         fmt = auto_format;
       } else
-        fmt = format_param == CNC_FORMAT_BCRS2 ? format::bcrs2
-              : format_param == CNC_FORMAT_BCRS4 ? format::bcrs4 : format::csr;
+        fmt = from_api_format(format_param);
       if (!(prep.dev && prep.version == version && prep.owner == be.get() && prep.fmt == fmt &&
             prep.prec == prec && prep.k == nrhs && prep.jacobi == jacobi)) {
         prep = prepared_system{};
         prep.fmt = fmt, prep.prec = prec, prep.k = nrhs, prep.jacobi = jacobi;
-        if (fmt != format::csr) prep.bcrs = csr_to_bcrs(a, block_size(fmt));
+        if (is_block(fmt)) prep.bcrs = csr_to_bcrs(a, block_size(fmt));
+        if (fmt == format::sell) prep.sell = csr_to_sell(a);
         host_matrix hm;
-        hm.fmt = fmt, hm.csr = &a, hm.bcrs = fmt == format::csr ? nullptr : &prep.bcrs;
+        hm.fmt = fmt, hm.csr = &a;
+        hm.bcrs = is_block(fmt) ? &prep.bcrs : nullptr;
+        hm.sell = fmt == format::sell ? &prep.sell : nullptr;
         prep.d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
         const double tu = now_seconds();
         stats.conversion = csr_conversion_time + (tu - tc);
@@ -151,7 +173,9 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
         stats.conversion = csr_conversion_time;
         stats.upload = 0;
       }
-      const std::int32_t np = fmt == format::csr ? a.n : prep.bcrs.n_padded();
+      const std::int32_t np = is_block(fmt)          ? prep.bcrs.n_padded()
+                              : fmt == format::sell ? prep.sell.n_padded()
+                                                    : a.n;
       if (prep.zero_diagonals > 0 && jacobi)
         log(CNC_LOG_WARNING, std::to_string(prep.zero_diagonals) +
                                  " zero diagonal entries: Jacobi uses 1 there");
@@ -195,9 +219,10 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       stats.nnz = a.nnz();
       stats.zero_diagonals = prep.zero_diagonals;
       stats.format_used = api_format(fmt);
+      const int bs = block_size(fmt);
       stats.fill_ratio = fmt == format::csr || a.nnz() == 0
                              ? 1.0
-                             : double(prep.bcrs.n_blocks()) * block_size(fmt) * block_size(fmt) / double(a.nnz());
+                             : double(stored_units(prep)) * bs * bs / double(a.nnz());
       stats.backend_used = be->api_id();
       stats.backend_name = be->name();
       stats.device_name = be->device_name();

@@ -34,7 +34,8 @@ struct prepared_system {
   precision prec = precision::f64;
   int k = 0;
   bool jacobi = true;
-  bcrs_matrix bcrs;
+  bcrs_matrix bcrs;  // when fmt is bcrs2/bcrs4
+  sell_matrix sell;  // when fmt is sell
   std::vector<double> d;
   std::int64_t zero_diagonals = 0;
   std::unique_ptr<device_system> dev;
@@ -68,9 +69,11 @@ struct context {
   int be_kind = 0, be_threads = -1, be_device = -2;
   unsigned auto_skip = 0;  // backends auto selection found absent or unsuitable (bit per kind)
   prepared_system prep;
-  // Automatic format choice, remembered per matrix version and value width (it scans the matrix).
+  // Automatic format choice, remembered per matrix version, value width and whether the backend
+  // runs sliced formats (it scans the matrix).
   std::uint64_t auto_format_version = 0;
   int auto_format_bytes = 0;
+  bool auto_format_sliced = false;
   format auto_format = format::csr;
   solve_stats stats;
   // Errors and callbacks.

@@ -97,6 +97,9 @@ class backend {
   virtual int api_id() const = 0;        // CNC_BACKEND_CPU / _OPENCL / _CUDA
   virtual std::string device_name() const = 0;
   virtual bool has_fp64() const { return true; }
+  // True where a sliced format (SELL, one thread per row) beats CSR on rows of similar length:
+  // GPUs. The automatic format choice considers SELL only then.
+  virtual bool prefers_sliced() const { return false; }
   // Iterations between two convergence checks when the caller leaves it to the backend.
   virtual int default_check_interval() const { return 1; }
   // `d` holds a.n_padded() inverse-diagonal values. Throws cnc::error on failure (device out of

@@ -16,6 +16,7 @@ const char* format_name(format f) {
     case format::csr: return "csr";
     case format::bcrs2: return "bcrs2";
     case format::bcrs4: return "bcrs4";
+    case format::sell: return "sell";
   }
   return "?";
 }
@@ -143,10 +144,59 @@ csr_matrix bcrs_to_csr(const bcrs_matrix& m) {
   return a;
 }
 
-double matrix_bytes(const csr_matrix& a, format f, std::int64_t blocks, int value_bytes) {
+std::int64_t sell_entries(const csr_matrix& a) {
+  const std::int32_t C = sell_slice, slices = (a.n + C - 1) / C;
+  std::int64_t total = 0;
+  for (std::int32_t s = 0; s < slices; ++s) {
+    std::int64_t w = 1;  // the identity padding rows of the last slice have one entry
+    for (std::int32_t i = s * C; i < std::min(a.n, (s + 1) * C); ++i)
+      w = std::max(w, a.row_ptr[i + 1] - a.row_ptr[i]);
+    total += w * C;
+  }
+  return total;
+}
+
+sell_matrix csr_to_sell(const csr_matrix& a) {
+  const std::int32_t C = sell_slice;
+  sell_matrix m;
+  m.n = a.n;
+  m.n_slices = (a.n + C - 1) / C;
+  m.slice_ptr.assign(std::size_t(m.n_slices) + 1, 0);
+  for (std::int32_t s = 0; s < m.n_slices; ++s) {
+    std::int64_t w = 1;
+    for (std::int32_t i = s * C; i < std::min(a.n, (s + 1) * C); ++i)
+      w = std::max(w, a.row_ptr[i + 1] - a.row_ptr[i]);
+    m.slice_ptr[s + 1] = m.slice_ptr[s] + w * C;
+  }
+  m.col.resize(std::size_t(m.slice_ptr.back()));
+  m.val.assign(std::size_t(m.slice_ptr.back()), 0.0);
+  for (std::int32_t s = 0; s < m.n_slices; ++s) {
+    const std::int64_t base = m.slice_ptr[s], w = (m.slice_ptr[s + 1] - base) / C;
+    for (std::int32_t l = 0; l < C; ++l) {
+      const std::int32_t i = s * C + l;
+      std::int64_t t = 0;
+      if (i < a.n) {
+        for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e, ++t) {
+          m.col[std::size_t(base + t * C + l)] = a.col[e];
+          m.val[std::size_t(base + t * C + l)] = a.val[e];
+        }
+      } else {  // identity padding row
+        m.col[std::size_t(base + l)] = i;
+        m.val[std::size_t(base + l)] = 1.0;
+        t = 1;
+      }
+      for (; t < w; ++t) m.col[std::size_t(base + t * C + l)] = i;  // value 0, own row
+    }
+  }
+  return m;
+}
+
+double matrix_bytes(const csr_matrix& a, format f, std::int64_t stored, int value_bytes) {
   if (f == format::csr) return double(a.nnz()) * (value_bytes + 4) + double(a.n + 1) * 8;
+  if (f == format::sell)
+    return double(stored) * (value_bytes + 4) + double((a.n + sell_slice - 1) / sell_slice + 1) * 8;
   int b = block_size(f);
-  return double(blocks) * (double(b) * b * value_bytes + 4) + double((a.n + b - 1) / b + 1) * 8;
+  return double(stored) * (double(b) * b * value_bytes + 4) + double((a.n + b - 1) / b + 1) * 8;
 }
 
 // Blocks of b x b over every `stride`-th block row only: a cheap estimate of count_blocks.
@@ -164,8 +214,14 @@ static double sampled_blocks(const csr_matrix& a, int b, std::int32_t stride) {
   return rows > 0 ? blocks * double(nbr) / rows : 0;
 }
 
-format choose_format(const csr_matrix& a, int value_bytes) {
+format choose_format(const csr_matrix& a, int value_bytes, bool sliced) {
   const double csr_bytes = matrix_bytes(a, format::csr, 0, value_bytes);
+  format scalar = format::csr;
+  double scalar_bytes = csr_bytes;
+  if (sliced) {
+    const double sell_bytes = matrix_bytes(a, format::sell, sell_entries(a), value_bytes);
+    if (sell_bytes <= 1.1 * csr_bytes) scalar = format::sell, scalar_bytes = sell_bytes;
+  }
   // On large matrices, a 1-in-32 sample of block rows rules out blocking when it clearly does not
   // pay (scalar stencils), so the exact count below runs only for plausible candidates.
   if (a.n > 65536) {
@@ -173,14 +229,14 @@ format choose_format(const csr_matrix& a, int value_bytes) {
     for (int b : {2, 4})
       plausible = plausible ||
                   matrix_bytes(a, format(b), std::int64_t(sampled_blocks(a, b, 32)), value_bytes) <
-                      0.95 * csr_bytes;
-    if (!plausible) return format::csr;
+                      0.95 * scalar_bytes;
+    if (!plausible) return scalar;
   }
-  format best = format::csr;
-  double best_bytes = csr_bytes;
+  format best = scalar;
+  double best_bytes = scalar_bytes;
   for (format f : {format::bcrs2, format::bcrs4}) {
     double bytes = matrix_bytes(a, f, count_blocks(a, block_size(f)), value_bytes);
-    if (bytes < 0.9 * csr_bytes && bytes < best_bytes) best = f, best_bytes = bytes;
+    if (bytes < 0.9 * scalar_bytes && bytes < best_bytes) best = f, best_bytes = bytes;
   }
   return best;
 }

@@ -21,10 +21,17 @@ bcrs_matrix csr_to_bcrs(const csr_matrix& a, int b);
 // Back to CSR over the n real rows, dropping the zeros that blocking added (and explicit zeros).
 csr_matrix bcrs_to_csr(const bcrs_matrix& m);
 
-// Bytes one SpMV reads from the matrix in format f with value_bytes-wide values.
-double matrix_bytes(const csr_matrix& a, format f, std::int64_t blocks, int value_bytes);
-// The format that moves the fewest bytes per SpMV; a block format must save >= 10% over CSR.
-format choose_format(const csr_matrix& a, int value_bytes);
+// Entries SELL stores for `a` (padding included), without building it.
+std::int64_t sell_entries(const csr_matrix& a);
+sell_matrix csr_to_sell(const csr_matrix& a);
+
+// Bytes one SpMV reads from the matrix in format f with value_bytes-wide values; `stored` is the
+// number of blocks (BCRS) or entries (SELL) stored, unused for CSR.
+double matrix_bytes(const csr_matrix& a, format f, std::int64_t stored, int value_bytes);
+// The format that moves the fewest bytes per SpMV; a block format must save >= 10% over the
+// scalar format. With `sliced` (GPU backends: one thread per row, coalesced by slice), SELL is
+// the scalar format whenever its padding adds at most 10% bytes over CSR; otherwise CSR.
+format choose_format(const csr_matrix& a, int value_bytes, bool sliced);
 
 // Inverse diagonal for Jacobi (1 where the diagonal is zero or absent; those are counted), padded
 // with 1 up to n_padded. With jacobi == false, all ones.

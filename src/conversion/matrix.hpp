@@ -5,6 +5,13 @@
 // block is dense, row-major, and rows are padded to a multiple of b with identity rows so that
 // every backend sees a square matrix of n_padded = n_block_rows * b rows. Padding rows are
 // decoupled (diagonal 1, zero right-hand side) and leave the solution of the n real rows unchanged.
+// SELL (sliced ELLPACK, SELL-C-1): rows cut into slices of sell_slice consecutive rows, each slice
+// padded to its longest row and stored column-major (entry t of the slice's row l at
+// slice_ptr[s] + t*C + l), so that the C threads of a slice read consecutive values and indices
+// and need no row offsets. Padding entries have value 0 and column = their own row; the rows past
+// n (up to a multiple of C) are identity rows, as BCRS padding. Rows are not sorted (sigma = 1):
+// the solution vector keeps the caller's order, and stencil and FEM rows in a slice have similar
+// lengths already.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +19,15 @@
 
 namespace cnc {
 
-enum class format { csr = 1, bcrs2 = 2, bcrs4 = 4 };  // value = block size
+constexpr int sell_slice = 32;  // SELL slice height C: a CUDA warp, an NVIDIA OpenCL sub-group
 
-inline int block_size(format f) { return static_cast<int>(f); }
+// The value is the rows of one "row group" (a CSR row, a BCRS block row, a SELL slice).
+enum class format { csr = 1, bcrs2 = 2, bcrs4 = 4, sell = sell_slice };
+
+inline int group_rows(format f) { return static_cast<int>(f); }
+inline bool is_block(format f) { return f == format::bcrs2 || f == format::bcrs4; }
+// Block size of a BCRS format (1 for the scalar formats CSR and SELL).
+inline int block_size(format f) { return is_block(f) ? static_cast<int>(f) : 1; }
 const char* format_name(format f);
 
 struct csr_matrix {
@@ -36,13 +49,26 @@ struct bcrs_matrix {
   std::int32_t n_padded() const { return n_block_rows * b; }
 };
 
+struct sell_matrix {
+  std::int32_t n = 0;                   // real rows (unpadded)
+  std::int32_t n_slices = 0;            // ceil(n / sell_slice)
+  std::vector<std::int64_t> slice_ptr;  // n_slices + 1, in entries (multiples of sell_slice)
+  std::vector<std::int32_t> col;        // slice_ptr.back() entries, column-major per slice
+  std::vector<double> val;
+  std::int64_t entries() const { return static_cast<std::int64_t>(col.size()); }
+  std::int32_t n_padded() const { return n_slices * sell_slice; }
+};
+
 // What a backend receives: the matrix in the chosen format (csr always set: backends that do not
-// support a block format may fall back to it), plus the Jacobi inverse diagonal in double.
+// support a format may fall back to it), plus the Jacobi inverse diagonal in double.
 struct host_matrix {
   format fmt = format::csr;
   const csr_matrix* csr = nullptr;    // always set
-  const bcrs_matrix* bcrs = nullptr;  // set when fmt != csr
-  std::int32_t n_padded() const { return fmt == format::csr ? csr->n : bcrs->n_padded(); }
+  const bcrs_matrix* bcrs = nullptr;  // set when fmt is bcrs2/bcrs4
+  const sell_matrix* sell = nullptr;  // set when fmt is sell
+  std::int32_t n_padded() const {
+    return fmt == format::csr ? csr->n : fmt == format::sell ? sell->n_padded() : bcrs->n_padded();
+  }
 };
 
 }  // namespace cnc

@@ -22,6 +22,7 @@ FORMATS = {
     "csr": _c.FORMAT_CSR,
     "bcrs2": _c.FORMAT_BCRS2,
     "bcrs4": _c.FORMAT_BCRS4,
+    "sell": _c.FORMAT_SELL,
 }
 PRECONDITIONERS = {
     "jacobi": _c.PRECOND_JACOBI,

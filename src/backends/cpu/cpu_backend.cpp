@@ -65,13 +65,26 @@ class cpu_system final : public device_system {
   cpu_system(thread_pool& pool, const cpu_kernel_table* kt, const host_matrix& a,
              const std::vector<double>& d, int k)
       : pool_(pool), kt_(kt), k_(k), n_(a.csr->n) {
-    const int b = block_size(a.fmt);
-    const std::int64_t nvals = a.fmt == format::csr ? a.csr->nnz() : a.bcrs->n_blocks() * b * b;
-    const double* v = a.fmt == format::csr ? a.csr->val.data() : a.bcrs->val.data();
-    step_.a.b = b;
-    step_.a.rows = a.fmt == format::csr ? a.csr->n : a.bcrs->n_block_rows;
-    step_.a.row_ptr = a.fmt == format::csr ? a.csr->row_ptr.data() : a.bcrs->row_ptr.data();
-    step_.a.col = a.fmt == format::csr ? a.csr->col.data() : a.bcrs->col.data();
+    static_assert(cpu_sell_slice == sell_slice, "one SELL slice height");
+    const std::vector<double>* vals = &a.csr->val;
+    step_.a.b = group_rows(a.fmt);
+    if (is_block(a.fmt)) {
+      step_.a.rows = a.bcrs->n_block_rows;
+      step_.a.row_ptr = a.bcrs->row_ptr.data();
+      step_.a.col = a.bcrs->col.data();
+      vals = &a.bcrs->val;
+    } else if (a.fmt == format::sell) {
+      step_.a.rows = a.sell->n_slices;
+      step_.a.row_ptr = a.sell->slice_ptr.data();
+      step_.a.col = a.sell->col.data();
+      vals = &a.sell->val;
+    } else {
+      step_.a.rows = a.csr->n;
+      step_.a.row_ptr = a.csr->row_ptr.data();
+      step_.a.col = a.csr->col.data();
+    }
+    const std::int64_t nvals = static_cast<std::int64_t>(vals->size());
+    const double* v = vals->data();
     if constexpr (std::is_same_v<MT, double>) {
       step_.a.val = v;  // the caller keeps the host matrix alive (backend.hpp)
     } else {

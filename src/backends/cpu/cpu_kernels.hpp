@@ -8,10 +8,12 @@
 
 namespace cnc {
 
+constexpr int cpu_sell_slice = 32;  // == sell_slice (conversion/matrix.hpp)
+
 struct cpu_matrix_view {
-  int b = 1;              // 1 = CSR, 2 or 4 = BCRS
-  std::int32_t rows = 0;  // (block) rows
-  const std::int64_t* row_ptr = nullptr;
+  int b = 1;              // 1 = CSR, 2 or 4 = BCRS, cpu_sell_slice = SELL
+  std::int32_t rows = 0;  // (block) rows, or SELL slices
+  const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
   const std::int32_t* col = nullptr;
   const void* val = nullptr;  // float or double, per table
 };

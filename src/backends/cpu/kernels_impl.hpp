@@ -19,10 +19,48 @@ inline T* mp(void* v) {
   return static_cast<T*>(v);
 }
 
-// out[rows r0..r1) = A in, for k interleaved systems; returns nothing. B = block size (1 = CSR).
+// SELL slices s0..s1 (32 rows each, entries column-major per slice): the 32 rows of a slice
+// advance together, one entry each per step (vectorizable across the rows, gathers from `in`).
+template <bool ONE, class VT, class MT>
+inline void sell_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t s0,
+                       std::int32_t s1) {
+  constexpr int C = cpu_sell_slice;
+  const int k = ONE ? 1 : k_;
+  const MT* val = cp<MT>(a.val);
+  for (std::int32_t s = s0; s < s1; ++s) {
+    const std::int64_t base = a.row_ptr[s], w = (a.row_ptr[s + 1] - base) / C;
+    VT* o = out + std::int64_t(s) * C * k;
+    if (ONE) {
+      VT acc[C] = {};
+      for (std::int64_t t = 0; t < w; ++t) {
+        const MT* v = val + base + t * C;
+        const std::int32_t* c = a.col + base + t * C;
+#pragma omp simd
+        for (int l = 0; l < C; ++l) acc[l] += VT(v[l]) * in[c[l]];
+      }
+      for (int l = 0; l < C; ++l) o[l] = acc[l];
+    } else {
+      for (int t = 0; t < C * k; ++t) o[t] = VT(0);
+      for (std::int64_t t = 0; t < w; ++t)
+        for (int l = 0; l < C; ++l) {
+          const std::int64_t e = base + t * C + l;
+          const VT v = VT(val[e]);
+          const VT* src = in + std::int64_t(a.col[e]) * k;
+          for (int j = 0; j < k; ++j) o[l * k + j] += v * src[j];
+        }
+    }
+  }
+}
+
+// out[rows r0..r1) = A in, for k interleaved systems; returns nothing. B = block size (1 = CSR),
+// or cpu_sell_slice for SELL (rows r0..r1 are then slices).
 template <int B, bool ONE, class VT, class MT>
 inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t r0,
                        std::int32_t r1) {
+  if constexpr (B == cpu_sell_slice) {
+    sell_range<ONE, VT, MT>(a, k_, in, out, r0, r1);
+    return;
+  }
   const int k = ONE ? 1 : k_;
   const MT* val = cp<MT>(a.val);
   for (std::int32_t br = r0; br < r1; ++br) {
@@ -162,21 +200,21 @@ struct by_format {
 
 template <class VT, class MT>
 struct kernels {
-  template <class F1, class F2, class F4>
-  static auto pick(int b, F1 f1, F2 f2, F4 f4) {
-    return b == 1 ? f1 : b == 2 ? f2 : f4;
+  template <class F>
+  static F pick(int b, F f1, F f2, F f4, F fs) {
+    return b == 1 ? f1 : b == 2 ? f2 : b == 4 ? f4 : fs;
   }
   static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     pick(s.a.b, by_format<1, VT, MT>::spmv_dot, by_format<2, VT, MT>::spmv_dot,
-         by_format<4, VT, MT>::spmv_dot)(s, r0, r1, part);
+         by_format<4, VT, MT>::spmv_dot, by_format<cpu_sell_slice, VT, MT>::spmv_dot)(s, r0, r1, part);
   }
   static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     pick(s.a.b, by_format<1, VT, MT>::init, by_format<2, VT, MT>::init,
-         by_format<4, VT, MT>::init)(s, r0, r1, part);
+         by_format<4, VT, MT>::init, by_format<cpu_sell_slice, VT, MT>::init)(s, r0, r1, part);
   }
   static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
     pick(s.a.b, by_format<1, VT, MT>::apply, by_format<2, VT, MT>::apply,
-         by_format<4, VT, MT>::apply)(s, r0, r1);
+         by_format<4, VT, MT>::apply, by_format<cpu_sell_slice, VT, MT>::apply)(s, r0, r1);
   }
   // Vector steps work on element rows: scale block rows by b.
   static void update_xr(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
