@@ -66,31 +66,41 @@ cudaError_t with_width(int w, F&& f) {
   return cudaErrorInvalidValue;
 }
 
+// One load through the read-only (non-coherent) cache when NC, else a plain coherent load: data
+// written by the same kernel launch (the persistent PCG kernel's vectors) must not use __ldg.
+template <bool NC, class T>
+__device__ __forceinline__ T ldv(const T* p) {
+  if constexpr (NC)
+    return __ldg(p);
+  else
+    return *p;
+}
+
 // Loads the KC contiguous values at p (aligned to KC elements) with the widest loads that fit.
-template <int KC, class V>
+template <int KC, bool NC = true, class V>
 __device__ __forceinline__ void load_slots(const V* __restrict__ p, V (&out)[KC]) {
   if constexpr (std::is_same_v<V, double> && KC >= 2) {
 #pragma unroll
     for (int h = 0; h < KC / 2; ++h) {
-      const double2 t = __ldg(reinterpret_cast<const double2*>(p) + h);
+      const double2 t = ldv<NC>(reinterpret_cast<const double2*>(p) + h);
       out[2 * h] = t.x;
       out[2 * h + 1] = t.y;
     }
   } else if constexpr (std::is_same_v<V, float> && KC >= 4) {
 #pragma unroll
     for (int h = 0; h < KC / 4; ++h) {
-      const float4 t = __ldg(reinterpret_cast<const float4*>(p) + h);
+      const float4 t = ldv<NC>(reinterpret_cast<const float4*>(p) + h);
       out[4 * h] = t.x;
       out[4 * h + 1] = t.y;
       out[4 * h + 2] = t.z;
       out[4 * h + 3] = t.w;
     }
   } else if constexpr (std::is_same_v<V, float> && KC == 2) {
-    const float2 t = __ldg(reinterpret_cast<const float2*>(p));
+    const float2 t = ldv<NC>(reinterpret_cast<const float2*>(p));
     out[0] = t.x;
     out[1] = t.y;
   } else {
-    out[0] = __ldg(p);
+    out[0] = ldv<NC>(p);
   }
 }
 
@@ -201,9 +211,58 @@ __device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double
   if (j < KC && j < g.k && g.state[j].status == running) g.state[j].pq = total;
 }
 
-// The BCRS launcher lives in cuda_spmv_bcrs.cu; spmv() in cuda_spmv_csr.cu dispatches to it.
+// The BCRS and SELL launchers live in cuda_spmv_bcrs.cu and cuda_spmv_sell.cu; spmv() in
+// cuda_spmv_csr.cu dispatches to them.
 cudaError_t spmv_bcrs(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
                       void* y, cudaStream_t s);
 int spmv_bcrs_max_grid(cprec pr, int b, int width, int kc, int sm_count);
+cudaError_t spmv_sell(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
+                      void* y, cudaStream_t s);
+int spmv_sell_max_grid(cprec pr, int kc, int sm_count);
+
+// SELL entries a thread loads before using any, per trip over its row: a 7-point row in one trip
+// at kc = 1; fewer at larger kc, whose kc gathers per entry are already independent loads.
+CNC_HOST_DEVICE constexpr int sell_unroll(int kc) { return kc >= 8 ? 1 : 8 / kc; }
+
+// Row (slice*32 + lane) of a SELL matrix times the group vector `in` (kc values per row):
+// acc[j] = sum_t val * in[col*KC + j]. The 32 lanes of a warp are the rows of one slice, so each
+// step of t reads 32 consecutive values and indices (coalesced). NC: `in` may use __ldg.
+template <class M, class V, int KC, bool NC>
+__device__ __forceinline__ void sell_row(const matrix_view& a, const V* __restrict__ in,
+                                         long long slice, int lane, V (&acc)[KC]) {
+  constexpr int U = sell_unroll(KC);
+  constexpr int C = sell_rows;
+  const M* __restrict__ val = static_cast<const M*>(a.val);
+  const std::int64_t base = __ldg(a.row_ptr + slice);
+  const int w = static_cast<int>((__ldg(a.row_ptr + slice + 1) - base) / C);
+  const M* __restrict__ vp = val + base + lane;
+  const std::int32_t* __restrict__ cp = a.col + base + lane;
+#pragma unroll
+  for (int j = 0; j < KC; ++j) acc[j] = V(0);
+  for (int t = 0; t < w; t += U) {  // w is uniform over the warp
+    M v[U];
+    std::int32_t c[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const bool in_row = t + u < w;
+      v[u] = in_row ? __ldg(vp + static_cast<std::int64_t>(t + u) * C) : M(0);
+      c[u] = in_row ? __ldg(cp + static_cast<std::int64_t>(t + u) * C) : -1;
+    }
+    V xv[U][KC];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (c[u] >= 0) {
+        load_slots<KC, NC>(in + static_cast<long long>(c[u]) * KC, xv[u]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
+  }
+}
 
 }  // namespace cnc::cuda

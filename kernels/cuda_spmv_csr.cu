@@ -97,6 +97,7 @@ constexpr auto csr_kernel() {
 
 cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
                  void* y, cudaStream_t s) {
+  if (a.b == sell_rows) return spmv_sell(pr, a, g, cg, x, y, s);
   if (a.b != 1) return spmv_bcrs(pr, a, g, cg, x, y, s);
   if (a.rows == 0) return cudaSuccess;
   return with_prec(pr, [&](auto t) {
@@ -113,6 +114,7 @@ cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, c
 }
 
 int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count) {
+  if (b == sell_rows) return spmv_sell_max_grid(pr, kc, sm_count);
   if (b != 1) return spmv_bcrs_max_grid(pr, b, width, kc, sm_count);
   int per_sm = 0;
   const cudaError_t e = with_prec(pr, [&](auto t) {

@@ -23,6 +23,7 @@
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
 #include "cnc.h"
+#include "conversion/convert.hpp"
 
 // cmocka last: its fail() macro would clash with std::ios::fail in the C++ headers.
 #include <setjmp.h>
@@ -39,7 +40,8 @@ namespace {
 
 std::unique_ptr<backend> g_backend;
 
-// ---- matrices ------------------------------------------------------------------------------------
+// ---- matrices
+// ------------------------------------------------------------------------------------
 
 struct coo {
   int n = 0;
@@ -148,6 +150,7 @@ bcrs_matrix to_bcrs(const csr_matrix& a, int b) {
 struct test_matrix {
   csr_matrix csr;
   bcrs_matrix bcrs;
+  sell_matrix sell;
   host_matrix hm;
   std::vector<double> d;  // inverse diagonal, n_padded
   int np = 0;
@@ -162,6 +165,22 @@ std::unique_ptr<test_matrix> make_test_matrix(const csr_matrix& a, format f) {
   t->hm.csr = &t->csr;
   if (f == format::csr) {
     t->ref = a;
+  } else if (f == format::sell) {
+    // The library's conversion (checked against CSR in test_assembly); the reference rows are
+    // read back from the slices, padding entries included.
+    t->sell = csr_to_sell(a);
+    t->hm.sell = &t->sell;
+    const sell_matrix& m = t->sell;
+    t->ref.n = m.n_padded();
+    t->ref.row_ptr.assign(t->ref.n + 1, 0);
+    for (int i = 0; i < t->ref.n; ++i) {
+      const int s = i / sell_slice, l = i % sell_slice;
+      for (std::int64_t e = m.slice_ptr[s] + l; e < m.slice_ptr[s + 1]; e += sell_slice) {
+        t->ref.col.push_back(m.col[e]);
+        t->ref.val.push_back(m.val[e]);
+      }
+      t->ref.row_ptr[i + 1] = static_cast<std::int64_t>(t->ref.col.size());
+    }
   } else {
     t->bcrs = to_bcrs(a, block_size(f));
     t->hm.bcrs = &t->bcrs;
@@ -189,7 +208,8 @@ std::unique_ptr<test_matrix> make_test_matrix(const csr_matrix& a, format f) {
   return t;
 }
 
-// ---- precision helpers ---------------------------------------------------------------------------
+// ---- precision helpers
+// ---------------------------------------------------------------------------
 
 double round_vec(precision p, double v) {
   return p == precision::f32 ? static_cast<double>(static_cast<float>(v)) : v;
@@ -250,17 +270,20 @@ std::vector<int> widths(format f) {
       return {0, 4, 8, 16, 32};
     case format::bcrs4:
       return {0, 16, 32};
+    case format::sell:
+      return {0};
   }
   return {0};
 }
 
-const format all_formats[] = {format::csr, format::bcrs2, format::bcrs4};
+const format all_formats[] = {format::csr, format::bcrs2, format::bcrs4, format::sell};
 const precision all_precisions[] = {precision::f64, precision::f32, precision::mixed};
 const char* pname(precision p) {
   return p == precision::f64 ? "double" : p == precision::f32 ? "single" : "mixed";
 }
 
-// ---- SpMV ----------------------------------------------------------------------------------------
+// ---- SpMV
+// ----------------------------------------------------------------------------------------
 
 // apply() against the host product, for every width, k and precision. Returns checks done.
 int check_spmv(const csr_matrix& a, const char* label) {
@@ -292,8 +315,7 @@ int check_spmv(const csr_matrix& a, const char* label) {
             if (!(err <= vec_tol(p))) {
               auto* probe = dynamic_cast<cuda::system_probe*>(sys.get());
               fail_msg("%s %s %s k=%d system %d (%s): SpMV relative error %g", label,
-                       format_name(f), pname(p), k, j, probe ? probe->config().c_str() : "?",
-                       err);
+                       format_name(f), pname(p), k, j, probe ? probe->config().c_str() : "?", err);
             }
             ++checks;
           }
@@ -339,7 +361,8 @@ void test_spmv_real(void**) {
   std::printf("spmv real: %d matrices, %d comparisons\n", found, checks);
 }
 
-// ---- PCG steps against the host contract ---------------------------------------------------------
+// ---- PCG steps against the host contract
+// ---------------------------------------------------------
 
 struct host_state {
   std::vector<double> x, r, p, q;
@@ -359,7 +382,8 @@ host_state read_all(device_system& s, int np, int k) {
 void expect_vec(const std::vector<double>& got, const std::vector<double>& want, int np, int j,
                 precision p, const char* what, const char* ctx) {
   const double err = rel_err(got, want, np, np, j);
-  if (!(err <= 50 * vec_tol(p))) fail_msg("%s: %s of system %d: relative error %g", ctx, what, j, err);
+  if (!(err <= 50 * vec_tol(p)))
+    fail_msg("%s: %s of system %d: relative error %g", ctx, what, j, err);
 }
 
 void expect_same(const std::vector<double>& got, const std::vector<double>& want, int np, int j,
@@ -370,8 +394,7 @@ void expect_same(const std::vector<double>& got, const std::vector<double>& want
       fail_msg("%s: %s of system %d changed although it is not running", ctx, what, j);
 }
 
-void expect_scalar(double got, double want, precision p, const char* what, const char* ctx,
-                   int j) {
+void expect_scalar(double got, double want, precision p, const char* what, const char* ctx, int j) {
   const double tol = p == precision::f32 ? 1e-4 : 1e-10;
   if (!(rel(got, want) <= tol))
     fail_msg("%s: %s of system %d is %.17g, expected %.17g", ctx, what, j, got, want);
@@ -532,16 +555,25 @@ void test_steps(void**) {
   }
 }
 
-// ---- graphs, determinism, whole solves -----------------------------------------------------------
+// ---- graphs, determinism, whole solves
+// -----------------------------------------------------------
+
+bool is_persistent(device_system& s) {
+  return dynamic_cast<cuda::system_probe&>(s).config().find("persistent") != std::string::npos;
+}
 
 // iterate(count) (CUDA graph) must equal the same number of single steps bit for bit, and a
-// second identical run must reproduce it (fixed-order reductions).
+// second identical run must reproduce it (fixed-order reductions). The persistent kernel (SELL,
+// small systems) reduces over its own grid: it must reproduce itself bit for bit, and match the
+// steps to rounding (same iterations and statuses).
 void test_graph_matches_steps(void**) {
   const csr_matrix a = random_spd(30000, 8, 31);
+  int persistent_runs = 0;
   for (format f : all_formats)
     for (precision p : all_precisions)
       for (int k : {1, 3, 9}) {
         auto t = make_test_matrix(a, f);
+        bool persistent = false;
         std::vector<double> b = random_vec(std::size_t(a.n) * k, 5), x0(b.size(), 0.0);
         std::vector<double> thr2(k, 1e-40);
         std::vector<double> xs[3];
@@ -557,6 +589,7 @@ void test_graph_matches_steps(void**) {
               sys->update_p();
             }
           } else {
+            persistent = is_persistent(*sys);
             sys->iterate(16);
             sys->iterate(21);  // 16 + 21 = 37, two graphs
           }
@@ -565,14 +598,30 @@ void test_graph_matches_steps(void**) {
           sys->get_x(xs[run].data());
           sys->read_state(ss[run].data());
         }
-        for (int run = 1; run < 3; ++run) {
-          if (std::memcmp(xs[run].data(), xs[0].data(), xs[0].size() * sizeof(double)) != 0 ||
-              std::memcmp(ss[run].data(), ss[0].data(), k * sizeof(rhs_state)) != 0)
-            fail_msg("%s %s k=%d: run %d differs from the step-by-step run", format_name(f),
-                     pname(p), k, run);
+        if (std::memcmp(xs[2].data(), xs[1].data(), xs[1].size() * sizeof(double)) != 0 ||
+            std::memcmp(ss[2].data(), ss[1].data(), k * sizeof(rhs_state)) != 0)
+          fail_msg("%s %s k=%d: two iterate() runs differ", format_name(f), pname(p), k);
+        if (!persistent) {
+          if (std::memcmp(xs[1].data(), xs[0].data(), xs[0].size() * sizeof(double)) != 0 ||
+              std::memcmp(ss[1].data(), ss[0].data(), k * sizeof(rhs_state)) != 0)
+            fail_msg("%s %s k=%d: iterate() differs from the step-by-step run", format_name(f),
+                     pname(p), k);
+        } else {
+          ++persistent_runs;
+          const double tol = p == precision::f32 ? 1e-3 : 1e-9;
+          for (int j = 0; j < k; ++j) {
+            assert_int_equal(ss[1][j].status, ss[0][j].status);
+            assert_int_equal(ss[1][j].iters, ss[0][j].iters);
+            const double e = rel_err(xs[1], xs[0], a.n, a.n, j);
+            if (!(e <= tol))
+              fail_msg("%s %s k=%d system %d: persistent x differs from the steps by %.3e",
+                       format_name(f), pname(p), k, j, e);
+          }
         }
         if (p == precision::f64) assert_int_equal(ss[0][0].iters, 37);
       }
+  // SELL at n = 30000 with k <= 8 must have taken the persistent path.
+  if (persistent_runs < 6) fail_msg("persistent kernel used in %d runs only", persistent_runs);
 }
 
 // Whole solves: converge, then the true residual (host, double) is small; further iterations are
@@ -588,7 +637,8 @@ void test_solve(void**) {
       std::vector<double> thr2(k);
       for (int j = 0; j < k; ++j) {
         double bb = 0;
-        for (int i = 0; i < a.n; ++i) bb += b[std::size_t(j) * a.n + i] * b[std::size_t(j) * a.n + i];
+        for (int i = 0; i < a.n; ++i)
+          bb += b[std::size_t(j) * a.n + i] * b[std::size_t(j) * a.n + i];
         thr2[j] = thr * thr * bb;
       }
       auto sys = g_backend->create_system(t->hm, t->d, p, k);
@@ -637,7 +687,7 @@ void test_status(void**) {
   auto t = make_test_matrix(a, format::csr);
   std::vector<double> thr2 = {1e-20, 1e-20, 1e-20};
   std::vector<double> b = random_vec(std::size_t(n) * 3, 52), x(b.size(), 0.0);
-  b[0] = NAN;                                       // system 0: not finite at init
+  b[0] = NAN;                                        // system 0: not finite at init
   std::fill(b.begin() + n, b.begin() + 2 * n, 0.0);  // system 1: converged at init
   auto sys = g_backend->create_system(t->hm, t->d, precision::f64, 3);
   sys->set_vectors(b.data(), x.data());
@@ -648,21 +698,31 @@ void test_status(void**) {
   assert_int_equal(st[1].status, converged);
   assert_int_equal(st[2].status, running);
 
-  // Negate the matrix and keep d > 0: pᵀAp < 0 at the first step.
+  // Negate the matrix and keep d > 0: pᵀAp < 0 at the first step (graph and persistent paths).
   csr_matrix neg = a;
   for (double& v : neg.val) v = -v;
-  auto tn = make_test_matrix(neg, format::csr);
-  for (double& v : tn->d) v = std::fabs(v);
-  std::vector<double> b1 = random_vec(n, 53), x1(n, 0.0);
-  double t2 = 1e-20;
-  auto sn = g_backend->create_system(tn->hm, tn->d, precision::f64, 1);
-  sn->set_vectors(b1.data(), x1.data());
-  sn->init(&t2);
-  sn->iterate(3);
-  rhs_state s1;
-  sn->read_state(&s1);
-  assert_int_equal(s1.status, indefinite_matrix);
-  assert_int_equal(s1.iters, 0);
+  for (format f : {format::csr, format::sell}) {
+    auto tn = make_test_matrix(neg, f);
+    for (double& v : tn->d) v = std::fabs(v);
+    std::vector<double> b1 = random_vec(n, 53), x1(n, 0.0);
+    double t2 = 1e-20;
+    auto sn = g_backend->create_system(tn->hm, tn->d, precision::f64, 1);
+    sn->set_vectors(b1.data(), x1.data());
+    sn->init(&t2);
+    sn->iterate(3);
+    rhs_state s1;
+    sn->read_state(&s1);
+    assert_int_equal(s1.status, indefinite_matrix);
+    assert_int_equal(s1.iters, 0);
+    // A converged system is left untouched by further iterations.
+    std::vector<double> bz(n, 0.0);
+    sn->set_vectors(bz.data(), x1.data());
+    sn->init(&t2);
+    sn->iterate(5);
+    sn->read_state(&s1);
+    assert_int_equal(s1.status, converged);
+    assert_int_equal(s1.iters, 0);
+  }
 }
 
 }  // namespace

@@ -30,41 +30,40 @@
 
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
+#include "conversion/convert.hpp"
 
 using namespace cnc;
 
 namespace {
 
-#define CK(call)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,                   \
-                   cudaGetErrorString(e_));                                               \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CK(call)                                                                                 \
+  do {                                                                                           \
+    cudaError_t e_ = (call);                                                                     \
+    if (e_ != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                              \
+    }                                                                                            \
   } while (0)
-#define CKS(call)                                                                         \
-  do {                                                                                    \
-    cusparseStatus_t e_ = (call);                                                         \
-    if (e_ != CUSPARSE_STATUS_SUCCESS) {                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,                   \
-                   cusparseGetErrorString(e_));                                           \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CKS(call)                                                       \
+  do {                                                                  \
+    cusparseStatus_t e_ = (call);                                       \
+    if (e_ != CUSPARSE_STATUS_SUCCESS) {                                \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
+                   cusparseGetErrorString(e_));                         \
+      std::exit(1);                                                     \
+    }                                                                   \
   } while (0)
-#define CKB(call)                                                                         \
-  do {                                                                                    \
-    cublasStatus_t e_ = (call);                                                           \
-    if (e_ != CUBLAS_STATUS_SUCCESS) {                                                    \
-      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #call, int(e_));  \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CKB(call)                                                                        \
+  do {                                                                                   \
+    cublasStatus_t e_ = (call);                                                          \
+    if (e_ != CUBLAS_STATUS_SUCCESS) {                                                   \
+      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #call, int(e_)); \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 template <class F>
@@ -78,12 +77,14 @@ void parallel_for(std::int64_t n, F f) {
   for (auto& x : th) x.join();
 }
 
-// ---- problems ------------------------------------------------------------------------------------
+// ---- problems
+// ------------------------------------------------------------------------------------
 
 struct problem {
   std::string name;
   csr_matrix csr;
   bcrs_matrix bcrs;  // b = 4 problems only
+  sell_matrix sell;  // every problem
   double diag = 1;   // constant diagonal (Jacobi: d = 1/diag)
   bool has_bcrs = false;
 };
@@ -114,14 +115,15 @@ void poisson(problem& pb, int N, int points) {
         for (int dx = -r; dx <= r; ++dx) {
           const int nz = std::abs(dx) + std::abs(dy) + std::abs(dz);
           if (points == 7 && nz > 1) continue;
-          if (x + dx < 0 || x + dx >= N || y + dy < 0 || y + dy >= N || z + dz < 0 ||
-              z + dz >= N)
+          if (x + dx < 0 || x + dx >= N || y + dy < 0 || y + dy >= N || z + dz < 0 || z + dz >= N)
             continue;
-          m.col[e] = static_cast<std::int32_t>(i + dx + std::int64_t(N) * (dy + std::int64_t(N) * dz));
+          m.col[e] =
+              static_cast<std::int32_t>(i + dx + std::int64_t(N) * (dy + std::int64_t(N) * dz));
           m.val[e] = nz == 0 ? pb.diag : -1.0;
           ++e;
         }
   });
+  pb.sell = csr_to_sell(m);
   pb.name = std::to_string(points) + "-pt " + std::to_string(N) + "^3";
 }
 
@@ -189,6 +191,7 @@ void block4(problem& pb, int M) {
     }
   });
   pb.has_bcrs = true;
+  pb.sell = csr_to_sell(pb.csr);
   pb.name = "4x4-node " + std::to_string(M) + "^3";
 }
 
@@ -217,7 +220,8 @@ const char* pname(precision p) {
   return p == precision::f64 ? "double" : p == precision::f32 ? "single" : "mixed";
 }
 
-// ---- cnc (device_system) -------------------------------------------------------------------------
+// ---- cnc (device_system)
+// -------------------------------------------------------------------------
 
 std::unique_ptr<backend> g_cnc;
 double g_copy_bw = 0;  // bytes/s, read + write
@@ -234,7 +238,8 @@ cnc_run make_cnc(const problem& pb, format f, precision p, int k) {
   host_matrix hm;
   hm.fmt = f;
   hm.csr = &pb.csr;
-  hm.bcrs = f == format::csr ? nullptr : &pb.bcrs;
+  hm.bcrs = is_block(f) ? &pb.bcrs : nullptr;
+  hm.sell = f == format::sell ? &pb.sell : nullptr;
   const std::int32_t np = hm.n_padded();
   std::vector<double> d(np, 1.0 / pb.diag);
   r.k = k;
@@ -317,6 +322,9 @@ double floor_bytes(const problem& pb, format f, precision p, int k) {
   if (f == format::csr) {
     mat = double(pb.csr.nnz()) * (ms + 4) + (pb.csr.n + 1) * 8.0;
     np = pb.csr.n;
+  } else if (f == format::sell) {  // padding entries are read too: they count
+    mat = double(pb.sell.entries()) * (ms + 4) + (pb.sell.n_slices + 1) * 8.0;
+    np = pb.sell.n_padded();
   } else {
     mat = double(pb.bcrs.n_blocks()) * (16 * ms + 4) + (pb.bcrs.n_block_rows + 1) * 8.0;
     np = pb.bcrs.n_padded();
@@ -324,7 +332,8 @@ double floor_bytes(const problem& pb, format f, precision p, int k) {
   return mat + (11.0 * k + 2.0) * np * vs;
 }
 
-// ---- baseline: cuSPARSE + cuBLAS, host-side scalars ----------------------------------------------
+// ---- baseline: cuSPARSE + cuBLAS, host-side scalars
+// ----------------------------------------------
 
 template <class T>
 __global__ void jacobi_apply(std::int64_t n, const T* d, const T* r, T* z) {
@@ -356,9 +365,7 @@ struct blas<float> {
   static void axpy(cublasHandle_t h, int n, float a, const float* x, float* y) {
     CKB(cublasSaxpy(h, n, &a, x, 1, y, 1));
   }
-  static void scal(cublasHandle_t h, int n, float a, float* x) {
-    CKB(cublasSscal(h, n, &a, x, 1));
-  }
+  static void scal(cublasHandle_t h, int n, float a, float* x) { CKB(cublasSscal(h, n, &a, x, 1)); }
 };
 
 // Textbook Jacobi-PCG (as in NVIDIA's conjugateGradientPrecond sample): cusparseSpMV + cuBLAS,
@@ -411,8 +418,8 @@ double time_baseline(const problem& pb, int iters, int reps) {
     const double t0 = now();
     const int count = rep == 0 ? std::min(iters, 8) : iters;
     for (int it = 0; it < count; ++it) {
-      CKS(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vq,
-                       blas<T>::type, CUSPARSE_SPMV_ALG_DEFAULT, work));
+      CKS(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vq, blas<T>::type,
+                       CUSPARSE_SPMV_ALG_DEFAULT, work));
       blas<T>::dot(bl, n, p, q, &pq);
       const T alpha = rz / pq;
       blas<T>::axpy(bl, n, alpha, p, x);
@@ -442,7 +449,8 @@ double time_baseline(const problem& pb, int iters, int reps) {
   return t[t.size() / 2];
 }
 
-// ---- copy bandwidth ------------------------------------------------------------------------------
+// ---- copy bandwidth
+// ------------------------------------------------------------------------------
 
 double copy_bandwidth() {
   const size_t bytes = size_t(2) << 30;
@@ -469,7 +477,8 @@ double copy_bandwidth() {
   return 2.0 * bytes / (ms[ms.size() / 2] * 1e-3);
 }
 
-// ---- tables --------------------------------------------------------------------------------------
+// ---- tables
+// --------------------------------------------------------------------------------------
 
 void header() {
   std::printf(
@@ -478,7 +487,9 @@ void header() {
       "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
-void row(const problem& pb, format f, precision p, bool with_baseline) {
+// One table row. The baseline is timed when with_baseline, and its time stored in *base_t;
+// otherwise a *base_t > 0 from an earlier row of the same problem gives the speed-up.
+void row(const problem& pb, format f, precision p, bool with_baseline, double* base_t = nullptr) {
   cnc_run r = make_cnc(pb, f, p, 1);
   const int iters = pick_iters(r);
   bool ok;
@@ -489,12 +500,19 @@ void row(const problem& pb, format f, precision p, bool with_baseline) {
   std::string base = "-", sp = "-";
   if (with_baseline) {
     const int bit = std::clamp(static_cast<int>(0.1 / (3 * t)), 10, 300);
-    const double tb = p == precision::f32 ? time_baseline<float>(pb, bit, 3)
-                                          : time_baseline<double>(pb, bit, 3);
+    const double tb =
+        p == precision::f32 ? time_baseline<float>(pb, bit, 3) : time_baseline<double>(pb, bit, 3);
+    if (base_t) *base_t = tb;
     char s[64];
     std::snprintf(s, sizeof s, "%.4f%s", tb * 1e3, p == precision::mixed ? " (double)" : "");
     base = s;
     std::snprintf(s, sizeof s, "%.2fx", tb / t);
+    sp = s;
+  } else if (base_t && *base_t > 0) {
+    char s[64];
+    std::snprintf(s, sizeof s, "(same)");
+    base = s;
+    std::snprintf(s, sizeof s, "%.2fx", *base_t / t);
     sp = s;
   }
   std::printf("| %s | %s | %s | %d | %lld | %.4f%s | %.4f | %.1f%% | %.0f | %s | %s | %s |\n",
@@ -503,7 +521,6 @@ void row(const problem& pb, format f, precision p, bool with_baseline) {
               100.0 * floor_t / t, fb / t * 1e-9, base.c_str(), sp.c_str(), r.config.c_str());
   std::fflush(stdout);
 }
-
 
 // Each step timed alone (20 back-to-back launches, no graph), against its own floor: SpMV =
 // matrix + p read + q write; update_xr = 7 vector passes; update_p = 4.
@@ -515,7 +532,9 @@ void breakdown(const problem& pb, format f, precision p) {
   r.sys->iterate(64);
   r.sys->read_state(st.data());
   const double vs = p == precision::f32 ? 4 : 8;
-  const double np = f == format::csr ? pb.csr.n : pb.bcrs.n_padded();
+  const double np = f == format::csr    ? pb.csr.n
+                    : f == format::sell ? pb.sell.n_padded()
+                                        : pb.bcrs.n_padded();
   const double mat = floor_bytes(pb, f, p, 1) - 13 * np * vs;
   const double floors[3] = {mat + 2 * np * vs, 7 * np * vs, 4 * np * vs};
   double t[3];
@@ -557,31 +576,95 @@ int main(int argc, char** argv) {
               g_copy_bw * 1e-9);
 
   const precision precs[] = {precision::f64, precision::f32, precision::mixed};
-  std::vector<std::pair<int, int>> sizes = {{7, 46}, {7, 64}, {7, 128}, {7, 256},
+  std::vector<std::pair<int, int>> sizes = {{7, 46},  {7, 64},   {7, 128}, {7, 256},
                                             {27, 64}, {27, 128}, {27, 256}};
   if (quick) sizes = {{7, 46}, {27, 64}};
 
-  std::printf("## Time per iteration, k = 1 (floor = minimum bytes / copy bandwidth; * = a run "
-              "stopped early)\n\n");
+  std::printf(
+      "## Time per iteration, k = 1 (floor = minimum bytes / copy bandwidth; * = a run "
+      "stopped early)\n\n");
   header();
   for (auto [pts, N] : sizes) {
     problem pb;
     poisson(pb, N, pts);
-    for (precision p : precs) row(pb, format::csr, p, true);
+    for (precision p : precs) {
+      double tb = 0;
+      row(pb, format::csr, p, true, &tb);
+      row(pb, format::sell, p, false, &tb);
+    }
   }
   {
     problem pb;
     block4(pb, quick ? 32 : 100);
     for (precision p : precs) {
-      row(pb, format::bcrs4, p, false);
-      row(pb, format::csr, p, true);
+      double tb = 0;
+      row(pb, format::csr, p, true, &tb);
+      row(pb, format::bcrs4, p, false, &tb);
+      row(pb, format::sell, p, false, &tb);
     }
   }
 
+  // Small systems: the persistent kernel (SELL, one cooperative launch per 16 iterations) against
+  // the CUDA-graph path of the same SELL matrix and of CSR, and its blocks per SM.
+  std::printf(
+      "\n## Small systems: persistent kernel vs graphs (double, us/iter)\n\n"
+      "| problem | n | csr graph | sell graph | sell persistent (auto grid) | 1 block/SM | "
+      "2 blocks/SM | 4 blocks/SM | cuSPARSE | speed-up (persistent) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<std::pair<int, int>> small = {{7, 24}, {7, 32}, {7, 46}, {7, 64}, {7, 80}, {27, 46}};
+  if (quick) small = {{7, 32}, {7, 46}};
+  for (auto [pts, N] : small) {
+    problem pb;
+    poisson(pb, N, pts);
+    auto us = [&](format f, const char* rows, const char* per_sm, std::string* cfg) {
+      setenv("CNC_CUDA_PERSISTENT_ROWS", rows, 1);
+      if (per_sm) setenv("CNC_CUDA_PERSISTENT_BLOCKS_PER_SM", per_sm, 1);
+      cnc_run r = make_cnc(pb, f, precision::f64, 1);
+      unsetenv("CNC_CUDA_PERSISTENT_ROWS");
+      unsetenv("CNC_CUDA_PERSISTENT_BLOCKS_PER_SM");
+      bool ok;
+      pick_iters(r);  // warm-up
+      // iterate(16) + read_state: what the solver does per convergence check.
+      std::vector<double> t;
+      std::vector<rhs_state> st(1);
+      for (int rep = 0; rep < 7; ++rep) {
+        r.sys->set_vectors(r.b.data(), r.x0.data());
+        r.sys->init(r.thr2.data());
+        r.sys->read_state(st.data());
+        const double t0 = now();
+        for (int c = 0; c < 16; ++c) {
+          r.sys->iterate(16);
+          r.sys->read_state(st.data());
+        }
+        t.push_back((now() - t0) / 256);
+        ok = st[0].iters == 256;
+        if (!ok) std::printf("(stopped early at %d) ", st[0].iters);
+      }
+      std::sort(t.begin(), t.end());
+      if (cfg) *cfg = r.config;
+      return t[3] * 1e6;
+    };
+    std::string cfg;
+    const double csr_g = us(format::csr, "0", nullptr, nullptr);
+    const double sell_g = us(format::sell, "0", nullptr, nullptr);
+    const double pers = us(format::sell, "1073741824", nullptr, &cfg);
+    const double p1 = us(format::sell, "1073741824", "1", nullptr);
+    const double p2 = us(format::sell, "1073741824", "2", nullptr);
+    const double p4 = us(format::sell, "1073741824", "4", nullptr);
+    const int bit = std::clamp(static_cast<int>(0.1 / (3 * pers * 1e-6)), 10, 300);
+    const double tb = time_baseline<double>(pb, bit, 3) * 1e6;
+    std::printf("| %s | %d | %.1f | %.1f | %.1f (%s) | %.1f | %.1f | %.1f | %.1f | %.2fx |\n",
+                pb.name.c_str(), pb.csr.n, csr_g, sell_g, pers, cfg.c_str(), p1, p2, p4, tb,
+                tb / pers);
+    std::fflush(stdout);
+  }
+
   // Sub-warp width sweep of the CSR kernel on the largest problems (double).
-  std::printf("\n## CSR lanes per row (double)\n\n| problem | width | ms/iter | %% of floor |\n"
-              "|---|---|---|---|\n");
-  for (auto [pts, N] : std::vector<std::pair<int, int>>{{7, quick ? 64 : 256}, {27, quick ? 64 : 256}}) {
+  std::printf(
+      "\n## CSR lanes per row (double)\n\n| problem | width | ms/iter | %% of floor |\n"
+      "|---|---|---|---|\n");
+  for (auto [pts, N] :
+       std::vector<std::pair<int, int>>{{7, quick ? 64 : 256}, {27, quick ? 64 : 256}}) {
     problem pb;
     poisson(pb, N, pts);
     for (int w : {2, 4, 8, 16, 32}) {
@@ -593,24 +676,27 @@ int main(int argc, char** argv) {
       bool ok;
       const double t = time_cnc(r, iters, 3, ok);
       const double floor_t = floor_bytes(pb, format::csr, precision::f64, 1) / g_copy_bw;
-      std::printf("| %s | %d | %.4f | %.1f%% |\n", pb.name.c_str(), w, t * 1e3,
-                  100 * floor_t / t);
+      std::printf("| %s | %d | %.4f | %.1f%% |\n", pb.name.c_str(), w, t * 1e3, 100 * floor_t / t);
       std::fflush(stdout);
     }
   }
 
-  std::printf("\n## Steps timed alone: ms (%% of the step's floor)\n\n| problem | format | "
-              "precision | spmv_dot | update_xr | update_p | |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n## Steps timed alone: ms (%% of the step's floor)\n\n| problem | format | "
+      "precision | spmv_dot | update_xr | update_p | |\n|---|---|---|---|---|---|---|\n");
   {
     problem pb;
     poisson(pb, quick ? 64 : 256, 7);
     for (precision p : precs) breakdown(pb, format::csr, p);
+    for (precision p : precs) breakdown(pb, format::sell, p);
   }
   {
     problem pb;
     poisson(pb, quick ? 64 : 256, 27);
     breakdown(pb, format::csr, precision::f64);
     breakdown(pb, format::csr, precision::mixed);
+    breakdown(pb, format::sell, precision::f64);
+    breakdown(pb, format::sell, precision::mixed);
   }
   {
     problem pb;
@@ -621,25 +707,28 @@ int main(int argc, char** argv) {
 
   // Mixed vs double to a fixed tolerance.
   const double tol = 1e-8;
-  std::printf("\n## Solve to ||r|| <= %g ||b|| (state read every 16 iterations)\n\n"
-              "| problem | format | precision | iterations | s | ms/iter | true residual | "
-              "time vs double |\n|---|---|---|---|---|---|---|---|\n",
-              tol);
+  std::printf(
+      "\n## Solve to ||r|| <= %g ||b|| (state read every 16 iterations)\n\n"
+      "| problem | format | precision | iterations | s | ms/iter | true residual | "
+      "time vs double |\n|---|---|---|---|---|---|---|---|\n",
+      tol);
   std::vector<std::pair<int, int>> conv = {{7, 128}, {7, 256}, {27, 128}};
   if (quick) conv = {{7, 46}};
   for (auto [pts, N] : conv) {
     problem pb;
     poisson(pb, N, pts);
-    double t64 = 0;
-    for (precision p : {precision::f64, precision::mixed, precision::f32}) {
-      cnc_run r = make_cnc(pb, format::csr, p, 1);
-      solve_cnc(r, pb, tol);  // warm-up
-      const solve_result s = solve_cnc(r, pb, tol);
-      if (p == precision::f64) t64 = s.seconds;
-      std::printf("| %s | csr | %s | %d | %.4f | %.4f | %.2e | %.2fx |\n", pb.name.c_str(),
-                  pname(p), s.iters, s.seconds, s.seconds / std::max(1, s.iters) * 1e3,
-                  s.true_res, t64 / s.seconds);
-      std::fflush(stdout);
+    for (format f : {format::csr, format::sell}) {
+      double t64 = 0;
+      for (precision p : {precision::f64, precision::mixed, precision::f32}) {
+        cnc_run r = make_cnc(pb, f, p, 1);
+        solve_cnc(r, pb, tol);  // warm-up
+        const solve_result s = solve_cnc(r, pb, tol);
+        if (p == precision::f64) t64 = s.seconds;
+        std::printf("| %s | %s | %s | %d | %.4f | %.4f | %.2e | %.2fx |\n", pb.name.c_str(),
+                    format_name(f), pname(p), s.iters, s.seconds,
+                    s.seconds / std::max(1, s.iters) * 1e3, s.true_res, t64 / s.seconds);
+        std::fflush(stdout);
+      }
     }
   }
   {
@@ -652,33 +741,35 @@ int main(int argc, char** argv) {
       const solve_result s = solve_cnc(r, pb, tol);
       if (p == precision::f64) t64 = s.seconds;
       std::printf("| %s | bcrs4 | %s | %d | %.4f | %.4f | %.2e | %.2fx |\n", pb.name.c_str(),
-                  pname(p), s.iters, s.seconds, s.seconds / std::max(1, s.iters) * 1e3,
-                  s.true_res, t64 / s.seconds);
+                  pname(p), s.iters, s.seconds, s.seconds / std::max(1, s.iters) * 1e3, s.true_res,
+                  t64 / s.seconds);
     }
   }
 
   // k = 8 right-hand sides in one system vs one system per right-hand side.
-  std::printf("\n## k = 8 right-hand sides vs 8 separate solves (time per iteration)\n\n"
-              "| problem | precision | k=1 ms/iter | k=8 ms/iter | per-rhs speed-up | k=8 %% of "
-              "floor |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n## k = 8 right-hand sides vs 8 separate solves (time per iteration)\n\n"
+      "| problem | format | precision | k=1 ms/iter | k=8 ms/iter | per-rhs speed-up | k=8 "
+      "%% of floor |\n|---|---|---|---|---|---|---|\n");
   std::vector<std::pair<int, int>> ks = {{7, 128}, {7, 256}, {27, 128}};
   if (quick) ks = {{7, 46}};
   for (auto [pts, N] : ks) {
     problem pb;
     poisson(pb, N, pts);
-    for (precision p : {precision::f64, precision::mixed}) {
-      cnc_run r1 = make_cnc(pb, format::csr, p, 1);
-      bool ok1, ok8;
-      const double t1 = time_cnc(r1, pick_iters(r1), 3, ok1);
-      r1.sys.reset();
-      cnc_run r8 = make_cnc(pb, format::csr, p, 8);
-      const double t8 = time_cnc(r8, std::max(64, pick_iters(r8)), 3, ok8);
-      const double floor_t = floor_bytes(pb, format::csr, p, 8) / g_copy_bw;
-      std::printf("| %s | %s | %.4f%s | %.4f%s | %.2fx | %.1f%% |\n", pb.name.c_str(), pname(p),
-                  t1 * 1e3, ok1 ? "" : "*", t8 * 1e3, ok8 ? "" : "*", 8 * t1 / t8,
-                  100 * floor_t / t8);
-      std::fflush(stdout);
-    }
+    for (format f : {format::csr, format::sell})
+      for (precision p : {precision::f64, precision::mixed}) {
+        cnc_run r1 = make_cnc(pb, f, p, 1);
+        bool ok1, ok8;
+        const double t1 = time_cnc(r1, pick_iters(r1), 3, ok1);
+        r1.sys.reset();
+        cnc_run r8 = make_cnc(pb, f, p, 8);
+        const double t8 = time_cnc(r8, std::max(64, pick_iters(r8)), 3, ok8);
+        const double floor_t = floor_bytes(pb, f, p, 8) / g_copy_bw;
+        std::printf("| %s | %s | %s | %.4f%s | %.4f%s | %.2fx | %.1f%% |\n", pb.name.c_str(),
+                    format_name(f), pname(p), t1 * 1e3, ok1 ? "" : "*", t8 * 1e3, ok8 ? "" : "*",
+                    8 * t1 / t8, 100 * floor_t / t8);
+        std::fflush(stdout);
+      }
   }
   g_cnc.reset();
   return 0;

@@ -5,10 +5,15 @@
 // (cuda_kernels.hpp) so that one matrix pass serves the whole group. Each step of backend.hpp is
 // one kernel per group; iterate(count) records `count` iterations into a CUDA graph once and
 // replays it, so a small system pays one graph launch per check instead of 3 launches and a
-// host synchronization per iteration. Only read_state, get_x and apply synchronize.
+// host synchronization per iteration. Smaller still (a SELL matrix in one group, at most
+// persistent_rows rows x systems): iterate(count) is ONE cooperative launch running the count
+// iterations with grid barriers between the steps (cuda_pcg_persistent.cu), since there the
+// kernel boundaries, not the bytes, set the time. Only read_state, get_x and apply synchronize.
 //
 // The runtime is linked statically: without a driver, cudaGetDeviceCount fails and the factory
 // returns nullptr with the runtime's explanation; libcnc.so itself never needs libcuda.
+#include "backends/cuda/cuda_backend.hpp"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,7 +25,6 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_kernels.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
@@ -81,8 +85,9 @@ class device_buffer {
 template <class T>
 device_buffer upload(const T* host, std::size_t count, cudaStream_t s) {
   device_buffer b(count * sizeof(T));
-  if (count) check(cudaMemcpyAsync(b.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, s),
-                   "matrix upload");
+  if (count)
+    check(cudaMemcpyAsync(b.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, s),
+          "matrix upload");
   return b;
 }
 
@@ -115,11 +120,15 @@ int env_int(const char* name, int fallback) {
   if (!s || !*s) return fallback;
   char* end = nullptr;
   const long v = std::strtol(s, &end, 10);
-  if (*end != '\0' || v < -1 || v > 1 << 20) return fallback;
+  if (*end != '\0' || v < -1 || v > 1 << 30) return fallback;
   return static_cast<int>(v);
 }
 
-constexpr int max_group = 8;       // systems per matrix pass
+constexpr int max_group = 8;  // systems per matrix pass
+// Rows x systems up to which iterate() uses the persistent kernel (CNC_CUDA_PERSISTENT_ROWS
+// overrides; 0 turns it off). Above, the kernels stream from HBM and kernel boundaries cost a
+// small share; measured on the H200 in bench/results/cuda.md.
+constexpr int persistent_rows = 1 << 19;
 constexpr int max_graph_iters = 32;  // iterations recorded into one graph
 
 cuda::cprec to_cprec(precision p) {
@@ -144,8 +153,8 @@ struct group {
 
 class cuda_system final : public device_system, public cuda::system_probe {
  public:
-  cuda_system(int dev, int sm_count, const host_matrix& a, const std::vector<double>& d,
-              precision p, int nrhs)
+  cuda_system(int dev, int sm_count, bool cooperative, const host_matrix& a,
+              const std::vector<double>& d, precision p, int nrhs)
       : dev_(dev), pr_(to_cprec(p)), nrhs_(nrhs) {
     if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
     check(cudaSetDevice(dev_), "cudaSetDevice");
@@ -166,6 +175,14 @@ class cuda_system final : public device_system, public cuda::system_probe {
       col_ = upload(m.col.data(), m.col.size(), stream_);
       val_ = upload_values(m.val, f32_values, stream_);
       avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
+    } else if (a.fmt == format::sell) {
+      static_assert(cuda::sell_rows == sell_slice, "one SELL slice height");
+      const sell_matrix& m = *a.sell;
+      mat_.b = cuda::sell_rows;
+      mat_.rows = m.n_slices;
+      row_ptr_ = upload(m.slice_ptr.data(), m.slice_ptr.size(), stream_);
+      col_ = upload(m.col.data(), m.col.size(), stream_);
+      val_ = upload_values(m.val, f32_values, stream_);
     } else {
       const bcrs_matrix& m = *a.bcrs;
       mat_.b = m.b;
@@ -204,10 +221,14 @@ class cuda_system final : public device_system, public cuda::system_probe {
         if (elems) check(cudaMemsetAsync(v->get(), 0, elems * vsize_, stream_), "cudaMemset");
       }
       // (at least 2 chunks' worth of lanes: with one chunk per lane the rows get too many lanes)
-      g.width = choose_width(mat_.b, avg_per_row_,
-                             std::max(2, cuda::spmv_unroll(kc, pr_ == cuda::cprec::f64 ? 8 : 4)));
-      const int forced = env_int("CNC_CUDA_SPMV_WIDTH", 0);  // tuning and tests
-      if (forced && valid_width(mat_.b, forced)) g.width = forced;
+      if (mat_.b == cuda::sell_rows) {
+        g.width = cuda::sell_rows;  // one warp per slice, a lane per row
+      } else {
+        g.width = choose_width(mat_.b, avg_per_row_,
+                               std::max(2, cuda::spmv_unroll(kc, pr_ == cuda::cprec::f64 ? 8 : 4)));
+        const int forced = env_int("CNC_CUDA_SPMV_WIDTH", 0);  // tuning and tests
+        if (forced && valid_width(mat_.b, forced)) g.width = forced;
+      }
       const long long rows_per_block = cuda::block_threads / g.width;
       int smax = cuda::spmv_max_grid(pr_, mat_.b, g.width, kc, sm_count);
       if (smax <= 0) check(cudaGetLastError(), "kernel occupancy query");
@@ -235,6 +256,20 @@ class cuda_system final : public device_system, public cuda::system_probe {
       v.counter = g.counter.as<unsigned int>();
       v.grid = vgrid;
       groups_.push_back(std::move(g));
+    }
+    // The persistent kernel: one group, SELL, small enough that launches dominate.
+    const long long limit = env_int("CNC_CUDA_PERSISTENT_ROWS", persistent_rows);
+    if (cooperative && mat_.b == cuda::sell_rows && groups_.size() == 1 && n_ > 0 &&
+        static_cast<long long>(n_) * groups_[0].view.kc <= limit) {
+      const int kc = groups_[0].view.kc;
+      int most = cuda::pcg_persistent_max_grid(pr_, kc, sm_count);
+      if (most <= 0) check(cudaGetLastError(), "kernel occupancy query");
+      const int per_sm = env_int("CNC_CUDA_PERSISTENT_BLOCKS_PER_SM", 0);  // tuning
+      if (per_sm > 0) most = std::min(most, per_sm * sm_count);
+      const long long slices_per_block = cuda::block_threads / 32;
+      persistent_grid_ = static_cast<int>(std::clamp<long long>(
+          (mat_.rows + slices_per_block - 1) / slices_per_block, 1, std::max(most, 1)));
+      persistent_partials_ = device_buffer(sizeof(double) * 3 * kc * persistent_grid_);
     }
     check(cudaStreamSynchronize(stream_), "upload");
   }
@@ -290,6 +325,13 @@ class cuda_system final : public device_system, public cuda::system_probe {
 
   void iterate(int count) override {
     check(cudaSetDevice(dev_), "cudaSetDevice");
+    if (persistent_grid_ > 0) {
+      const group& g = groups_[0];
+      check(cuda::pcg_persistent(pr_, matrix_for(g), g.view, persistent_partials_.as<double>(),
+                                 persistent_grid_, count, stream_),
+            "persistent PCG launch");
+      return;
+    }
     while (count > 0) {
       const int c = std::min(count, max_graph_iters);
       check(cudaGraphLaunch(graph_for(c), stream_), "cudaGraphLaunch");
@@ -307,7 +349,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
 
   void get_x(double* x) override {
     check(cudaSetDevice(dev_), "cudaSetDevice");
-    gather_all(n_real_, [](group& g) { return g.x.get(); }, x, n_real_);
+    gather_all(
+        n_real_, [](group& g) { return g.x.get(); }, x, n_real_);
   }
 
   void apply(const double* x, double* y) override {
@@ -316,7 +359,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
     for (group& g : groups_)
       check(cuda::spmv(pr_, matrix_for(g), g.view, false, g.p.get(), g.q.get(), stream_),
             "SpMV launch");
-    gather_all(n_real_, [](group& g) { return g.q.get(); }, y, n_real_);
+    gather_all(
+        n_real_, [](group& g) { return g.q.get(); }, y, n_real_);
   }
 
   // --- probe ------------------------------------------------------------------------------------
@@ -343,7 +387,10 @@ class cuda_system final : public device_system, public cuda::system_probe {
   }
 
   std::string config() const override {
-    std::string s = mat_.b == 1 ? "csr" : "bcrs" + std::to_string(mat_.b);
+    std::string s = mat_.b == 1                 ? std::string("csr")
+                    : mat_.b == cuda::sell_rows ? std::string("sell")
+                                                : "bcrs" + std::to_string(mat_.b);
+    if (persistent_grid_ > 0) s += " persistent_grid=" + std::to_string(persistent_grid_);
     for (const group& g : groups_)
       s += " [kc=" + std::to_string(g.view.kc) + " width=" + std::to_string(g.width) +
            " spmv_grid=" + std::to_string(g.spmv_grid) +
@@ -361,8 +408,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
 
   cudaError_t launch_spmv_dot() {
     for (group& g : groups_) {
-      const cudaError_t e =
-          cuda::spmv(pr_, matrix_for(g), g.view, true, nullptr, nullptr, stream_);
+      const cudaError_t e = cuda::spmv(pr_, matrix_for(g), g.view, true, nullptr, nullptr, stream_);
       if (e != cudaSuccess) return e;
     }
     return cudaSuccess;
@@ -411,8 +457,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
                           cudaMemcpyHostToDevice, stream_),
           "vector upload");
     for (group& g : groups_)
-      check(cuda::scatter(pr_, g.view, staging_.as<double>() + std::size_t(g.j0) * n_real_,
-                          n_real_, pick(g), stream_),
+      check(cuda::scatter(pr_, g.view, staging_.as<double>() + std::size_t(g.j0) * n_real_, n_real_,
+                          pick(g), stream_),
             "scatter launch");
   }
 
@@ -440,15 +486,21 @@ class cuda_system final : public device_system, public cuda::system_probe {
   cuda::matrix_view mat_;
   double avg_per_row_ = 0;  // entries (CSR) or blocks (BCRS) per (block) row
   std::vector<group> groups_;
+  int persistent_grid_ = 0;  // > 0: iterate() runs the persistent kernel on this many blocks
+  device_buffer persistent_partials_;
   std::map<int, cudaGraphExec_t> graphs_;
 };
 
 class cuda_backend final : public backend {
  public:
   cuda_backend(int dev, const cudaDeviceProp& prop)
-      : dev_(dev), name_(prop.name), sm_count_(prop.multiProcessorCount) {}
+      : dev_(dev),
+        name_(prop.name),
+        sm_count_(prop.multiProcessorCount),
+        cooperative_(prop.cooperativeLaunch != 0) {}
   const char* name() const override { return "cuda"; }
   int api_id() const override { return CNC_BACKEND_CUDA; }
+  bool prefers_sliced() const override { return true; }
   std::string device_name() const override { return name_; }
   // One state read (and host synchronization) per 16 iterations: small systems run about ten
   // times faster than with a read per iteration, and at most 15 extra (no-op) iterations run
@@ -456,13 +508,14 @@ class cuda_backend final : public backend {
   int default_check_interval() const override { return 16; }
   std::unique_ptr<device_system> create_system(const host_matrix& a, const std::vector<double>& d,
                                                precision p, int nrhs) override {
-    return std::make_unique<cuda_system>(dev_, sm_count_, a, d, p, nrhs);
+    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, a, d, p, nrhs);
   }
 
  private:
   int dev_;
   std::string name_;
   int sm_count_;
+  bool cooperative_;
 };
 
 }  // namespace

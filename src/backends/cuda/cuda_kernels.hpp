@@ -21,30 +21,32 @@ namespace cnc::cuda {
 
 enum class cprec { f64 = 0, f32 = 1, mixed = 2 };
 
+constexpr int sell_rows = 32;  // SELL slice height (== cnc::sell_slice): one warp per slice
+
 struct matrix_view {
-  int b = 1;                           // 1 = CSR, 2 or 4 = BCRS block size
-  std::int32_t rows = 0;               // block rows (BCRS) or rows (CSR)
-  const std::int64_t* row_ptr = nullptr;
-  const std::int32_t* col = nullptr;   // column (CSR) or block column (BCRS)
-  const void* val = nullptr;           // b*b values per block, row-major inside a block
-  int width = 0;                       // lanes per (block) row: 2..32, a multiple of b*b
-  int grid = 0;                        // blocks of the SpMV launch
+  int b = 1;                              // 1 = CSR, 2 or 4 = BCRS block size, sell_rows = SELL
+  std::int32_t rows = 0;                  // block rows (BCRS), rows (CSR) or slices (SELL)
+  const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
+  const std::int32_t* col = nullptr;      // column (CSR) or block column (BCRS)
+  const void* val = nullptr;              // b*b values per block, row-major inside a block
+  int width = 0;                          // lanes per (block) row: 2..32, a multiple of b*b
+  int grid = 0;                           // blocks of the SpMV launch
 };
 
 struct group_view {
-  int kc = 1;                  // stride: 1, 2, 4 or 8
-  int k = 1;                   // real systems in the group (<= kc)
-  std::int32_t n = 0;          // rows (padded)
+  int kc = 1;          // stride: 1, 2, 4 or 8
+  int k = 1;           // real systems in the group (<= kc)
+  std::int32_t n = 0;  // rows (padded)
   void* x = nullptr;
   void* r = nullptr;
   void* p = nullptr;
   void* q = nullptr;
   void* b = nullptr;
-  const void* d = nullptr;     // n values, shared by all systems
-  rhs_state* state = nullptr;  // k entries, the group's first system
-  double* partials = nullptr;  // 2 * kc * max(grid) doubles
+  const void* d = nullptr;          // n values, shared by all systems
+  rhs_state* state = nullptr;       // k entries, the group's first system
+  double* partials = nullptr;       // 2 * kc * max(grid) doubles
   unsigned int* counter = nullptr;  // one per group, zero between launches
-  int grid = 0;                // blocks of the vector launches
+  int grid = 0;                     // blocks of the vector launches
 };
 
 constexpr int block_threads = 256;
@@ -76,11 +78,21 @@ cudaError_t update_p(cprec pr, const group_view& g, cudaStream_t s);
 // scatter writes zeros to rows n_real..n-1 and to padding slots.
 cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32_t n_real,
                     void* dst, cudaStream_t s);
-cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real,
-                   double* dst, cudaStream_t s);
+cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real, double* dst,
+                   cudaStream_t s);
 
 // Occupancy-derived grid sizes (blocks resident at once on the device), for the launches above.
 int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
 int vector_max_grid(int sm_count);
+
+// `count` whole PCG iterations (the three steps, same contract) in ONE cooperative launch of
+// `grid` co-resident blocks, with grid-wide barriers between the steps instead of kernel
+// boundaries (cuda_pcg_persistent.cu). SELL matrices only. Each block keeps its own copy of the
+// k rhs_states, computed identically from the same partial sums; block 0 writes them back at
+// the end. `partials` holds 3 * kc * grid doubles. Returns cudaErrorNotSupported when not SELL.
+cudaError_t pcg_persistent(cprec pr, const matrix_view& a, const group_view& g, double* partials,
+                           int grid, int count, cudaStream_t s);
+// Blocks of the persistent kernel that fit on the device at once (0 on error).
+int pcg_persistent_max_grid(cprec pr, int kc, int sm_count);
 
 }  // namespace cnc::cuda

@@ -1,0 +1,77 @@
+// SELL SpMV for the CUDA backend: one warp per 32-row slice, one thread per row (SELL-C-1 with
+// C = 32, conversion/matrix.hpp). The slice's entries are column-major, so each of the w steps
+// of a slice reads 32 consecutive values and column indices: fully coalesced, no row offsets per
+// row, no shuffles. Each thread issues the loads of sell_unroll(kc) entries and their gathers
+// before using any (memory-level parallelism). In CG mode it also reduces pq = pᵀ(Ap) per running
+// system (cuda_common.cuh: deterministic two-stage reduction).
+#include "cuda_common.cuh"
+
+namespace cnc::cuda {
+namespace {
+
+template <class M, class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_spmv_sell(matrix_view a, group_view g, bool cg, const V* __restrict__ in,
+                V* __restrict__ out) {
+  bool act[KC];
+  if (!spmv_active<KC>(g, cg, act)) return;
+  if (cg) {
+    in = static_cast<const V*>(g.p);
+    out = static_cast<V*>(g.q);
+  }
+  const int lane = threadIdx.x & 31;
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+  double pq[KC];
+#pragma unroll
+  for (int j = 0; j < KC; ++j) pq[j] = 0.0;
+  for (long long slice = warp; slice < a.rows; slice += n_warps) {
+    const long long row = slice * sell_rows + lane;
+    V prow[KC];
+    if (cg) load_slots<KC>(in + row * KC, prow);
+    V acc[KC];
+    sell_row<M, V, KC, true>(a, in, slice, lane, acc);
+#pragma unroll
+    for (int j = 0; j < KC; ++j) {
+      if (!act[j]) continue;
+      out[row * KC + j] = acc[j];
+      if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
+    }
+  }
+  if (cg) spmv_finish_pq<KC>(g, pq);
+}
+
+template <class T, int KC>
+constexpr auto sell_kernel() {
+  return &k_spmv_sell<typename T::mat, typename T::vec, KC>;
+}
+
+}  // namespace
+
+cudaError_t spmv_sell(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
+                      void* y, cudaStream_t s) {
+  if (a.rows == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using T = decltype(t);
+    using V = typename T::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      sell_kernel<T, kc()>()<<<a.grid, block_threads, 0, s>>>(a, g, cg, static_cast<const V*>(x),
+                                                              static_cast<V*>(y));
+      return cudaGetLastError();
+    });
+  });
+}
+
+int spmv_sell_max_grid(cprec pr, int kc, int sm_count) {
+  int per_sm = 0;
+  const cudaError_t e = with_prec(pr, [&](auto t) {
+    using T = decltype(t);
+    return with_kc(kc, [&](auto k) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sell_kernel<T, k()>(),
+                                                           block_threads, 0);
+    });
+  });
+  return e == cudaSuccess && per_sm > 0 ? per_sm * sm_count : -1;
+}
+
+}  // namespace cnc::cuda
