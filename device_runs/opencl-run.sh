@@ -44,4 +44,5 @@ CNC_BACKEND=opencl /tmp/b/examples/cnc-solve --grid 128 --precision double 2>&1 
 echo "== bench"
 B="--backends opencl,cuda"; [ $CUDA = OFF ] && B="--backends opencl"
 /tmp/b/bench/opencl/bench_opencl --grid 128 --grid 256 --precision double --precision mixed \
+  --format csr --format sell \
   --iters 200 $B --sweep -1:0:0,1:0:0,2:0:0,4:0:0,-1:528:0,-1:2112:0,-1:0:128,-1:0:512 2>&1

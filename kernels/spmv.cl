@@ -7,7 +7,8 @@
 // sec. IV.A: lanes read consecutive entries, then lane 0 sums the lanes in fixed order), CSR
 // "stream" (CSR_W = 0: a tile of rows staged through local memory, for short rows), and BCRS
 // 2x2 / 4x4 with one work-item per block row: each block's x values are loaded once into
-// registers and reused for every row of the block (register blocking, paper 004 sec. 2.2.3).
+// registers and reused for every row of the block (register blocking, paper 004 sec. 2.2.3),
+// and SELL (FMT == SELL_C, slices of SELL_C rows stored column-major) with one work-item per row.
 #define MODE_DOT 0
 #define MODE_INIT 1
 #define MODE_APPLY 2
@@ -131,6 +132,36 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     }
     if (i < end && lane == 0) row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
   }
+#elif FMT == SELL_C
+  // SELL: units are rows (n_padded, a multiple of SELL_C; range chunks are multiples of 64, so
+  // a group's range starts on a slice). One work-item per row; lanes l of a slice read entry t
+  // at slice_ptr[s] + t*SELL_C + l, consecutive across the slice (coalesced). SELL_U entries are
+  // loaded before any is used (loads in flight); the sum still runs in entry order, as on the CPU.
+#define SELL_U 4
+  for (int i = start + lid; i < end; i += WG) {
+    VEC_T y[NRHS];
+    for (int j = 0; j < NRHS; ++j) y[j] = 0;
+    const int s = i / SELL_C;
+    const IDX_T e = rowp[s + 1];
+    IDX_T k = rowp[s] + i % SELL_C;
+    for (; k < e - (SELL_U - 1) * SELL_C; k += SELL_U * SELL_C) {  // no overflow near INT_MAX
+      VEC_T a[SELL_U];
+      OFF_T c[SELL_U];
+      for (int u = 0; u < SELL_U; ++u) {
+        a[u] = val[k + u * SELL_C];
+        c[u] = (OFF_T)col[k + u * SELL_C] * NRHS;
+      }
+      for (int u = 0; u < SELL_U; ++u)
+        for (int j = 0; j < NRHS; ++j) y[j] += a[u] * v[c[u] + j];
+    }
+    for (; k < e; k += SELL_C) {
+      const VEC_T a = val[k];
+      const OFF_T c = (OFF_T)col[k] * NRHS;
+      for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+    }
+    row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+  }
+#undef SELL_U
 #else
 #define B FMT
   for (int br = start + lid; br < end; br += WG) {

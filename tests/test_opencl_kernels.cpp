@@ -1,7 +1,7 @@
 // OpenCL backend kernels against straightforward host references written here.
 //   - apply() (the SpMV kernel, every format) vs a host SpMV with the precision's rounding, on
-//     random, generated and real (shared/data/matrices) matrices, CSR / BCRS2 / BCRS4, k = 1 and
-//     3, the three precisions;
+//     random, generated and real (shared/data/matrices) matrices, CSR / BCRS2 / BCRS4 / SELL,
+//     k = 1 and 3, the three precisions;
 //   - init / spmv_dot / update_xr / update_p, state read after every step, vs a host
 //     implementation of the contract in backend.hpp; iterate(n) bit-identical to n steps and
 //     run-to-run; stopped systems untouched; indefinite and non-finite statuses; a full solve;
@@ -54,6 +54,7 @@ struct problem {
   std::string name;
   cnc::csr_matrix csr;
   cnc::bcrs_matrix b2, b4;
+  cnc::sell_matrix sell;
 };
 
 cnc::csr_matrix from_ts(const ts_csr& t) {
@@ -72,6 +73,7 @@ problem make_problem(const std::string& name, ts_csr t) {
   ts_csr_free(&t);
   p.b2 = cnc::csr_to_bcrs(p.csr, 2);
   p.b4 = cnc::csr_to_bcrs(p.csr, 4);
+  p.sell = cnc::csr_to_sell(p.csr);
   return p;
 }
 
@@ -103,6 +105,7 @@ cnc::host_matrix view(const problem& p, cnc::format f) {
   h.fmt = f;
   h.csr = &p.csr;
   h.bcrs = f == cnc::format::bcrs2 ? &p.b2 : f == cnc::format::bcrs4 ? &p.b4 : nullptr;
+  h.sell = f == cnc::format::sell ? &p.sell : nullptr;
   return h;
 }
 
@@ -127,7 +130,8 @@ std::vector<double> random_vec(std::size_t n, std::uint64_t seed) {
 
 // ---- apply(): SpMV of every format against the host ------------------------------------------
 void test_spmv(void**) {
-  const cnc::format fmts[] = {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4};
+  const cnc::format fmts[] = {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4,
+                              cnc::format::sell};
   int checked = 0;
   for (const problem& pb : problems()) {
     const cnc::csr_matrix& a = pb.csr;
@@ -333,7 +337,8 @@ void test_steps_vs_host(void**) {
   int runs = 0;
   for (const problem& pb : problems()) {
     if (pb.csr.n > 5000) continue;  // the host reference is O(steps * nnz) per read
-    for (cnc::format f : {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4})
+    for (cnc::format f :
+         {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell})
       for (int k : {1, 3})
         for (precision p : k_precs) {
           run_sequence(pb, f, p, k, 6, p == precision::f32 ? 2e-3 : 1e-9);
@@ -441,7 +446,7 @@ void test_full_solve(void**) {
   for (const problem& pb : problems()) {
     if (pb.name != "poisson 11^3" && pb.name != "494_bus.mtx") continue;
     const std::int32_t n = pb.csr.n;
-    for (cnc::format f : {cnc::format::csr, cnc::format::bcrs4}) {
+    for (cnc::format f : {cnc::format::csr, cnc::format::bcrs4, cnc::format::sell}) {
       const cnc::host_matrix h = view(pb, f);
       auto sys = g_b->create_system(h, inv_diag(pb.csr, h.n_padded()), precision::f64, 1);
       const std::vector<double> b = random_vec(n, 9), x0(n, 0.0);
@@ -529,6 +534,7 @@ void test_no_fp64(void**) {
   std::swap(g_b, b);
   run_sequence(pb, cnc::format::csr, precision::f32, 3, 4, 2e-3);
   run_sequence(pb, cnc::format::bcrs2, precision::f32, 1, 4, 2e-3);
+  run_sequence(pb, cnc::format::sell, precision::f32, 3, 4, 2e-3);
   std::swap(g_b, b);
 }
 
@@ -567,6 +573,8 @@ void test_selection(void**) {
   assert_string_equal(again->device_name().c_str(), name.c_str());
   assert_int_equal(cnc::opencl_backend_is_gpu(*g_b) ? 1 : 0,
                    g_b->default_check_interval() > 4 ? 1 : 0);
+  // SELL enters the automatic format choice on GPUs only.
+  assert_int_equal(cnc::opencl_backend_is_gpu(*g_b) ? 1 : 0, g_b->prefers_sliced() ? 1 : 0);
   std::printf("device: %s (%s), check interval %d\n", name.c_str(),
               cnc::opencl_backend_is_gpu(*g_b) ? "GPU" : "not a GPU",
               g_b->default_check_interval());

@@ -2,16 +2,18 @@
 // matrix, against the minimum-bytes floor at the device copy bandwidth measured in the same run,
 // and against the other backends (cpu, cuda) driven the same way in the same run.
 //
-//   bench_opencl [--grid N]... [--precision double|single|mixed]... [--iters I]
-//                [--backends opencl,cpu,cuda] [--copy-mib M] [--sweep W:G:WG,...]
+//   bench_opencl [--grid N]... [--precision double|single|mixed]... [--format csr|sell]...
+//                [--iters I] [--backends opencl,cpu,cuda] [--copy-mib M] [--sweep W:G:WG,...]
 //
 // --sweep adds OpenCL rows for other launch shapes (CSR work-items per row W, work-groups G,
 // work-group size WG; 0 = automatic), set through CNC_OPENCL_CSR_WIDTH/GROUPS/WG.
 //
-// Each backend gets the same CSR matrix, b = 1, x = 0, thr2 = 0 (never converges), warms up,
+// Each backend gets the same matrix (CSR, or SELL: 32-row slices padded to their longest row),
+// b = 1, x = 0, thr2 = 0 (never converges), warms up,
 // then runs I iterations through iterate() with one read_state at the end (what the solver does
 // between two convergence checks). Minimum bytes per iteration (as CNC_BYTES_PER_ITERATION):
-// values + column indices + 8-byte row offsets once, plus 13 vector passes.
+// values + column indices (SELL: padding included) + 8-byte row (slice) offsets once, plus 13
+// vector passes of n_padded values. --sweep applies to the CSR rows.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,6 +26,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
+#include "conversion/convert.hpp"
 #include "util/error.hpp"
 
 namespace {
@@ -68,6 +71,7 @@ const char* prec_name(cnc::precision p) {
 int main(int argc, char** argv) {
   std::vector<int> grids;
   std::vector<cnc::precision> precs;
+  std::vector<cnc::format> formats;
   std::vector<std::string> names = {"opencl", "cpu", "cuda"};
   int iters = 100;
   double copy_mib = 0;
@@ -83,6 +87,9 @@ int main(int argc, char** argv) {
       precs.push_back(s == "single"  ? cnc::precision::f32
                       : s == "mixed" ? cnc::precision::mixed
                                      : cnc::precision::f64);
+      ++i;
+    } else if (a == "--format") {
+      formats.push_back(std::string(v) == "sell" ? cnc::format::sell : cnc::format::csr);
       ++i;
     } else if (a == "--iters") {
       iters = std::max(1, std::atoi(v));
@@ -100,15 +107,16 @@ int main(int argc, char** argv) {
       for (std::string s; std::getline(ss, s, ',');) names.push_back(s);
       ++i;
     } else {
-      std::fprintf(
-          stderr,
-          "usage: bench_opencl [--grid N]... [--precision double|single|mixed]... "
-          "[--iters I] [--backends opencl,cpu,cuda] [--copy-mib M] [--sweep W:G:WG,...]\n");
+      std::fprintf(stderr,
+                   "usage: bench_opencl [--grid N]... [--precision double|single|mixed]... "
+                   "[--format csr|sell]... [--iters I] [--backends opencl,cpu,cuda] [--copy-mib M] "
+                   "[--sweep W:G:WG,...]\n");
       return 2;
     }
   }
   if (grids.empty()) grids = {64};
   if (precs.empty()) precs = {cnc::precision::f64, cnc::precision::mixed};
+  if (formats.empty()) formats = {cnc::format::csr};
 
   struct entry {
     std::string name;
@@ -142,70 +150,79 @@ int main(int argc, char** argv) {
   if (backends.empty()) return 1;
 
   std::printf(
-      "\n| grid | unknowns | precision | backend | ms/iteration | GB/s (min bytes) | "
+      "\n| grid | unknowns | format | precision | backend | ms/iteration | GB/s (min bytes) | "
       "%% of copy-BW floor | time vs opencl |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (int g : grids) {
     const cnc::csr_matrix a = poisson3d(g);
-    const std::vector<double> d(a.n, 1.0 / 6.0);
-    cnc::host_matrix hm;
-    hm.fmt = cnc::format::csr;
-    hm.csr = &a;
     const std::vector<double> b(a.n, 1.0), x(a.n, 0.0);
     const double thr2 = 0;
-    for (cnc::precision p : precs) {
-      const double vs = p == cnc::precision::f32 ? 4 : 8, ms = p == cnc::precision::f64 ? 8 : 4;
-      const double bytes =
-          static_cast<double>(a.nnz()) * (ms + 4) + (a.n + 1.0) * 8 + 13.0 * a.n * vs;
-      double opencl_t = 0;
-      std::vector<std::pair<entry*, std::string>> runs;  // (backend, OpenCL launch shape)
-      for (entry& e : backends) {
-        runs.emplace_back(&e, "");
-        if (e.name == "opencl")
-          for (const std::string& t : sweep) runs.emplace_back(&e, t);
+    for (cnc::format f : formats) {
+      cnc::sell_matrix sell;
+      cnc::host_matrix hm;
+      hm.fmt = f;
+      hm.csr = &a;
+      if (f == cnc::format::sell) {
+        sell = cnc::csr_to_sell(a);
+        hm.sell = &sell;
       }
-      for (auto& [ep, shape] : runs) {
-        entry& e = *ep;
-        std::string label = e.name;
-        if (!shape.empty()) {
-          int w = 0, gr = 0, wg = 0;
-          std::sscanf(shape.c_str(), "%d:%d:%d", &w, &gr, &wg);
-          setenv("CNC_OPENCL_CSR_WIDTH", std::to_string(w).c_str(), 1);
-          setenv("CNC_OPENCL_GROUPS", std::to_string(gr).c_str(), 1);
-          setenv("CNC_OPENCL_WG", std::to_string(wg).c_str(), 1);
-          label += " W:G:WG=" + shape;
+      const std::vector<double> d(static_cast<std::size_t>(hm.n_padded()), 1.0 / 6.0);
+      const double entries = f == cnc::format::sell ? double(sell.entries()) : double(a.nnz());
+      const double offsets = f == cnc::format::sell ? sell.n_slices + 1.0 : a.n + 1.0;
+      for (cnc::precision p : precs) {
+        const double vs = p == cnc::precision::f32 ? 4 : 8, ms = p == cnc::precision::f64 ? 8 : 4;
+        const double bytes = entries * (ms + 4) + offsets * 8 + 13.0 * hm.n_padded() * vs;
+        double opencl_t = 0;
+        std::vector<std::pair<entry*, std::string>> runs;  // (backend, OpenCL launch shape)
+        for (entry& e : backends) {
+          runs.emplace_back(&e, "");
+          if (e.name == "opencl" && f == cnc::format::csr)
+            for (const std::string& t : sweep) runs.emplace_back(&e, t);
         }
-        try {
-          auto sys = e.b->create_system(hm, d, p, 1);
-          if (!shape.empty())
-            for (const char* v : {"CNC_OPENCL_CSR_WIDTH", "CNC_OPENCL_GROUPS", "CNC_OPENCL_WG"})
-              unsetenv(v);
-          sys->set_vectors(b.data(), x.data());
-          sys->init(&thr2);
-          cnc::rhs_state st{};
-          sys->iterate(5);
-          sys->read_state(&st);
-          double best = 1e30;
-          for (int rep = 0; rep < 3; ++rep) {
-            const auto t0 = std::chrono::steady_clock::now();
-            sys->iterate(iters);
-            sys->read_state(&st);
-            best = std::min(best, seconds_since(t0) / iters);
+        for (auto& [ep, shape] : runs) {
+          entry& e = *ep;
+          std::string label = e.name;
+          if (!shape.empty()) {
+            int w = 0, gr = 0, wg = 0;
+            std::sscanf(shape.c_str(), "%d:%d:%d", &w, &gr, &wg);
+            setenv("CNC_OPENCL_CSR_WIDTH", std::to_string(w).c_str(), 1);
+            setenv("CNC_OPENCL_GROUPS", std::to_string(gr).c_str(), 1);
+            setenv("CNC_OPENCL_WG", std::to_string(wg).c_str(), 1);
+            label += " W:G:WG=" + shape;
           }
-          if (st.status != cnc::running)
-            std::printf("# note: %s stopped with status %d after %d iterations\n", e.name.c_str(),
-                        st.status, st.iters);
-          if (e.name == "opencl" && shape.empty()) opencl_t = best;
-          char floor[32] = "-", ratio[32] = "-";
-          if (e.copy_bw > 0)
-            std::snprintf(floor, sizeof floor, "%.0f%%", 100.0 * (bytes / e.copy_bw) / best);
-          if (opencl_t > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", best / opencl_t);
-          std::printf("| %d^3 | %d | %s | %s | %.4f | %.1f | %s | %s |\n", g, a.n, prec_name(p),
-                      label.c_str(), best * 1e3, bytes / best / 1e9, floor, ratio);
-          std::fflush(stdout);
-        } catch (const cnc::error& err) {
-          std::printf("| %d^3 | %d | %s | %s | error: %s | | | |\n", g, a.n, prec_name(p),
-                      label.c_str(), err.what());
+          try {
+            auto sys = e.b->create_system(hm, d, p, 1);
+            if (!shape.empty())
+              for (const char* v : {"CNC_OPENCL_CSR_WIDTH", "CNC_OPENCL_GROUPS", "CNC_OPENCL_WG"})
+                unsetenv(v);
+            sys->set_vectors(b.data(), x.data());
+            sys->init(&thr2);
+            cnc::rhs_state st{};
+            sys->iterate(5);
+            sys->read_state(&st);
+            double best = 1e30;
+            for (int rep = 0; rep < 3; ++rep) {
+              const auto t0 = std::chrono::steady_clock::now();
+              sys->iterate(iters);
+              sys->read_state(&st);
+              best = std::min(best, seconds_since(t0) / iters);
+            }
+            if (st.status != cnc::running)
+              std::printf("# note: %s stopped with status %d after %d iterations\n", e.name.c_str(),
+                          st.status, st.iters);
+            if (e.name == "opencl" && shape.empty()) opencl_t = best;
+            char floor[32] = "-", ratio[32] = "-";
+            if (e.copy_bw > 0)
+              std::snprintf(floor, sizeof floor, "%.0f%%", 100.0 * (bytes / e.copy_bw) / best);
+            if (opencl_t > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", best / opencl_t);
+            std::printf("| %d^3 | %d | %s | %s | %s | %.4f | %.1f | %s | %s |\n", g, a.n,
+                        cnc::format_name(f), prec_name(p), label.c_str(), best * 1e3,
+                        bytes / best / 1e9, floor, ratio);
+            std::fflush(stdout);
+          } catch (const cnc::error& err) {
+            std::printf("| %d^3 | %d | %s | %s | %s | error: %s | | | |\n", g, a.n,
+                        cnc::format_name(f), prec_name(p), label.c_str(), err.what());
+          }
         }
       }
     }

@@ -52,6 +52,9 @@ class opencl_backend final : public backend {
   int api_id() const override { return CNC_BACKEND_OPENCL; }
   std::string device_name() const override { return dev_.name; }
   bool has_fp64() const override { return fp64_; }
+  // GPUs: SELL's one work-item per row with coalesced slices beats scalar CSR on even rows; on
+  // CPUs (PoCL) a work-item walks its rows alone and CSR's contiguous rows stream better.
+  bool prefers_sliced() const override { return dev_.gpu; }
   // GPUs: a convergence check (queue drain + read) costs about as much as a few iterations.
   int default_check_interval() const override { return dev_.gpu ? 16 : 2; }
 

@@ -1,11 +1,13 @@
 // The OpenCL device_system (see opencl_system.hpp).
 //
 // Device layout: vectors interleave the k systems (entry i of system j at i*k + j) over n_padded
-// rows; the matrix keeps its host format (CSR, or BCRS with row-major b x b blocks) with values
-// in the precision's matrix type. Each step is one kernel launch on an in-order queue with all
-// arguments bound once at creation, so iterate(count) only enqueues. Per-group partial sums go
-// to partA (pq) and partB (Σ d r², Σ r²) and are finished by the next kernel (pcg_steps.cl).
-// The state array stays on the device; read_state is the only read between two solves' uploads.
+// rows; the matrix keeps its host format (CSR, BCRS with row-major b x b blocks, or SELL with
+// column-major slices of sell_slice rows and slice_ptr as its row offsets) with values in the
+// precision's matrix type. The SpMV kernel's units are rows (CSR, SELL) or block rows (BCRS). Each
+// step is one kernel launch on an in-order queue with all arguments bound once at creation, so
+// iterate(count) only enqueues. Per-group partial sums go to partA (pq) and partB (Σ d r², Σ r²)
+// and are finished by the next kernel (pcg_steps.cl). The state array stays on the device;
+// read_state is the only read between two solves' uploads.
 #include "backends/opencl/opencl_system.hpp"
 
 #include <algorithm>
@@ -65,11 +67,15 @@ class opencl_system final : public device_system {
   opencl_system(const api& cl, const device_info& dev, const host_matrix& a,
                 const std::vector<double>& d, precision prec, int k, bool fp64, const tuning& t)
       : cl_(cl), dev_(dev), k_(k) {
-    const bool blocked = a.fmt != format::csr;
-    n_ = blocked ? a.bcrs->n : a.csr->n;
+    // SELL: one work-item per row, padding rows included (they are identity rows of the slices).
+    const bool blocked = is_block(a.fmt), sell = a.fmt == format::sell;
+    if (!a.csr || (blocked && !a.bcrs) || (sell && !a.sell))
+      throw error(CNC_ERR_INVALID_VALUE,
+                  "OpenCL backend: the matrix of the chosen format is missing");
+    n_ = blocked ? a.bcrs->n : sell ? a.sell->n : a.csr->n;
     np_ = a.n_padded();
-    b_ = blocked ? a.bcrs->b : 1;
-    units_ = blocked ? a.bcrs->n_block_rows : a.csr->n;
+    fmt_ = group_rows(a.fmt);
+    units_ = blocked ? a.bcrs->n_block_rows : np_;
     val_f32_ = prec != precision::f64;
     vec_f32_ = prec == precision::f32;
     acc_f32_ = !fp64;
@@ -156,7 +162,9 @@ class opencl_system final : public device_system {
   std::size_t vec_bytes() const { return static_cast<std::size_t>(np_) * k_ * vs_; }
 
   void build(const host_matrix& a, const tuning& t) {
-    const std::int64_t entries = a.fmt == format::csr ? a.csr->nnz() : a.bcrs->n_blocks() * b_ * b_;
+    const std::int64_t entries = a.fmt == format::csr    ? a.csr->nnz()
+                                 : a.fmt == format::sell ? a.sell->entries()
+                                                         : a.bcrs->n_blocks() * fmt_ * fmt_;
     wide_idx_ = entries >= INT_MAX;
     const bool wide_off = static_cast<std::int64_t>(np_) * k_ >= INT_MAX;
 
@@ -193,8 +201,8 @@ class opencl_system final : public device_system {
       // Stream tiles: about 8 entries per row of the tile, within half the local memory.
       const long tile = std::max<long>(
           wg, std::min<long>(8L * wg / k_, static_cast<long>(dev_.local_mem / 2 / (vs_ * k_))));
-      opt += " -DFMT=" + std::to_string(b_) + " -DCSR_W=" + std::to_string(width_) +
-             " -DTILE=" + std::to_string(tile);
+      opt += " -DFMT=" + std::to_string(fmt_) + " -DSELL_C=" + std::to_string(sell_slice) +
+             " -DCSR_W=" + std::to_string(width_) + " -DTILE=" + std::to_string(tile);
       cl_program prog = get_program(cl_, dev_, opt);
       release_kernels();
       k_init_ = kernel(prog, "spmv_fused");
@@ -271,10 +279,13 @@ class opencl_system final : public device_system {
   }
 
   void upload_matrix(const host_matrix& a, const std::vector<double>& d) {
-    const bool csr = a.fmt == format::csr;
-    const std::vector<std::int64_t>& rp = csr ? a.csr->row_ptr : a.bcrs->row_ptr;
-    const std::vector<std::int32_t>& col = csr ? a.csr->col : a.bcrs->col;
-    const std::vector<double>& val = csr ? a.csr->val : a.bcrs->val;
+    // SELL's slice_ptr plays the part of the row offsets (in entries, 64-bit on the host).
+    const bool csr = a.fmt == format::csr, sell = a.fmt == format::sell;
+    const std::vector<std::int64_t>& rp = csr    ? a.csr->row_ptr
+                                          : sell ? a.sell->slice_ptr
+                                                 : a.bcrs->row_ptr;
+    const std::vector<std::int32_t>& col = csr ? a.csr->col : sell ? a.sell->col : a.bcrs->col;
+    const std::vector<double>& val = csr ? a.csr->val : sell ? a.sell->val : a.bcrs->val;
 
     rowp_ = alloc(rp.size() * (wide_idx_ ? 8 : 4), "row offsets");
     if (wide_idx_) {
@@ -395,7 +406,7 @@ class opencl_system final : public device_system {
   device_info dev_;
   int k_;
   std::int32_t n_ = 0, np_ = 0, units_ = 0;
-  int b_ = 1;
+  int fmt_ = 1;  // FMT of the kernels: group_rows(format)
   bool val_f32_ = false, vec_f32_ = false, acc_f32_ = false, wide_idx_ = false;
   std::size_t vs_ = 8;
   int wg_ = 64, groups_ = 1, width_ = 1;
