@@ -69,7 +69,7 @@ def solve(
     max_iter iteration limit (None: cnc's default, 5 n and at least 100)
     precision "double", "single" or "mixed" (float matrix, double vectors)
     backend  "auto", "cpu", "opencl" or "cuda" (an unavailable one raises CncError)
-    format   "auto", "csr", "bcrs2" or "bcrs4"
+    format   "auto", "csr", "bcrs2", "bcrs4" or "sell"
     preconditioner "jacobi", "none" or "ssor" (runs as Jacobi, with a warning)
     threads  CPU threads, 0 = one per core
     x0       initial guess, shape of b or (n,)

@@ -270,6 +270,10 @@ class cuda_system final : public device_system, public cuda::system_probe {
       persistent_grid_ = static_cast<int>(std::clamp<long long>(
           (mat_.rows + slices_per_block - 1) / slices_per_block, 1, std::max(most, 1)));
       persistent_partials_ = device_buffer(sizeof(double) * 3 * kc * persistent_grid_);
+      // The single-step kernels use the same grid: the same rows per block and the same partial
+      // sums in the same order, so iterate(n) equals n single steps bit for bit (backend.hpp).
+      groups_[0].spmv_grid = persistent_grid_;
+      groups_[0].view.grid = persistent_grid_;
     }
     check(cudaStreamSynchronize(stream_), "upload");
   }
