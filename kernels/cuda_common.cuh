@@ -126,6 +126,36 @@ __device__ __forceinline__ double block_sum_by_slot(double v, double* smem) {
   return s;
 }
 
+// Two block_sum_by_slot at once (one pass through shared memory, two barriers instead of four):
+// each quantity is added in exactly the order block_sum_by_slot uses, so the bits are the same.
+// smem: 2*(blockDim.x/32)*KC doubles.
+template <int KC>
+__device__ __forceinline__ void block_sum_by_slot2(double& a, double& b, double* smem) {
+#pragma unroll
+  for (int off = 16; off >= KC; off >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, off);
+    b += __shfl_xor_sync(0xffffffffu, b, off);
+  }
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int nw = blockDim.x >> 5;
+  if (lane < KC) {
+    smem[warp * KC + lane] = a;
+    smem[(nw + warp) * KC + lane] = b;
+  }
+  __syncthreads();
+  double sa = 0.0, sb = 0.0;
+  if (threadIdx.x < KC) {
+    for (int w = 0; w < nw; ++w) {
+      sa += smem[w * KC + threadIdx.x];
+      sb += smem[(nw + w) * KC + threadIdx.x];
+    }
+  }
+  __syncthreads();
+  a = sa;
+  b = sb;
+}
+
 // Block-wide sums of KC values held by every thread. Result for slot j valid in thread j.
 template <int KC>
 __device__ __forceinline__ double block_sum_all(const double (&v)[KC], double* smem) {
@@ -176,6 +206,21 @@ __device__ __forceinline__ double sum_partials(const double* part, double* smem)
   return block_sum_by_slot<KC>(s, smem);
 }
 
+// Two sum_partials at once (the loads of both in flight together), same order per quantity.
+template <int KC>
+__device__ __forceinline__ void sum_partials2(const double* pa, const double* pb, double& a,
+                                              double& b, double* smem) {
+  double sa = 0.0, sb = 0.0;
+  const int j = threadIdx.x % KC;
+  for (unsigned int blk = threadIdx.x / KC; blk < gridDim.x; blk += blockDim.x / KC) {
+    sa += __ldcg(pa + blk * KC + j);
+    sb += __ldcg(pb + blk * KC + j);
+  }
+  block_sum_by_slot2<KC>(sa, sb, smem);
+  a = sa;
+  b = sb;
+}
+
 // The SpMV launch and the vector launches of a group use different grids; both write partials
 // into the same buffer (never at the same time: launches on one stream are ordered).
 inline unsigned int div_up(long long a, long long b) {
@@ -224,12 +269,22 @@ int spmv_sell_max_grid(cprec pr, int kc, int sm_count);
 // at kc = 1; fewer at larger kc, whose kc gathers per entry are already independent loads.
 CNC_HOST_DEVICE constexpr int sell_unroll(int kc) { return kc >= 8 ? 1 : 8 / kc; }
 
-// Row (slice*32 + lane) of a SELL matrix times the group vector `in` (kc values per row):
-// acc[j] = sum_t val * in[col*KC + j]. The 32 lanes of a warp are the rows of one slice, so each
-// step of t reads 32 consecutive values and indices (coalesced). NC: `in` may use __ldg.
-template <class M, class V, int KC, bool NC>
-__device__ __forceinline__ void sell_row(const matrix_view& a, const V* __restrict__ in,
-                                         long long slice, int lane, V (&acc)[KC]) {
+// The CG direction update p = d r + beta p with the rounding fixed (one product rounded, then
+// one fma), so the update_p kernel and the persistent kernel, which recomputes it inside its
+// SpMV gathers, produce the same bits whatever the compiler would otherwise contract.
+__device__ __forceinline__ double direction(double d, double r, double beta, double p) {
+  return __fma_rn(beta, p, __dmul_rn(d, r));
+}
+__device__ __forceinline__ float direction(float d, float r, float beta, float p) {
+  return __fmaf_rn(beta, p, __fmul_rn(d, r));
+}
+
+// Row (slice*32 + lane) of a SELL matrix times a group vector (kc values per row), whose values
+// at column c gather(c, out) loads: acc[j] = sum_t val * v[c][j]. The 32 lanes of a warp are the
+// rows of one slice, so each step of t reads 32 consecutive values and indices (coalesced).
+template <class M, class V, int KC, class Gather>
+__device__ __forceinline__ void sell_row_g(const matrix_view& a, Gather gather, long long slice,
+                                           int lane, V (&acc)[KC]) {
   constexpr int U = sell_unroll(KC);
   constexpr int C = sell_rows;
   const M* __restrict__ val = static_cast<const M*>(a.val);
@@ -252,7 +307,7 @@ __device__ __forceinline__ void sell_row(const matrix_view& a, const V* __restri
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (c[u] >= 0) {
-        load_slots<KC, NC>(in + static_cast<long long>(c[u]) * KC, xv[u]);
+        gather(c[u], xv[u]);
       } else {
 #pragma unroll
         for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
@@ -263,6 +318,18 @@ __device__ __forceinline__ void sell_row(const matrix_view& a, const V* __restri
 #pragma unroll
       for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
   }
+}
+
+// sell_row_g over the stored vector `in`. NC: `in` may use __ldg (not written by this launch).
+template <class M, class V, int KC, bool NC>
+__device__ __forceinline__ void sell_row(const matrix_view& a, const V* __restrict__ in,
+                                         long long slice, int lane, V (&acc)[KC]) {
+  sell_row_g<M, V, KC>(
+      a,
+      [in](std::int32_t c, V(&out)[KC]) {
+        load_slots<KC, NC>(in + static_cast<long long>(c) * KC, out);
+      },
+      slice, lane, acc);
 }
 
 }  // namespace cnc::cuda

@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(block_threads, 8) k_update_p(group_view g) {
     const long long total = static_cast<long long>(g.n) * KC;
     for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
          f += static_cast<long long>(gridDim.x) * blockDim.x)
-      p[f] = d[f / KC] * r[f] + beta * p[f];
+      p[f] = direction(d[f / KC], r[f], beta, p[f]);
   }
   // The scalars change only once every block has read the old ones.
   if (!last_block_done(g.counter)) return;

@@ -7,7 +7,7 @@
 // replays it, so a small system pays one graph launch per check instead of 3 launches and a
 // host synchronization per iteration. Smaller still (a SELL matrix in one group, at most
 // persistent_rows rows x systems): iterate(count) is ONE cooperative launch running the count
-// iterations with grid barriers between the steps (cuda_pcg_persistent.cu), since there the
+// iterations with two grid barriers per iteration (cuda_pcg_persistent.cu), since there the
 // kernel boundaries, not the bytes, set the time. Only read_state, get_x and apply synchronize.
 //
 // The runtime is linked statically: without a driver, cudaGetDeviceCount fails and the factory
@@ -270,6 +270,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
       persistent_grid_ = static_cast<int>(std::clamp<long long>(
           (mat_.rows + slices_per_block - 1) / slices_per_block, 1, std::max(most, 1)));
       persistent_partials_ = device_buffer(sizeof(double) * 3 * kc * persistent_grid_);
+      persistent_p_ = device_buffer(groups_[0].p.bytes());
       // The single-step kernels use the same grid: the same rows per block and the same partial
       // sums in the same order, so iterate(n) equals n single steps bit for bit (backend.hpp).
       groups_[0].spmv_grid = persistent_grid_;
@@ -331,8 +332,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
     check(cudaSetDevice(dev_), "cudaSetDevice");
     if (persistent_grid_ > 0) {
       const group& g = groups_[0];
-      check(cuda::pcg_persistent(pr_, matrix_for(g), g.view, persistent_partials_.as<double>(),
-                                 persistent_grid_, count, stream_),
+      check(cuda::pcg_persistent(pr_, matrix_for(g), g.view, persistent_p_.get(),
+                                 persistent_partials_.as<double>(), persistent_grid_, count,
+                                 stream_),
             "persistent PCG launch");
       return;
     }
@@ -491,7 +493,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   double avg_per_row_ = 0;  // entries (CSR) or blocks (BCRS) per (block) row
   std::vector<group> groups_;
   int persistent_grid_ = 0;  // > 0: iterate() runs the persistent kernel on this many blocks
-  device_buffer persistent_partials_;
+  device_buffer persistent_partials_, persistent_p_;
   std::map<int, cudaGraphExec_t> graphs_;
 };
 

@@ -86,12 +86,13 @@ int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
 int vector_max_grid(int sm_count);
 
 // `count` whole PCG iterations (the three steps, same contract) in ONE cooperative launch of
-// `grid` co-resident blocks, with grid-wide barriers between the steps instead of kernel
+// `grid` co-resident blocks, with two grid-wide barriers per iteration instead of three kernel
 // boundaries (cuda_pcg_persistent.cu). SELL matrices only. Each block keeps its own copy of the
 // k rhs_states, computed identically from the same partial sums; block 0 writes them back at
-// the end. `partials` holds 3 * kc * grid doubles. Returns cudaErrorNotSupported when not SELL.
-cudaError_t pcg_persistent(cprec pr, const matrix_view& a, const group_view& g, double* partials,
-                           int grid, int count, cudaStream_t s);
+// the end. `p_other`: a second p buffer of the group's size; `partials`: 3 * kc * grid doubles.
+// Returns cudaErrorNotSupported when not SELL.
+cudaError_t pcg_persistent(cprec pr, const matrix_view& a, const group_view& g, void* p_other,
+                           double* partials, int grid, int count, cudaStream_t s);
 // Blocks of the persistent kernel that fit on the device at once (0 on error).
 int pcg_persistent_max_grid(cprec pr, int kc, int sm_count);
 
