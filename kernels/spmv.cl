@@ -137,7 +137,9 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   // a group's range starts on a slice). One work-item per row; lanes l of a slice read entry t
   // at slice_ptr[s] + t*SELL_C + l, consecutive across the slice (coalesced). SELL_U entries are
   // loaded before any is used (loads in flight); the sum still runs in entry order, as on the CPU.
-#define SELL_U 4
+#ifndef SELL_U
+#define SELL_U 8
+#endif
   for (int i = start + lid; i < end; i += WG) {
     VEC_T y[NRHS];
     for (int j = 0; j < NRHS; ++j) y[j] = 0;
@@ -161,7 +163,6 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     }
     row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
   }
-#undef SELL_U
 #else
 #define B FMT
   for (int br = start + lid; br < end; br += WG) {

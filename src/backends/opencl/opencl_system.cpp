@@ -201,6 +201,8 @@ class opencl_system final : public device_system {
       // Stream tiles: about 8 entries per row of the tile, within half the local memory.
       const long tile = std::max<long>(
           wg, std::min<long>(8L * wg / k_, static_cast<long>(dev_.local_mem / 2 / (vs_ * k_))));
+      // SELL entries loaded per work-item before use (CNC_OPENCL_SELL_U: tuning, 1..16).
+      opt += " -DSELL_U=" + std::to_string(std::clamp(env_int("CNC_OPENCL_SELL_U", 8), 1, 16));
       opt += " -DFMT=" + std::to_string(fmt_) + " -DSELL_C=" + std::to_string(sell_slice) +
              " -DCSR_W=" + std::to_string(width_) + " -DTILE=" + std::to_string(tile);
       cl_program prog = get_program(cl_, dev_, opt);
