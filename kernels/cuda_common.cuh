@@ -279,6 +279,28 @@ __device__ __forceinline__ float direction(float d, float r, float beta, float p
   return __fmaf_rn(beta, p, __fmul_rn(d, r));
 }
 
+// The second half of one trip of an SpMV lane (CSR, BCRS and SELL kernels): the gathers of the U
+// entries just loaded (c < 0: past the row, nothing to gather), all issued before the first
+// multiply so that their latencies overlap, then acc += v * x in entry order.
+template <int U, int KC, class M, class V, class Gather>
+__device__ __forceinline__ void gather_fma(const M (&v)[U], const std::int32_t (&c)[U],
+                                           Gather gather, V (&acc)[KC]) {
+  V xv[U][KC];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (c[u] >= 0) {
+      gather(c[u], xv[u]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+#pragma unroll
+    for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
+}
+
 // Row (slice*32 + lane) of a SELL matrix times a group vector (kc values per row), whose values
 // at column c gather(c, out) loads: acc[j] = sum_t val * v[c][j]. The 32 lanes of a warp are the
 // rows of one slice, so each step of t reads 32 consecutive values and indices (coalesced).
@@ -303,20 +325,7 @@ __device__ __forceinline__ void sell_row_g(const matrix_view& a, Gather gather, 
       v[u] = in_row ? __ldg(vp + static_cast<std::int64_t>(t + u) * C) : M(0);
       c[u] = in_row ? __ldg(cp + static_cast<std::int64_t>(t + u) * C) : -1;
     }
-    V xv[U][KC];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if (c[u] >= 0) {
-        gather(c[u], xv[u]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
+    gather_fma<U, KC>(v, c, gather, acc);
   }
 }
 

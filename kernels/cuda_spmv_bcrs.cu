@@ -30,10 +30,10 @@ __global__ void __launch_bounds__(block_threads)
   const std::int32_t* __restrict__ col = a.col;
   const std::int64_t* __restrict__ row_ptr = a.row_ptr;
   const int lane = threadIdx.x % W;
-  const int elem = lane % BB;        // position inside a block, row-major
-  const int rb = elem / B;           // row inside the block
-  const int cb = elem % B;           // column inside the block
-  const int boff = lane / BB;        // which of the blocks of one step
+  const int elem = lane % BB;  // position inside a block, row-major
+  const int rb = elem / B;     // row inside the block
+  const int cb = elem % B;     // column inside the block
+  const int boff = lane / BB;  // which of the blocks of one step
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
   double pq[KC];
@@ -50,7 +50,8 @@ __global__ void __launch_bounds__(block_threads)
     V prow[KC];
 #pragma unroll
     for (int j = 0; j < KC; ++j) prow[j] = V(0);
-    if (cg && cb == 0 && boff == 0 && brow < a.rows) load_slots<KC>(in + (brow * B + rb) * KC, prow);
+    if (cg && cb == 0 && boff == 0 && brow < a.rows)
+      load_slots<KC>(in + (brow * B + rb) * KC, prow);
     V acc[KC];
 #pragma unroll
     for (int j = 0; j < KC; ++j) acc[j] = V(0);
@@ -64,20 +65,12 @@ __global__ void __launch_bounds__(block_threads)
         v[u] = su < end ? __ldg(val + su * BB + elem) : M(0);
         c[u] = su < end ? __ldg(col + su) : -1;
       }
-      V xv[U][KC];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (c[u] >= 0) {
-          load_slots<KC>(in + (static_cast<long long>(c[u]) * B + cb) * KC, xv[u]);
-        } else {
-#pragma unroll
-          for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
+      gather_fma<U, KC>(
+          v, c,
+          [in, cb](std::int32_t bc, V(&x)[KC]) {
+            load_slots<KC>(in + (static_cast<long long>(bc) * B + cb) * KC, x);
+          },
+          acc);
     }
     // Sum over the columns of a block, then over the blocks of a step.
 #pragma unroll

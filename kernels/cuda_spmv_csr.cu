@@ -2,8 +2,8 @@
 // so that the lanes of a warp read consecutive values and column indices (coalesced), and one
 // pass over the matrix serves the KC right-hand sides of a group. Each lane issues the loads of
 // U strided entries before using any (memory-level parallelism: the row offsets, values and
-// gathers would otherwise form a chain of dependent latencies per W entries). In CG mode it also reduces
-// pq = pᵀ(Ap) per running system (cuda_common.cuh: deterministic two-stage reduction).
+// gathers would otherwise form a chain of dependent latencies per W entries). In CG mode it also
+// reduces pq = pᵀ(Ap) per running system (cuda_common.cuh: deterministic two-stage reduction).
 #include "cuda_common.cuh"
 
 namespace cnc::cuda {
@@ -11,7 +11,8 @@ namespace {
 
 template <class M, class V, int W, int KC>
 __global__ void __launch_bounds__(block_threads)
-    k_spmv_csr(matrix_view a, group_view g, bool cg, const V* __restrict__ in, V* __restrict__ out) {
+    k_spmv_csr(matrix_view a, group_view g, bool cg, const V* __restrict__ in,
+               V* __restrict__ out) {
   bool act[KC];
   if (!spmv_active<KC>(g, cg, act)) return;
   if (cg) {
@@ -57,20 +58,12 @@ __global__ void __launch_bounds__(block_threads)
         v[u] = eu < end ? __ldg(val + eu) : M(0);
         c[u] = eu < end ? __ldg(col + eu) : -1;
       }
-      V xv[U][KC];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (c[u] >= 0) {
-          load_slots<KC>(in + static_cast<long long>(c[u]) * KC, xv[u]);
-        } else {
-#pragma unroll
-          for (int j = 0; j < KC; ++j) xv[u][j] = V(0);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
+      gather_fma<U, KC>(
+          v, c,
+          [in](std::int32_t cc, V(&x)[KC]) {
+            load_slots<KC>(in + static_cast<long long>(cc) * KC, x);
+          },
+          acc);
     }
 #pragma unroll
     for (int off = W / 2; off >= 1; off >>= 1)
