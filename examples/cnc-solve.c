@@ -4,7 +4,7 @@
  * smooth field for Poisson), so the error of the solution is printed too.
  *
  *   cnc-solve [--backend auto|cpu|opencl|cuda] [--precision double|single|mixed]
- *             [--format auto|csr|bcrs2|bcrs4] [--threshold T] [--max-iter N] [--threads N]
+ *             [--format auto|csr|bcrs2|bcrs4|sell] [--threshold T] [--max-iter N] [--threads N]
  *             [--grid N] [--rhs K] [--repeat R] [--verbose] [file.mtx]
  */
 #include <math.h>
@@ -33,7 +33,7 @@ static int parse_enum(const char* v, const char* const* names, const int* values
 static void usage(void) {
   fprintf(stderr,
           "usage: cnc-solve [--backend auto|cpu|opencl|cuda] [--precision double|single|mixed]\n"
-          "                 [--format auto|csr|bcrs2|bcrs4] [--threshold T] [--max-iter N]\n"
+          "                 [--format auto|csr|bcrs2|bcrs4|sell] [--threshold T] [--max-iter N]\n"
           "                 [--threads N] [--grid N] [--rhs K] [--repeat R] [--verbose] [file.mtx]\n"
           "Without a file, solves a 7-point 3D Poisson problem on an N^3 grid (default N=64).\n");
 }
@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
                                   CNC_BACKEND_CUDA};
   static const char* const precisions[] = {"double", "single", "mixed", NULL};
   static const int precision_v[] = {CNC_DOUBLE, CNC_SINGLE, CNC_MIXED};
-  static const char* const formats[] = {"auto", "csr", "bcrs2", "bcrs4", NULL};
+  static const char* const formats[] = {"auto", "csr", "bcrs2", "bcrs4", "sell", NULL};
   static const int format_v[] = {CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2,
-                                 CNC_FORMAT_BCRS4};
+                                 CNC_FORMAT_BCRS4, CNC_FORMAT_SELL};
   int backend = -1, precision = CNC_DOUBLE, format = CNC_FORMAT_AUTO, threads = 0, grid = 64;
   int nrhs = 1, repeat = 1, verbose = 0;
   double threshold = 1e-8;
