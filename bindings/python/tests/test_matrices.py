@@ -72,7 +72,7 @@ def test_real_matrix_block_formats_and_several_rhs(name):
     n = A.shape[0]
     B = np.random.default_rng(2).standard_normal((n, 3))
     ref = reference(A, B)
-    for fmt in ("csr", "bcrs2", "bcrs4"):
+    for fmt in ("csr", "bcrs2", "bcrs4", "sell"):
         X, info = cnc.solve(A, B, tol=1e-10, max_iter=100 * n, format=fmt, backend="cpu")
         assert info.converged and info.format == fmt
         assert rel_err(X, ref) < max(1e-8, 10 * MATRICES[name] * 1e-10), fmt

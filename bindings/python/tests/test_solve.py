@@ -27,7 +27,7 @@ def test_poisson_matches_scipy():
     # cnc's own true residual agrees with one computed here.
     assert info.true_residual == pytest.approx(true_residual(A, x, b), rel=1e-3, abs=1e-14)
     assert info.nnz == A.nnz
-    assert info.backend in ("cpu", "opencl", "cuda") and info.format in ("csr", "bcrs2", "bcrs4")
+    assert info.backend in ("cpu", "opencl", "cuda") and info.format in ("csr", "bcrs2", "bcrs4", "sell")
     assert info.times.elapsed >= info.times.solve >= 0.0
 
 
