@@ -32,7 +32,7 @@ KO=$(ls $B/src/backends/cuda/CMakeFiles/cnc_cuda_kernels.dir/__/__/__/kernels/*.
 LIBS="$B/libcnc_internal.a $KO $CL/libcudart_static.a -ldl -lrt -lpthread"
 if [ "$MODE" != bench ]; then
   CM=.carry/cmocka
-  g++ -std=c++20 -O2 -Iinclude -Isrc -I$CM/include -isystem "$CI" tests/test_cuda_kernels.cpp \
+  g++ -std=c++20 -O2 -Iinclude -Isrc -Itests/support -I$CM/include -isystem "$CI" tests/test_cuda_kernels.cpp \
     $LIBS $CM/libcmocka.so.0 -Wl,-rpath,"$PWD/$CM" -o $B/test_cuda_kernels || exit 1
   echo "== CNC_MATRIX_DIR=.carry/matrices CMOCKA_MESSAGE_OUTPUT=stdout $B/test_cuda_kernels"
   time CNC_MATRIX_DIR=.carry/matrices CMOCKA_MESSAGE_OUTPUT=stdout ./$B/test_cuda_kernels

@@ -221,6 +221,45 @@ __device__ __forceinline__ void sum_partials2(const double* pa, const double* pb
   b = sb;
 }
 
+// Block sums of two per-slot quantities into `part` (layout [quantity][block][slot], 2*KC*grid).
+// smem: 2*(blockDim.x/32)*KC doubles.
+template <int KC>
+__device__ __forceinline__ void block_partials2(double* part, double a, double b, double* smem) {
+  block_sum_by_slot2<KC>(a, b, smem);
+  if (threadIdx.x < KC) {
+    part[blockIdx.x * KC + threadIdx.x] = a;
+    part[(gridDim.x + blockIdx.x) * KC + threadIdx.x] = b;
+  }
+}
+
+// Grid sums of two per-slot quantities: block partials, then, in the block that finishes last,
+// the totals (valid in threads < KC, in a and b). Returns true in that block only.
+template <int KC>
+__device__ __forceinline__ bool grid_sum2(double* part, unsigned int* counter, double& a, double& b,
+                                          double* smem) {
+  block_partials2<KC>(part, a, b, smem);
+  if (!last_block_done(counter)) return false;
+  sum_partials2<KC>(part, part + gridDim.x * KC, a, b, smem);
+  return true;
+}
+
+// The x/r part of update_xr on elements first, first + stride, ... < total (all of slot
+// first % KC), accumulating d r² and r². The step kernel and the persistent kernel both use it:
+// their results must agree bit for bit.
+template <int KC, class V>
+__device__ __forceinline__ void update_xr_range(V* x, V* r, const V* p, const V* q, const V* d,
+                                                V alpha, long long first, long long stride,
+                                                long long total, double& rz, double& rr) {
+  for (long long f = first; f < total; f += stride) {
+    const V rv = r[f] - alpha * q[f];
+    x[f] += alpha * p[f];
+    r[f] = rv;
+    const double r2 = static_cast<double>(rv) * static_cast<double>(rv);
+    rz += static_cast<double>(d[f / KC]) * r2;
+    rr += r2;
+  }
+}
+
 // The SpMV launch and the vector launches of a group use different grids; both write partials
 // into the same buffer (never at the same time: launches on one stream are ordered).
 inline unsigned int div_up(long long a, long long b) {
@@ -242,6 +281,20 @@ __device__ __forceinline__ bool spmv_active(const group_view& g, bool cg, bool (
     any = any || act[j];
   }
   return any;
+}
+
+// Row `row` of an SpMV is done: store y = acc for the served systems and, in CG mode, add
+// y * p[row] to pq (the CSR, BCRS, SELL and persistent kernels).
+template <int KC, class V>
+__device__ __forceinline__ void store_row(const bool (&act)[KC], bool cg, V* out, long long row,
+                                          const V (&acc)[KC], const V (&prow)[KC],
+                                          double (&pq)[KC]) {
+#pragma unroll
+  for (int j = 0; j < KC; ++j) {
+    if (!act[j]) continue;
+    out[row * KC + j] = acc[j];
+    if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
+  }
 }
 
 // End of a CG SpMV launch: pq of each running system, reduced over the grid in fixed order.

@@ -121,12 +121,7 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
       for (int s = 0; s < KC; ++s) nxt[row * KC + s] = prow[s];
       sell_row_g<M, V, KC>(a, p_new, slice, lane, acc);
-#pragma unroll
-      for (int s = 0; s < KC; ++s) {
-        if (!act[s]) continue;
-        q[row * KC + s] = acc[s];
-        pq[s] += static_cast<double>(acc[s]) * static_cast<double>(prow[s]);
-      }
+      store_row<KC>(act, true, q, row, acc, prow, pq);
     }
     const double bpq = block_sum_all<KC>(pq, smem);
     if (t < KC) part_a[blockIdx.x * KC + t] = bpq;
@@ -146,23 +141,11 @@ __global__ void __launch_bounds__(block_threads)
     }
     __syncthreads();
     double rz = 0.0, rr = 0.0;
-    if (j < g.k && sst[j].status == running) {
-      const V alpha = static_cast<V>(alpha_s[j]);
-      for (long long f = first; f < total; f += stride) {
-        const V rv = r[f] - alpha * q[f];
-        x[f] += alpha * nxt[f];
-        r[f] = rv;
-        const double r2 = static_cast<double>(rv) * static_cast<double>(rv);
-        rz += static_cast<double>(d[f / KC]) * r2;
-        rr += r2;
-      }
-    }
-    block_sum_by_slot2<KC>(rz, rr, smem);
-    if (t < KC) {
-      part_b[blockIdx.x * KC + t] = rz;
-      part_b[(gridDim.x + blockIdx.x) * KC + t] = rr;
-      pend_s[t] = false;  // p' is now the current p
-    }
+    if (j < g.k && sst[j].status == running)
+      update_xr_range<KC>(x, r, nxt, q, d, static_cast<V>(alpha_s[j]), first, stride, total, rz,
+                          rr);
+    block_partials2<KC>(part_b, rz, rr, smem);
+    if (t < KC) pend_s[t] = false;  // p' is now the current p
     V* const tmp = cur;
     cur = nxt;
     nxt = tmp;

@@ -9,7 +9,7 @@ namespace {
 
 template <class V, int KC>
 __global__ void __launch_bounds__(block_threads) k_init(group_view g) {
-  __shared__ double smem[(block_threads / 32) * KC];
+  __shared__ double smem[2 * (block_threads / 32) * KC];
   const V* __restrict__ b = static_cast<const V*>(g.b);
   const V* __restrict__ q = static_cast<const V*>(g.q);  // A x
   const V* __restrict__ d = static_cast<const V*>(g.d);
@@ -27,16 +27,8 @@ __global__ void __launch_bounds__(block_threads) k_init(group_view g) {
     rz += static_cast<double>(dv) * r2;
     rr += r2;
   }
-  double* part = g.partials;
-  const double srz = block_sum_by_slot<KC>(rz, smem);
-  const double srr = block_sum_by_slot<KC>(rr, smem);
-  if (threadIdx.x < KC) {
-    part[blockIdx.x * KC + threadIdx.x] = srz;
-    part[(gridDim.x + blockIdx.x) * KC + threadIdx.x] = srr;
-  }
-  if (!last_block_done(g.counter)) return;
-  const double trz = sum_partials<KC>(part, smem);
-  const double trr = sum_partials<KC>(part + gridDim.x * KC, smem);
+  if (!grid_sum2<KC>(g.partials, g.counter, rz, rr, smem)) return;
+  const double trz = rz, trr = rr;
   const int j = threadIdx.x;
   if (j < KC && j < g.k) {
     rhs_state& st = g.state[j];
@@ -66,7 +58,7 @@ __device__ __forceinline__ bool none_running(const group_view& g) {
 
 template <class V, int KC>
 __global__ void __launch_bounds__(block_threads) k_update_xr(group_view g) {
-  __shared__ double smem[(block_threads / 32) * KC];
+  __shared__ double smem[2 * (block_threads / 32) * KC];
   if (none_running<KC>(g)) return;
   const int j = threadIdx.x % KC;
   bool act = false;
@@ -79,33 +71,14 @@ __global__ void __launch_bounds__(block_threads) k_update_xr(group_view g) {
     }
   }
   double rz = 0.0, rr = 0.0;
-  if (act) {
-    const V* __restrict__ p = static_cast<const V*>(g.p);
-    const V* __restrict__ q = static_cast<const V*>(g.q);
-    const V* __restrict__ d = static_cast<const V*>(g.d);
-    V* __restrict__ x = static_cast<V*>(g.x);
-    V* __restrict__ r = static_cast<V*>(g.r);
-    const long long total = static_cast<long long>(g.n) * KC;
-    for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
-         f += static_cast<long long>(gridDim.x) * blockDim.x) {
-      const V rv = r[f] - alpha * q[f];
-      x[f] += alpha * p[f];
-      r[f] = rv;
-      const double r2 = static_cast<double>(rv) * static_cast<double>(rv);
-      rz += static_cast<double>(d[f / KC]) * r2;
-      rr += r2;
-    }
-  }
-  double* part = g.partials;
-  const double srz = block_sum_by_slot<KC>(rz, smem);
-  const double srr = block_sum_by_slot<KC>(rr, smem);
-  if (threadIdx.x < KC) {
-    part[blockIdx.x * KC + threadIdx.x] = srz;
-    part[(gridDim.x + blockIdx.x) * KC + threadIdx.x] = srr;
-  }
-  if (!last_block_done(g.counter)) return;
-  const double trz = sum_partials<KC>(part, smem);
-  const double trr = sum_partials<KC>(part + gridDim.x * KC, smem);
+  if (act)
+    update_xr_range<KC>(static_cast<V*>(g.x), static_cast<V*>(g.r), static_cast<const V*>(g.p),
+                        static_cast<const V*>(g.q), static_cast<const V*>(g.d), alpha,
+                        static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x,
+                        static_cast<long long>(gridDim.x) * blockDim.x,
+                        static_cast<long long>(g.n) * KC, rz, rr);
+  if (!grid_sum2<KC>(g.partials, g.counter, rz, rr, smem)) return;
+  const double trz = rz, trr = rr;
   const int t = threadIdx.x;
   if (t < KC && t < g.k) {
     rhs_state& st = g.state[t];
@@ -250,8 +223,8 @@ cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32
                     void* dst, cudaStream_t s) {
   return launch_vec<scatter_k>(pr, g, s, src, n_real, dst);
 }
-cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real,
-                   double* dst, cudaStream_t s) {
+cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real, double* dst,
+                   cudaStream_t s) {
   return launch_vec<gather_k>(pr, g, s, src, n_real, dst);
 }
 

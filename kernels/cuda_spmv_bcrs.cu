@@ -83,12 +83,7 @@ __global__ void __launch_bounds__(block_threads)
       for (int j = 0; j < KC; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off, W);
     if (cb == 0 && boff == 0 && brow < a.rows) {
       const long long row = brow * B + rb;
-#pragma unroll
-      for (int j = 0; j < KC; ++j) {
-        if (!act[j]) continue;
-        out[row * KC + j] = acc[j];
-        if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
-      }
+      store_row<KC>(act, cg, out, row, acc, prow, pq);
     }
   }
   if (cg) spmv_finish_pq<KC>(g, pq);

@@ -70,12 +70,7 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
       for (int j = 0; j < KC; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off, W);
     if (lane == 0 && row < a.rows) {
-#pragma unroll
-      for (int j = 0; j < KC; ++j) {
-        if (!act[j]) continue;
-        out[row * KC + j] = acc[j];
-        if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
-      }
+      store_row<KC>(act, cg, out, row, acc, prow, pq);
     }
   }
   if (cg) spmv_finish_pq<KC>(g, pq);

@@ -31,12 +31,7 @@ __global__ void __launch_bounds__(block_threads)
     if (cg) load_slots<KC>(in + row * KC, prow);
     V acc[KC];
     sell_row<M, V, KC, true>(a, in, slice, lane, acc);
-#pragma unroll
-    for (int j = 0; j < KC; ++j) {
-      if (!act[j]) continue;
-      out[row * KC + j] = acc[j];
-      if (cg) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
-    }
+    store_row<KC>(act, cg, out, row, acc, prow, pq);
   }
   if (cg) spmv_finish_pq<KC>(g, pq);
 }

@@ -4,6 +4,8 @@
 // 2x2/4x4 must hold exactly the CSR entries (plus the unit padding) and convert back exactly; the
 // automatic format choice must pick bcrs4 for dense 4x4 blocks and CSR for a scalar Laplacian,
 // visible through the public API (CNC_FORMAT_USED, CNC_BLOCK_FILL_RATIO).
+#include <setjmp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -11,9 +13,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <setjmp.h>
-#include <vector>
 #include <memory>  // before cmocka.h, whose fail() macro breaks std::ios
+#include <vector>
 
 extern "C" {
 #include <cmocka.h>
@@ -24,6 +25,7 @@ extern "C" {
 #include "cnc.h"
 #include "conversion/convert.hpp"
 #include "conversion/matrix.hpp"
+#include "host_reference.hpp"
 #include "test_support.h"
 
 namespace {
@@ -51,7 +53,8 @@ std::vector<triplet> random_parts(std::int32_t n, int per_row, std::uint64_t see
 void shuffle(std::vector<triplet>& t, std::uint64_t seed) {
   ts_rng r;
   ts_rng_seed(&r, seed);
-  for (std::size_t k = t.size(); k > 1; --k) std::swap(t[k - 1], t[ts_rng_below(&r, std::uint32_t(k))]);
+  for (std::size_t k = t.size(); k > 1; --k)
+    std::swap(t[k - 1], t[ts_rng_below(&r, std::uint32_t(k))]);
 }
 
 cnc::csr_matrix assemble(std::int32_t n, const std::vector<triplet>& t, std::int64_t hint) {
@@ -63,8 +66,8 @@ cnc::csr_matrix assemble(std::int32_t n, const std::vector<triplet>& t, std::int
 
 void expect_same_csr(const cnc::csr_matrix& a, const cnc::csr_matrix& b, const char* what) {
   if (a.n != b.n || a.row_ptr != b.row_ptr || a.col != b.col)
-    fail_msg("%s: structures differ (n %d/%d, nnz %lld/%lld)", what, a.n, b.n,
-             (long long)a.nnz(), (long long)b.nnz());
+    fail_msg("%s: structures differ (n %d/%d, nnz %lld/%lld)", what, a.n, b.n, (long long)a.nnz(),
+             (long long)b.nnz());
   for (std::size_t k = 0; k < a.val.size(); ++k)
     if (std::memcmp(&a.val[k], &b.val[k], sizeof(double)) != 0)
       fail_msg("%s: value %zu differs: %.17g vs %.17g", what, k, a.val[k], b.val[k]);
@@ -85,23 +88,16 @@ cnc::csr_matrix reference_csr(std::int32_t n, const std::vector<triplet>& t) {
   return m;
 }
 
-cnc::csr_matrix from_ts(const ts_csr& a) {
-  cnc::csr_matrix m;
-  m.n = a.n;
-  m.row_ptr.assign(a.row_ptr, a.row_ptr + a.n + 1);
-  m.col.assign(a.col, a.col + a.nnz);
-  m.val.assign(a.val, a.val + a.nnz);
-  return m;
-}
-
-// ---- hash_coo ------------------------------------------------------------------------------------
+// ---- hash_coo
+// ------------------------------------------------------------------------------------
 void test_insertion_order_independent(void**) {
   const std::int32_t n = 700;
   std::vector<triplet> t = random_parts(n, 8, 1);
   cnc::csr_matrix first = assemble(n, t, std::int64_t(t.size()));
   cnc::csr_matrix ref = reference_csr(n, t);
   // Same structure as the reference, values equal up to rounding of the summation order.
-  if (first.row_ptr != ref.row_ptr || first.col != ref.col) fail_msg("structure differs from reference");
+  if (first.row_ptr != ref.row_ptr || first.col != ref.col)
+    fail_msg("structure differs from reference");
   for (std::size_t k = 0; k < ref.val.size(); ++k)
     if (!(std::fabs(first.val[k] - ref.val[k]) <= 1e-12 * 1e3)) fail_msg("value %zu wrong", k);
   for (int round = 0; round < 6; ++round) {
@@ -148,7 +144,8 @@ void api_solve_order(const std::vector<triplet>& t, std::int32_t n, std::vector<
   assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
   assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
   for (const triplet& e : t) assert_int_equal(cncAddIJCoefficient(e.i, e.j, e.v), CNC_OK);
-  for (std::int32_t i = 0; i < n; ++i) assert_int_equal(cncAddIRightHandSide(i, 1.0 + i % 5), CNC_OK);
+  for (std::int32_t i = 0; i < n; ++i)
+    assert_int_equal(cncAddIRightHandSide(i, 1.0 + i % 5), CNC_OK);
   assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
   assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
   assert_int_equal(cncSolve(), CNC_OK);
@@ -187,7 +184,8 @@ void test_api_insertion_order(void**) {
   ts_csr_free(&a);
 }
 
-// ---- builder -------------------------------------------------------------------------------------
+// ---- builder
+// -------------------------------------------------------------------------------------
 void test_builder_plain_locked(void**) {
   const std::int32_t n = 20, k = 2;
   ts_csr a = ts_random_spd(n, 3, 5);
@@ -198,7 +196,8 @@ void test_builder_plain_locked(void**) {
   cnc::builder bld;
   bld.begin_matrix(n, k, false, false, locked, values, 0);
   for (std::int32_t i = 0; i < n; ++i) {
-    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) bld.add_ij(i, a.col[q], a.val[q]);
+    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q)
+      bld.add_ij(i, a.col[q], a.val[q]);
     bld.add_rhs(i, 0, 1.0 + i);
     bld.add_rhs(i, 1, 2.0 - i);
   }
@@ -251,11 +250,13 @@ void test_builder_least_squares(void**) {
   for (int p = 0; p < 3; ++p) {
     assert_true(std::fabs(s.b[p] - atb[p]) < 1e-12 * (1 + std::fabs(atb[p])));
     for (std::int64_t q = s.a.row_ptr[p]; q < s.a.row_ptr[p + 1]; ++q)
-      assert_true(std::fabs(s.a.val[q] - ata[p][s.a.col[q]]) < 1e-12 * (1 + std::fabs(ata[p][s.a.col[q]])));
+      assert_true(std::fabs(s.a.val[q] - ata[p][s.a.col[q]]) <
+                  1e-12 * (1 + std::fabs(ata[p][s.a.col[q]])));
   }
 }
 
-// ---- CSR <-> BCRS --------------------------------------------------------------------------------
+// ---- CSR <-> BCRS
+// --------------------------------------------------------------------------------
 void check_bcrs(const cnc::csr_matrix& a, int b) {
   cnc::bcrs_matrix m = cnc::csr_to_bcrs(a, b);
   assert_int_equal(m.b, b);
@@ -294,7 +295,8 @@ void check_bcrs(const cnc::csr_matrix& a, int b) {
     for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
       std::int32_t br = i / b, bc = a.col[q] / b;
       bool found = false;
-      for (std::int64_t blk = m.row_ptr[br]; blk < m.row_ptr[br + 1]; ++blk) found |= m.col[blk] == bc;
+      for (std::int64_t blk = m.row_ptr[br]; blk < m.row_ptr[br + 1]; ++blk)
+        found |= m.col[blk] == bc;
       if (!found) fail_msg("entry (%d,%d) has no block", i, a.col[q]);
     }
   // Padding rows: a diagonal block exists in the last block row.
@@ -311,27 +313,28 @@ void test_bcrs_round_trip(void**) {
   static const std::int32_t sizes[] = {1, 2, 3, 4, 5, 7, 16, 17, 18, 19, 101};
   for (std::int32_t n : sizes) {
     ts_csr r = ts_random_spd(n, 3, 7 + std::uint64_t(n));
-    cnc::csr_matrix a = from_ts(r);
+    cnc::csr_matrix a = cnc_test::from_ts(r);
     check_bcrs(a, 2);
     check_bcrs(a, 4);
     ts_csr_free(&r);
   }
   ts_csr l = ts_laplacian_2d(9, 7);
-  cnc::csr_matrix a = from_ts(l);
+  cnc::csr_matrix a = cnc_test::from_ts(l);
   check_bcrs(a, 2);
   check_bcrs(a, 4);
   ts_csr_free(&l);
   ts_csr d = ts_dense_blocks(9, 4, 3);
-  a = from_ts(d);
+  a = cnc_test::from_ts(d);
   check_bcrs(a, 4);
   assert_int_equal(cnc::count_blocks(a, 4), 9 + 2 * 8);  // block tridiagonal, exactly dense
   ts_csr_free(&d);
 }
 
-// ---- CSR -> SELL ---------------------------------------------------------------------------------
-// Layout (slice widths = longest row, column-major entries) and the product it defines: y = A x
-// through the SELL arrays equals the CSR product exactly (same order, padding adds 0 * x[i]), and
-// the padding rows past n are identity rows.
+// ---- CSR -> SELL
+// --------------------------------------------------------------------------------- Layout (slice
+// widths = longest row, column-major entries) and the product it defines: y = A x through the SELL
+// arrays equals the CSR product exactly (same order, padding adds 0 * x[i]), and the padding rows
+// past n are identity rows.
 void check_sell(const cnc::csr_matrix& a) {
   const int C = cnc::sell_slice;
   cnc::sell_matrix m = cnc::csr_to_sell(a);
@@ -368,11 +371,11 @@ void check_sell(const cnc::csr_matrix& a) {
 void test_sell_layout(void**) {
   for (std::int32_t n : {1, 5, 31, 32, 33, 64, 101, 300}) {
     ts_csr r = ts_random_spd(n, 4, 100 + std::uint64_t(n));
-    check_sell(from_ts(r));
+    check_sell(cnc_test::from_ts(r));
     ts_csr_free(&r);
   }
   ts_csr p = ts_poisson_3d(7);
-  cnc::csr_matrix a = from_ts(p);
+  cnc::csr_matrix a = cnc_test::from_ts(p);
   check_sell(a);
   // 7-point rows: every slice of 7^3 rows is 7 entries wide except where no row has 7.
   assert_true(cnc::sell_entries(a) <= 7 * std::int64_t((a.n + 31) / 32) * 32);
@@ -390,7 +393,8 @@ void test_csr_from_user(void**) {
   const std::vector<std::int32_t> want_col = {0, 1, 1, 2, 2};
   assert_true(m.row_ptr == want_rp);
   assert_true(m.col == want_col);
-  assert_true(m.val[0] == 4 && m.val[1] == -1 && m.val[2] == 4 && m.val[3] == 0.75 && m.val[4] == 5);
+  assert_true(m.val[0] == 4 && m.val[1] == -1 && m.val[2] == 4 && m.val[3] == 0.75 &&
+              m.val[4] == 5);
 }
 
 void test_inverse_diagonal(void**) {
@@ -406,15 +410,17 @@ void test_inverse_diagonal(void**) {
   for (double x : d) assert_true(x == 1.0);
 }
 
-// ---- Automatic format choice ---------------------------------------------------------------------
+// ---- Automatic format choice
+// ---------------------------------------------------------------------
 void test_choose_format_internal(void**) {
-  ts_csr d4 = ts_dense_blocks(50, 4, 1), d2 = ts_dense_blocks(100, 2, 2), l = ts_laplacian_2d(30, 30);
+  ts_csr d4 = ts_dense_blocks(50, 4, 1), d2 = ts_dense_blocks(100, 2, 2),
+         l = ts_laplacian_2d(30, 30);
   ts_csr p = ts_poisson_3d(10);
   for (int bytes : {8, 4}) {
-    assert_true(cnc::choose_format(from_ts(d4), bytes, false) == cnc::format::bcrs4);
-    assert_true(cnc::choose_format(from_ts(d2), bytes, false) == cnc::format::bcrs2);
-    assert_true(cnc::choose_format(from_ts(l), bytes, false) == cnc::format::csr);
-    assert_true(cnc::choose_format(from_ts(p), bytes, false) == cnc::format::csr);
+    assert_true(cnc::choose_format(cnc_test::from_ts(d4), bytes, false) == cnc::format::bcrs4);
+    assert_true(cnc::choose_format(cnc_test::from_ts(d2), bytes, false) == cnc::format::bcrs2);
+    assert_true(cnc::choose_format(cnc_test::from_ts(l), bytes, false) == cnc::format::csr);
+    assert_true(cnc::choose_format(cnc_test::from_ts(p), bytes, false) == cnc::format::csr);
   }
   // Sliced backends: SELL where rows have similar lengths, CSR where one long row would pad every
   // row of its slice (an arrow matrix), blocks where they save >= 10% over SELL.
@@ -428,11 +434,11 @@ void test_choose_format_internal(void**) {
   }
   ts_csr arrow = ts_csr_from_coo(na, std::int64_t(ar.size()), ar.data(), ac.data(), av.data());
   for (int bytes : {8, 4}) {
-    assert_true(cnc::choose_format(from_ts(p), bytes, true) == cnc::format::sell);
-    assert_true(cnc::choose_format(from_ts(l), bytes, true) == cnc::format::sell);
-    assert_true(cnc::choose_format(from_ts(arrow), bytes, true) == cnc::format::csr);
-    assert_true(cnc::choose_format(from_ts(arrow), bytes, false) == cnc::format::csr);
-    assert_true(cnc::choose_format(from_ts(d4), bytes, true) == cnc::format::bcrs4);
+    assert_true(cnc::choose_format(cnc_test::from_ts(p), bytes, true) == cnc::format::sell);
+    assert_true(cnc::choose_format(cnc_test::from_ts(l), bytes, true) == cnc::format::sell);
+    assert_true(cnc::choose_format(cnc_test::from_ts(arrow), bytes, true) == cnc::format::csr);
+    assert_true(cnc::choose_format(cnc_test::from_ts(arrow), bytes, false) == cnc::format::csr);
+    assert_true(cnc::choose_format(cnc_test::from_ts(d4), bytes, true) == cnc::format::bcrs4);
   }
   ts_csr_free(&arrow);
   ts_csr_free(&d4);
@@ -503,6 +509,45 @@ void test_choose_format_public(void**) {
   ts_csr_free(&l);
 }
 
+// A second cncSolve on the same matrix reuses the device-resident system (no upload): its
+// statistics must equal the first solve's, on every backend here, although GPU backends free the
+// host BCRS/SELL copy once it is uploaded.
+void test_reused_matrix_statistics(void**) {
+  ts_csr l = ts_laplacian_2d(40, 40);
+  std::vector<double> b(std::size_t(l.n), 1.0), x(std::size_t(l.n));
+  for (CNCenum be : {CNC_BACKEND_CPU, CNC_BACKEND_OPENCL, CNC_BACKEND_CUDA}) {
+    if (!cncBackendAvailable(be)) {
+      std::printf("backend 0x%x not available here: its reuse check is skipped\n", unsigned(be));
+      continue;
+    }
+    for (CNCenum fmt : {CNC_FORMAT_SELL, CNC_FORMAT_BCRS4, CNC_FORMAT_CSR}) {
+      CNCcontext c = cncNewContext();
+      assert_int_equal(cncMakeCurrent(c), CNC_OK);
+      assert_int_equal(cncSolverParameteri(CNC_BACKEND, be), CNC_OK);
+      assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, fmt), CNC_OK);
+      assert_int_equal(ts_assemble_solve(&l, b.data(), 1, x.data()), CNC_OK);
+      double fill[2], upload[2];
+      CNCint64 bytes[2];
+      CNCint used = 0;
+      for (int s = 0; s < 2; ++s) {
+        if (s == 1) assert_int_equal(cncSolve(), CNC_OK);
+        assert_int_equal(cncGetDoublev(CNC_BLOCK_FILL_RATIO, &fill[s]), CNC_OK);
+        assert_int_equal(cncGetDoublev(CNC_UPLOAD_TIME, &upload[s]), CNC_OK);
+        assert_int_equal(cncGetInteger64v(CNC_BYTES_PER_ITERATION, &bytes[s]), CNC_OK);
+      }
+      assert_int_equal(cncGetIntegerv(CNC_FORMAT_USED, &used), CNC_OK);
+      assert_int_equal(used, fmt);
+      assert_true(upload[1] == 0.0);  // the second solve reused the resident matrix
+      if (fill[1] != fill[0] || bytes[1] != bytes[0])
+        fail_msg("backend 0x%x format 0x%x: fill %g then %g, bytes %lld then %lld", unsigned(be),
+                 unsigned(fmt), fill[0], fill[1], (long long)bytes[0], (long long)bytes[1]);
+      assert_true(fill[0] >= 1.0);
+      cncDeleteContext(c);
+    }
+  }
+  ts_csr_free(&l);
+}
+
 }  // namespace
 
 int main() {
@@ -518,6 +563,7 @@ int main() {
       cmocka_unit_test(test_inverse_diagonal),
       cmocka_unit_test(test_choose_format_internal),
       cmocka_unit_test(test_choose_format_public),
+      cmocka_unit_test(test_reused_matrix_statistics),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

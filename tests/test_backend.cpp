@@ -8,6 +8,8 @@
 //   - a full solve to convergence, checked by the residual the test computes;
 // for random and real (shared/data/matrices) SPD matrices, CSR / BCRS2 / BCRS4, k = 1 and 3, and
 // the three precisions. Exits 77 after saying why when the backend cannot run here.
+#include <setjmp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -16,7 +18,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <setjmp.h>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ extern "C" {
 #include "backends/backend.hpp"
 #include "conversion/convert.hpp"
 #include "conversion/matrix.hpp"
+#include "host_reference.hpp"
 #include "test_support.h"
 
 namespace {
@@ -38,30 +40,12 @@ const char* prec_name(cnc::precision p) {
   return p == cnc::precision::f64 ? "f64" : p == cnc::precision::f32 ? "f32" : "mixed";
 }
 
-// Values as the backend holds them: matrix values in float for f32 and mixed, vectors in float
-// for f32 only.
-double mat_round(cnc::precision p, double v) {
-  return p == cnc::precision::f64 ? v : double(float(v));
-}
-double vec_round(cnc::precision p, double v) {
-  return p == cnc::precision::f32 ? double(float(v)) : v;
-}
-
 struct test_matrix {
   std::string name;
   ts_csr a;  // owned
 };
 
 std::vector<test_matrix> g_matrices;
-
-cnc::csr_matrix to_cnc(const ts_csr& a) {
-  cnc::csr_matrix m;
-  m.n = a.n;
-  m.row_ptr.assign(a.row_ptr, a.row_ptr + a.n + 1);
-  m.col.assign(a.col, a.col + a.nnz);
-  m.val.assign(a.val, a.val + a.nnz);
-  return m;
-}
 
 // A matrix in one format, ready for create_system (keeps the storage the host_matrix points to).
 struct prepared {
@@ -74,7 +58,7 @@ struct prepared {
 
 std::unique_ptr<prepared> prepare(const ts_csr& a, cnc::format f) {
   auto p = std::make_unique<prepared>();
-  p->csr = to_cnc(a);
+  p->csr = cnc_test::from_ts(a);
   p->hm.fmt = f;
   p->hm.csr = &p->csr;
   if (cnc::is_block(f)) {
@@ -102,106 +86,6 @@ std::vector<double> random_vec(std::size_t n, std::uint64_t seed, double scale =
   return v;
 }
 
-// ---- Host reference of the step contract ---------------------------------------------------------
-struct ref_system {
-  const ts_csr* a;
-  cnc::precision p;
-  int k;
-  std::int32_t n;
-  std::vector<double> d, x, r, pv, q, b;  // column-major, n per system
-  std::vector<cnc::rhs_state> st;
-
-  ref_system(const ts_csr* m, cnc::precision prec, int nrhs, const std::vector<double>& dinv)
-      : a(m), p(prec), k(nrhs), n(m->n), st(std::size_t(nrhs)) {
-    d.resize(std::size_t(n));
-    for (std::int32_t i = 0; i < n; ++i) d[i] = vec_round(p, dinv[i]);
-    x.assign(std::size_t(n) * k, 0.0);
-    r = pv = q = b = x;
-  }
-  void spmv(const double* in, double* out) const {
-    for (std::int32_t i = 0; i < n; ++i) {
-      double s = 0;
-      for (std::int64_t t = a->row_ptr[i]; t < a->row_ptr[i + 1]; ++t)
-        s += mat_round(p, a->val[t]) * in[a->col[t]];
-      out[i] = vec_round(p, s);
-    }
-  }
-  void set_vectors(const double* bb, const double* xx) {
-    for (std::size_t i = 0; i < x.size(); ++i) b[i] = vec_round(p, bb[i]), x[i] = vec_round(p, xx[i]);
-  }
-  double* col(std::vector<double>& v, int j) { return v.data() + std::size_t(j) * n; }
-  void init(const double* thr2) {
-    for (int j = 0; j < k; ++j) {
-      double *xj = col(x, j), *rj = col(r, j), *pj = col(pv, j), *bj = col(b, j);
-      spmv(xj, rj);
-      double rz = 0, rr = 0;
-      for (std::int32_t i = 0; i < n; ++i) {
-        rj[i] = vec_round(p, bj[i] - rj[i]);
-        pj[i] = vec_round(p, d[i] * rj[i]);
-        rz += d[i] * rj[i] * rj[i];
-        rr += rj[i] * rj[i];
-      }
-      cnc::rhs_state& s = st[j];
-      s.rz = rz, s.rr = rr, s.pq = 0, s.iters = 0, s.thr2 = thr2[j], s.rz_new = 0;
-      s.status = !std::isfinite(rr) || !std::isfinite(rz) ? cnc::not_finite
-                 : rr <= thr2[j]                          ? cnc::converged
-                 : rz <= 0                                ? cnc::indefinite_precond
-                                                          : cnc::running;
-    }
-  }
-  void spmv_dot() {
-    for (int j = 0; j < k; ++j) {
-      if (st[j].status != cnc::running) continue;
-      double *pj = col(pv, j), *qj = col(q, j);
-      spmv(pj, qj);
-      double pq = 0;
-      for (std::int32_t i = 0; i < n; ++i) pq += pj[i] * qj[i];
-      st[j].pq = pq;
-    }
-  }
-  void update_xr() {
-    for (int j = 0; j < k; ++j) {
-      cnc::rhs_state& s = st[j];
-      if (s.status != cnc::running) continue;
-      if (!std::isfinite(s.pq)) {
-        s.status = cnc::not_finite;
-        continue;
-      }
-      if (s.pq <= 0) {
-        s.status = cnc::indefinite_matrix;
-        continue;
-      }
-      double alpha = s.rz / s.pq, rz = 0, rr = 0;
-      double *xj = col(x, j), *rj = col(r, j), *pj = col(pv, j), *qj = col(q, j);
-      for (std::int32_t i = 0; i < n; ++i) {
-        xj[i] = vec_round(p, xj[i] + alpha * pj[i]);
-        rj[i] = vec_round(p, rj[i] - alpha * qj[i]);
-        rz += d[i] * rj[i] * rj[i];
-        rr += rj[i] * rj[i];
-      }
-      s.rz_new = rz, s.rr = rr, s.iters += 1;
-    }
-  }
-  void update_p() {
-    for (int j = 0; j < k; ++j) {
-      cnc::rhs_state& s = st[j];
-      if (s.status != cnc::running) continue;
-      if (!std::isfinite(s.rr) || !std::isfinite(s.rz_new)) {
-        s.status = cnc::not_finite;
-      } else if (s.rr <= s.thr2) {
-        s.status = cnc::converged;
-      } else if (s.rz_new <= 0) {
-        s.status = cnc::indefinite_precond;
-      } else {
-        double beta = s.rz_new / s.rz;
-        s.rz = s.rz_new;
-        double *rj = col(r, j), *pj = col(pv, j);
-        for (std::int32_t i = 0; i < n; ++i) pj[i] = vec_round(p, d[i] * rj[i] + beta * pj[i]);
-      }
-    }
-  }
-};
-
 bool close(double a, double b, double tol) {
   return std::fabs(a - b) <= tol * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
 }
@@ -222,7 +106,8 @@ struct combo {
 std::vector<combo> all_combos() {
   std::vector<combo> c;
   for (const test_matrix& m : g_matrices)
-    for (cnc::format f : {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell})
+    for (cnc::format f :
+         {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell})
       for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
         if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
         for (int k : {1, 3}) c.push_back({&m, f, p, k});
@@ -234,7 +119,8 @@ std::vector<combo> all_combos() {
 // over the iterations (more for ill-conditioned matrices and for float vectors).
 double step_tol(cnc::precision p) { return p == cnc::precision::f32 ? 2e-3 : 1e-7; }
 
-// ---- apply ---------------------------------------------------------------------------------------
+// ---- apply
+// ---------------------------------------------------------------------------------------
 void test_apply(void**) {
   for (const combo& c : all_combos()) {
     auto prep = prepare(c.m->a, c.f);
@@ -244,11 +130,12 @@ void test_apply(void**) {
     sys->apply(x.data(), y.data());
     for (int j = 0; j < c.k; ++j) {
       std::vector<double> xj(n), absax(n, 0.0);
-      for (std::int32_t i = 0; i < n; ++i) xj[i] = vec_round(c.p, x[std::size_t(j) * n + i]);
+      for (std::int32_t i = 0; i < n; ++i)
+        xj[i] = cnc_test::vec_round(c.p, x[std::size_t(j) * n + i]);
       for (std::int32_t i = 0; i < n; ++i) {
         double s = 0, m = 0;
         for (std::int64_t t = c.m->a.row_ptr[i]; t < c.m->a.row_ptr[i + 1]; ++t) {
-          double v = mat_round(c.p, c.m->a.val[t]);
+          double v = cnc_test::mat_round(c.p, c.m->a.val[t]);
           s += v * xj[c.m->a.col[t]];
           m += std::fabs(v * xj[c.m->a.col[t]]);
         }
@@ -265,23 +152,26 @@ void test_apply(void**) {
   }
 }
 
-// ---- step sequence -------------------------------------------------------------------------------
-void compare_states(const combo& c, const ref_system& ref, const std::vector<cnc::rhs_state>& got,
-                    const char* after, int iteration) {
+// ---- step sequence
+// -------------------------------------------------------------------------------
+void compare_states(const combo& c, const cnc_test::host_pcg& ref,
+                    const std::vector<cnc::rhs_state>& got, const char* after, int iteration) {
   // rz_new is defined by the contract only from the first update_xr on.
   const double tol = step_tol(c.p) * (1 + iteration);
   for (int j = 0; j < c.k; ++j) {
     const cnc::rhs_state &g = got[j], &w = ref.st[j];
     if (g.status != w.status || g.iters != w.iters || g.thr2 != w.thr2)
-      fail_msg("%s, system %d after %s (iteration %d): status %d iters %d thr2 %g, expected %d %d %g",
-               c.label().c_str(), j, after, iteration, g.status, g.iters, g.thr2, w.status,
-               w.iters, w.thr2);
+      fail_msg(
+          "%s, system %d after %s (iteration %d): status %d iters %d thr2 %g, expected %d %d %g",
+          c.label().c_str(), j, after, iteration, g.status, g.iters, g.thr2, w.status, w.iters,
+          w.thr2);
     if (!close(g.rz, w.rz, tol) || !close(g.rr, w.rr, tol) || !close(g.pq, w.pq, tol) ||
         (iteration > 0 && std::strcmp(after, "spmv_dot") != 0 && !close(g.rz_new, w.rz_new, tol)))
-      fail_msg("%s, system %d after %s (iteration %d): rz %.10g rr %.10g pq %.10g rz_new %.10g; "
-               "expected %.10g %.10g %.10g %.10g",
-               c.label().c_str(), j, after, iteration, g.rz, g.rr, g.pq, g.rz_new, w.rz, w.rr,
-               w.pq, w.rz_new);
+      fail_msg(
+          "%s, system %d after %s (iteration %d): rz %.10g rr %.10g pq %.10g rz_new %.10g; "
+          "expected %.10g %.10g %.10g %.10g",
+          c.label().c_str(), j, after, iteration, g.rz, g.rr, g.pq, g.rz_new, w.rz, w.rr, w.pq,
+          w.rz_new);
   }
 }
 
@@ -294,7 +184,7 @@ void test_steps_vs_reference(void**) {
     const std::size_t nk = std::size_t(n) * c.k;
     std::vector<double> b = random_vec(nk, 23), x0 = random_vec(nk, 29, 0.1);
     std::vector<double> thr2(c.k, 0.0);  // never converges within the few iterations
-    ref_system ref(&c.m->a, c.p, c.k, prep->d);
+    cnc_test::host_pcg ref(prep->csr, prep->d, c.p, c.k);
     sys->set_vectors(b.data(), x0.data());
     ref.set_vectors(b.data(), x0.data());
     sys->init(thr2.data());
@@ -331,7 +221,8 @@ void test_steps_vs_reference(void**) {
 // Statuses of the contract on tiny matrices: indefinite matrix (pᵀAp <= 0), indefinite
 // preconditioner (rᵀz <= 0 at init), b = 0 converged at init.
 void test_step_statuses(void**) {
-  for (cnc::format f : {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell}) {
+  for (cnc::format f :
+       {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell}) {
     const std::int32_t rows[4] = {0, 0, 1, 1};
     const std::int32_t cols[4] = {0, 1, 0, 1};
     const double vals[4] = {1, 2, 2, 1};
@@ -375,7 +266,8 @@ void test_step_statuses(void**) {
   }
 }
 
-// ---- iterate(count) == count single steps --------------------------------------------------------
+// ---- iterate(count) == count single steps
+// --------------------------------------------------------
 void test_iterate_equals_steps(void**) {
   for (const combo& c : all_combos()) {
     if (c.m->a.n > 2000) continue;
@@ -408,7 +300,8 @@ void test_iterate_equals_steps(void**) {
   }
 }
 
-// ---- frozen systems --------------------------------------------------------------------------------
+// ---- frozen systems
+// --------------------------------------------------------------------------------
 void test_frozen_systems(void**) {
   for (const combo& c : all_combos()) {
     if (c.k != 3 || c.m->a.n > 2000) continue;
@@ -433,7 +326,8 @@ void test_frozen_systems(void**) {
       sys->read_state(st);
     }
     if (st[1].status != cnc::converged)
-      fail_msg("%s: system 1 status %d after %d iterations", c.label().c_str(), st[1].status, guard);
+      fail_msg("%s: system 1 status %d after %d iterations", c.label().c_str(), st[1].status,
+               guard);
     if (st[0].status != cnc::running) continue;  // tiny matrix: system 0 done too, nothing to see
     cnc::rhs_state frozen[3];
     std::memcpy(frozen, st, sizeof st);
@@ -455,7 +349,8 @@ void test_frozen_systems(void**) {
   }
 }
 
-// ---- full solve ------------------------------------------------------------------------------------
+// ---- full solve
+// ------------------------------------------------------------------------------------
 void test_full_solve(void**) {
   for (const combo& c : all_combos()) {
     const bool generated = c.m->name.rfind("gen:", 0) == 0;
@@ -465,10 +360,13 @@ void test_full_solve(void**) {
     const std::int32_t n = c.m->a.n;
     const std::size_t nk = std::size_t(n) * c.k;
     std::vector<double> b = random_vec(nk, 41), x0(nk, 0.0), thr2(c.k);
-    const double thr = c.p == cnc::precision::f32 ? 1e-4 : c.p == cnc::precision::mixed ? 1e-7 : 1e-9;
+    const double thr = c.p == cnc::precision::f32     ? 1e-4
+                       : c.p == cnc::precision::mixed ? 1e-7
+                                                      : 1e-9;
     for (int j = 0; j < c.k; ++j) {
       double s = 0;
-      for (std::int32_t i = 0; i < n; ++i) s += b[std::size_t(j) * n + i] * b[std::size_t(j) * n + i];
+      for (std::int32_t i = 0; i < n; ++i)
+        s += b[std::size_t(j) * n + i] * b[std::size_t(j) * n + i];
       thr2[j] = thr * thr * s;
     }
     sys->set_vectors(b.data(), x0.data());
@@ -489,16 +387,18 @@ void test_full_solve(void**) {
     // True residual against the matrix the backend holds (values rounded for f32/mixed).
     ts_csr held = c.m->a;
     std::vector<double> vals(c.m->a.val, c.m->a.val + c.m->a.nnz);
-    for (double& v : vals) v = mat_round(c.p, v);
+    for (double& v : vals) v = cnc_test::mat_round(c.p, v);
     held.val = vals.data();
     for (int j = 0; j < c.k; ++j) {
       if (st[j].status != cnc::converged)
-        fail_msg("%s: system %d status %d after %d iterations", c.label().c_str(), j,
-                 st[j].status, st[j].iters);
-      double res = ts_rel_residual(&held, x.data() + std::size_t(j) * n, b.data() + std::size_t(j) * n);
+        fail_msg("%s: system %d status %d after %d iterations", c.label().c_str(), j, st[j].status,
+                 st[j].iters);
+      double res =
+          ts_rel_residual(&held, x.data() + std::size_t(j) * n, b.data() + std::size_t(j) * n);
       const double allowed = c.p == cnc::precision::f32 ? 1e-3 : 100 * thr;
       if (!(res <= allowed))
-        fail_msg("%s: system %d converged but the true residual is %.3e", c.label().c_str(), j, res);
+        fail_msg("%s: system %d converged but the true residual is %.3e", c.label().c_str(), j,
+                 res);
     }
   }
 }
@@ -558,14 +458,16 @@ int main(int argc, char** argv) {
   std::printf("backend %s on %s (fp64: %s, check interval %d)\n", g_backend->name(),
               g_backend->device_name().c_str(), g_backend->has_fp64() ? "yes" : "no",
               g_backend->default_check_interval());
+  // GPU backends run SELL in place of CSR where it pays; the CPU keeps CSR (backend.hpp).
+  if (g_name == "cpu" && g_backend->prefers_sliced()) {
+    std::printf("the CPU backend must not prefer sliced formats\n");
+    return 1;
+  }
   load_matrices();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_apply),
-      cmocka_unit_test(test_steps_vs_reference),
-      cmocka_unit_test(test_step_statuses),
-      cmocka_unit_test(test_iterate_equals_steps),
-      cmocka_unit_test(test_frozen_systems),
-      cmocka_unit_test(test_full_solve),
+      cmocka_unit_test(test_apply),          cmocka_unit_test(test_steps_vs_reference),
+      cmocka_unit_test(test_step_statuses),  cmocka_unit_test(test_iterate_equals_steps),
+      cmocka_unit_test(test_frozen_systems), cmocka_unit_test(test_full_solve),
   };
   int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   for (test_matrix& m : g_matrices) ts_csr_free(&m.a);

@@ -24,6 +24,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "host_reference.hpp"
 
 // cmocka last: its fail() macro would clash with std::ios::fail in the C++ headers.
 #include <setjmp.h>
@@ -211,12 +212,8 @@ std::unique_ptr<test_matrix> make_test_matrix(const csr_matrix& a, format f) {
 // ---- precision helpers
 // ---------------------------------------------------------------------------
 
-double round_vec(precision p, double v) {
-  return p == precision::f32 ? static_cast<double>(static_cast<float>(v)) : v;
-}
-double round_mat(precision p, double v) {
-  return p == precision::f64 ? v : static_cast<double>(static_cast<float>(v));
-}
+using cnc_test::mat_round;
+using cnc_test::vec_round;
 double vec_tol(precision p) { return p == precision::f32 ? 2e-5 : 1e-12; }
 
 // y = A x over the padded rows, column-major with `ld` rows per system, in double.
@@ -227,7 +224,7 @@ void ref_spmv(const csr_matrix& a, precision p, int k, const std::vector<double>
     for (int i = 0; i < a.n; ++i) {
       double s = 0.0;
       for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e)
-        s += round_mat(p, a.val[e]) * x[std::size_t(j) * ld + a.col[e]];
+        s += mat_round(p, a.val[e]) * x[std::size_t(j) * ld + a.col[e]];
       y[std::size_t(j) * ld + i] = s;
     }
 }
@@ -297,7 +294,7 @@ int check_spmv(const csr_matrix& a, const char* label) {
         std::vector<double> xp(std::size_t(t->np) * k, 0.0);
         for (int j = 0; j < k; ++j)
           for (int i = 0; i < a.n; ++i)
-            xp[std::size_t(j) * t->np + i] = round_vec(p, x[std::size_t(j) * a.n + i]);
+            xp[std::size_t(j) * t->np + i] = vec_round(p, x[std::size_t(j) * a.n + i]);
         std::vector<double> yref;
         ref_spmv(t->ref, p, k, xp, t->np, yref);
         for (int w : widths(f)) {
@@ -431,8 +428,8 @@ void check_steps(const csr_matrix& a, format f, precision p, int k, int iters, c
     std::vector<double> xp(std::size_t(np) * k, 0.0), bp(std::size_t(np) * k, 0.0), ax;
     for (int j = 0; j < k; ++j)
       for (int i = 0; i < n; ++i) {
-        xp[std::size_t(j) * np + i] = round_vec(p, x0[std::size_t(j) * n + i]);
-        bp[std::size_t(j) * np + i] = round_vec(p, b[std::size_t(j) * n + i]);
+        xp[std::size_t(j) * np + i] = vec_round(p, x0[std::size_t(j) * n + i]);
+        bp[std::size_t(j) * np + i] = vec_round(p, b[std::size_t(j) * n + i]);
       }
     ref_spmv(t->ref, p, k, xp, np, ax);
     for (int j = 0; j < k; ++j) {
@@ -570,44 +567,54 @@ void test_graph_matches_steps(void**) {
   int persistent_runs = 0;
   for (format f : all_formats)
     for (precision p : all_precisions)
-      for (int k : {1, 3, 9}) {
-        auto t = make_test_matrix(a, f);
-        bool persistent = false;
-        std::vector<double> b = random_vec(std::size_t(a.n) * k, 5), x0(b.size(), 0.0);
-        std::vector<double> thr2(k, 1e-40);
-        std::vector<double> xs[3];
-        std::vector<rhs_state> ss[3];
-        for (int run = 0; run < 3; ++run) {
-          auto sys = g_backend->create_system(t->hm, t->d, p, k);
-          sys->set_vectors(b.data(), x0.data());
-          sys->init(thr2.data());
-          if (run == 0) {
-            for (int c = 0; c < 37; ++c) {
-              sys->spmv_dot();
-              sys->update_xr();
-              sys->update_p();
+      for (int k : {1, 3, 9})
+        for (const char* limit : {"", "0"}) {  // "0": SELL on CUDA graphs, persistent kernel off
+          if (*limit && f != format::sell) continue;
+          if (*limit)
+            setenv("CNC_CUDA_PERSISTENT_ROWS", limit, 1);
+          else
+            unsetenv("CNC_CUDA_PERSISTENT_ROWS");
+          auto t = make_test_matrix(a, f);
+          bool persistent = false;
+          std::vector<double> b = random_vec(std::size_t(a.n) * k, 5), x0(b.size(), 0.0);
+          std::vector<double> thr2(k, 1e-40);
+          std::vector<double> xs[3];
+          std::vector<rhs_state> ss[3];
+          for (int run = 0; run < 3; ++run) {
+            auto sys = g_backend->create_system(t->hm, t->d, p, k);
+            sys->set_vectors(b.data(), x0.data());
+            sys->init(thr2.data());
+            if (run == 0) {
+              for (int c = 0; c < 37; ++c) {
+                sys->spmv_dot();
+                sys->update_xr();
+                sys->update_p();
+              }
+            } else {
+              persistent = is_persistent(*sys);
+              sys->iterate(16);
+              sys->iterate(21);  // 16 + 21 = 37, two graphs
             }
-          } else {
-            persistent = is_persistent(*sys);
-            sys->iterate(16);
-            sys->iterate(21);  // 16 + 21 = 37, two graphs
+            xs[run].resize(b.size());
+            ss[run].resize(k);
+            sys->get_x(xs[run].data());
+            sys->read_state(ss[run].data());
           }
-          xs[run].resize(b.size());
-          ss[run].resize(k);
-          sys->get_x(xs[run].data());
-          sys->read_state(ss[run].data());
+          if (persistent) ++persistent_runs;
+          for (int run = 1; run < 3; ++run) {
+            if (std::memcmp(xs[run].data(), xs[0].data(), xs[0].size() * sizeof(double)) != 0 ||
+                std::memcmp(ss[run].data(), ss[0].data(), k * sizeof(rhs_state)) != 0)
+              fail_msg("%s %s k=%d%s: run %d differs from the step-by-step run", format_name(f),
+                       pname(p), k, persistent ? " (persistent)" : "", run);
+          }
+          if (*limit && persistent)
+            fail_msg("CNC_CUDA_PERSISTENT_ROWS=0 left the persistent kernel on");
+          if (p == precision::f64) assert_int_equal(ss[0][0].iters, 37);
         }
-        if (persistent) ++persistent_runs;
-        for (int run = 1; run < 3; ++run) {
-          if (std::memcmp(xs[run].data(), xs[0].data(), xs[0].size() * sizeof(double)) != 0 ||
-              std::memcmp(ss[run].data(), ss[0].data(), k * sizeof(rhs_state)) != 0)
-            fail_msg("%s %s k=%d%s: run %d differs from the step-by-step run", format_name(f),
-                     pname(p), k, persistent ? " (persistent)" : "", run);
-        }
-        if (p == precision::f64) assert_int_equal(ss[0][0].iters, 37);
-      }
-  // SELL at n = 30000 with k <= 8 must have taken the persistent path.
-  if (persistent_runs < 6) fail_msg("persistent kernel used in %d runs only", persistent_runs);
+  unsetenv("CNC_CUDA_PERSISTENT_ROWS");
+  // SELL at n = 30000 with k <= 8 must have taken the persistent path by default.
+  if (persistent_runs != 6)
+    fail_msg("persistent kernel used in %d runs, expected 6", persistent_runs);
 }
 
 // Whole solves: converge, then the true residual (host, double) is small; further iterations are
@@ -722,6 +729,10 @@ int main() {
     return 77;
   }
   std::printf("CUDA device: %s\n", g_backend->device_name().c_str());
+  if (!g_backend->prefers_sliced()) {  // the automatic format choice relies on it
+    std::printf("the CUDA backend must prefer sliced formats\n");
+    return 1;
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_spmv_random), cmocka_unit_test(test_spmv_real),
       cmocka_unit_test(test_steps),       cmocka_unit_test(test_graph_matches_steps),

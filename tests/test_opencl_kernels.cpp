@@ -36,6 +36,7 @@ extern "C" {
 #include "backends/opencl/opencl_backend.hpp"
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "host_reference.hpp"
 #include "test_support.h"
 #include "util/error.hpp"
 
@@ -57,19 +58,10 @@ struct problem {
   cnc::sell_matrix sell;
 };
 
-cnc::csr_matrix from_ts(const ts_csr& t) {
-  cnc::csr_matrix a;
-  a.n = t.n;
-  a.row_ptr.assign(t.row_ptr, t.row_ptr + t.n + 1);
-  a.col.assign(t.col, t.col + t.nnz);
-  a.val.assign(t.val, t.val + t.nnz);
-  return a;
-}
-
 problem make_problem(const std::string& name, ts_csr t) {
   problem p;
   p.name = name;
-  p.csr = from_ts(t);
+  p.csr = cnc_test::from_ts(t);
   ts_csr_free(&t);
   p.b2 = cnc::csr_to_bcrs(p.csr, 2);
   p.b4 = cnc::csr_to_bcrs(p.csr, 4);
@@ -117,9 +109,6 @@ std::vector<double> inv_diag(const cnc::csr_matrix& a, std::int32_t np) {
   return d;
 }
 
-double round_val(double v, precision p) { return p == precision::f64 ? v : (float)v; }
-double round_vec(double v, precision p) { return p == precision::f32 ? (float)v : v; }
-
 std::vector<double> random_vec(std::size_t n, std::uint64_t seed) {
   ts_rng r;
   ts_rng_seed(&r, seed);
@@ -150,8 +139,9 @@ void test_spmv(void**) {
             for (std::int32_t i = 0; i < n; ++i) {
               long double ref = 0, mag = 0;
               for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
-                const long double t = (long double)round_val(a.val[e], p) *
-                                      round_vec(x[static_cast<std::size_t>(j) * n + a.col[e]], p);
+                const long double t =
+                    (long double)cnc_test::mat_round(p, a.val[e]) *
+                    cnc_test::vec_round(p, x[static_cast<std::size_t>(j) * n + a.col[e]]);
                 ref += t;
                 mag += std::fabs(t);
               }
@@ -168,118 +158,12 @@ void test_spmv(void**) {
   std::printf("SpMV: %d matrix/format/k/precision combinations match the host\n", checked);
 }
 
-// ---- The step contract, on the host -------------------------------------------------------------
-struct host_pcg {
-  const cnc::csr_matrix& a;
-  std::vector<double> d;
-  precision p;
-  int k;
-  std::int32_t n;
-  std::vector<double> x, r, pv, q, b;
-  std::vector<cnc::rhs_state> st;
-
-  host_pcg(const cnc::csr_matrix& m, std::vector<double> dd, precision pp, int kk)
-      : a(m), d(std::move(dd)), p(pp), k(kk), n(m.n) {
-    for (double& v : d) v = round_vec(v, p);
-  }
-  double& at(std::vector<double>& v, int j, std::int32_t i) {
-    return v[static_cast<std::size_t>(j) * n + i];
-  }
-  double spmv_row(const std::vector<double>& v, int j, std::int32_t i) const {
-    double s = 0;
-    for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e)
-      s += round_val(a.val[e], p) * v[static_cast<std::size_t>(j) * n + a.col[e]];
-    return round_vec(s, p);
-  }
-  void init(const std::vector<double>& bb, const std::vector<double>& x0, const double* thr2) {
-    b = bb;
-    x = x0;
-    for (double& v : b) v = round_vec(v, p);
-    for (double& v : x) v = round_vec(v, p);
-    r = pv = q = std::vector<double>(x.size(), 0);
-    st.assign(k, cnc::rhs_state{});
-    for (int j = 0; j < k; ++j) {
-      double rz = 0, rr = 0;
-      for (std::int32_t i = 0; i < n; ++i) {
-        const double ri = round_vec(at(b, j, i) - spmv_row(x, j, i), p);
-        at(r, j, i) = ri;
-        at(pv, j, i) = round_vec(d[i] * ri, p);
-        rz += d[i] * ri * ri;
-        rr += ri * ri;
-      }
-      cnc::rhs_state& s = st[j];
-      s.rz = s.rz_new = rz;
-      s.rr = rr;
-      s.pq = 0;
-      s.iters = 0;
-      s.thr2 = thr2[j];
-      s.status = !std::isfinite(rr) || !std::isfinite(rz) ? cnc::not_finite
-                 : rr <= s.thr2                           ? cnc::converged
-                 : rz <= 0                                ? cnc::indefinite_precond
-                                                          : cnc::running;
-    }
-  }
-  void spmv_dot() {
-    for (int j = 0; j < k; ++j) {
-      if (st[j].status != cnc::running) continue;
-      double pq = 0;
-      for (std::int32_t i = 0; i < n; ++i) at(q, j, i) = spmv_row(pv, j, i);
-      for (std::int32_t i = 0; i < n; ++i) pq += at(pv, j, i) * at(q, j, i);
-      st[j].pq = pq;
-    }
-  }
-  void update_xr() {
-    for (int j = 0; j < k; ++j) {
-      cnc::rhs_state& s = st[j];
-      if (s.status != cnc::running) continue;
-      if (!std::isfinite(s.pq)) {
-        s.status = cnc::not_finite;
-        continue;
-      }
-      if (s.pq <= 0) {
-        s.status = cnc::indefinite_matrix;
-        continue;
-      }
-      const double alpha = round_vec(s.rz / s.pq, p);
-      double rz = 0, rr = 0;
-      for (std::int32_t i = 0; i < n; ++i) {
-        at(x, j, i) = round_vec(at(x, j, i) + alpha * at(pv, j, i), p);
-        const double ri = round_vec(at(r, j, i) - alpha * at(q, j, i), p);
-        at(r, j, i) = ri;
-        rz += d[i] * ri * ri;
-        rr += ri * ri;
-      }
-      s.rz_new = rz;
-      s.rr = rr;
-      s.iters += 1;
-    }
-  }
-  void update_p() {
-    for (int j = 0; j < k; ++j) {
-      cnc::rhs_state& s = st[j];
-      if (s.status != cnc::running) continue;
-      if (!std::isfinite(s.rr) || !std::isfinite(s.rz_new)) {
-        s.status = cnc::not_finite;
-      } else if (s.rr <= s.thr2) {
-        s.status = cnc::converged;
-      } else if (s.rz_new <= 0) {
-        s.status = cnc::indefinite_precond;
-      } else {
-        const double beta = round_vec(s.rz_new / s.rz, p);
-        s.rz = s.rz_new;
-        for (std::int32_t i = 0; i < n; ++i)
-          at(pv, j, i) = round_vec(d[i] * at(r, j, i) + beta * at(pv, j, i), p);
-      }
-    }
-  }
-};
-
 bool close(double a, double b, double tol) {
   return std::fabs(a - b) <= tol * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
 }
 
-void compare_state(const cnc::rhs_state* dev, const host_pcg& h, double tol, const char* when,
-                   const char* what) {
+void compare_state(const cnc::rhs_state* dev, const cnc_test::host_pcg& h, double tol,
+                   const char* when, const char* what) {
   for (int j = 0; j < h.k; ++j) {
     const cnc::rhs_state &a = dev[j], &b = h.st[j];
     if (a.status != b.status || a.iters != b.iters)
@@ -297,13 +181,14 @@ void run_sequence(const problem& pb, cnc::format f, precision p, int k, int step
   const cnc::host_matrix h = view(pb, f);
   const std::vector<double> d = inv_diag(pb.csr, h.n_padded());
   auto sys = g_b->create_system(h, d, p, k);
-  host_pcg ref(pb.csr, d, p, k);
+  cnc_test::host_pcg ref(pb.csr, d, p, k);
   const std::size_t nk = static_cast<std::size_t>(pb.csr.n) * k;
   const std::vector<double> b = random_vec(nk, 11), x0 = random_vec(nk, 12);
   std::vector<double> thr2(k, 0.0);
   sys->set_vectors(b.data(), x0.data());
   sys->init(thr2.data());
-  ref.init(b, x0, thr2.data());
+  ref.set_vectors(b.data(), x0.data());
+  ref.init(thr2.data());
   std::vector<cnc::rhs_state> st(k);
   char what[160];
   std::snprintf(what, sizeof what, "%s %s %s k=%d", pb.name.c_str(), cnc::format_name(f), pname(p),
@@ -416,7 +301,7 @@ void test_statuses(void**) {
     std::vector<double> x(x0.size());
     sys->get_x(x.data());
     for (std::size_t i = n; i < x.size(); ++i)
-      if (x[i] != round_vec(x0[i], p))
+      if (x[i] != cnc_test::vec_round(p, x0[i]))
         fail_msg("%s: stopped system's x changed at %zu", pname(p), i);
 
     // Negative definite matrix: with d = 1/diag < 0 the preconditioner is indefinite at init;

@@ -18,9 +18,9 @@ namespace cnc {
 const char* cpu_simd_level();
 
 const char* reason_name(int reason) {
-  static const char* names[] = {"none",       "converged", "max iterations", "indefinite matrix",
-                                "indefinite preconditioner", "not finite", "stopped",
-                                "stagnated",  "breakdown"};
+  static const char* names[] = {
+      "none",       "converged", "max iterations", "indefinite matrix", "indefinite preconditioner",
+      "not finite", "stopped",   "stagnated",      "breakdown"};
   const int i = reason - CNC_REASON_NONE;
   return i >= 0 && i < int(sizeof names / sizeof *names) ? names[i] : "unknown";
 }
@@ -52,22 +52,26 @@ precision to_precision(int p) {
 
 int api_format(format f) {
   switch (f) {
-    case format::csr: return CNC_FORMAT_CSR;
-    case format::bcrs2: return CNC_FORMAT_BCRS2;
-    case format::bcrs4: return CNC_FORMAT_BCRS4;
-    case format::sell: return CNC_FORMAT_SELL;
+    case format::csr:
+      return CNC_FORMAT_CSR;
+    case format::bcrs2:
+      return CNC_FORMAT_BCRS2;
+    case format::bcrs4:
+      return CNC_FORMAT_BCRS4;
+    case format::sell:
+      return CNC_FORMAT_SELL;
   }
   return CNC_FORMAT_CSR;
 }
 
 format from_api_format(int f) {
-  return f == CNC_FORMAT_BCRS2 ? format::bcrs2
+  return f == CNC_FORMAT_BCRS2   ? format::bcrs2
          : f == CNC_FORMAT_BCRS4 ? format::bcrs4
          : f == CNC_FORMAT_SELL  ? format::sell
                                  : format::csr;
 }
 
-// Stored blocks (BCRS) or entries (SELL) of the prepared matrix: what matrix_bytes counts.
+// Stored blocks (BCRS) or entries (SELL) of a converted matrix: what matrix_bytes counts.
 std::int64_t stored_units(const prepared_system& p) {
   return is_block(p.fmt) ? p.bcrs.n_blocks() : p.fmt == format::sell ? p.sell.entries() : 0;
 }
@@ -82,7 +86,7 @@ int threads_from_environment() {
 // diagonal read twice, shared by the systems).
 double bytes_per_iteration(const csr_matrix& a, const prepared_system& p, std::int32_t np) {
   const int vb = p.prec == precision::f32 ? 4 : 8, mb = p.prec == precision::f64 ? 8 : 4;
-  return matrix_bytes(a, p.fmt, stored_units(p), mb) + double(np) * vb * (11.0 * p.k + 2.0);
+  return matrix_bytes(a, p.fmt, p.stored, mb) + double(np) * vb * (11.0 * p.k + 2.0);
 }
 
 }  // namespace
@@ -128,7 +132,8 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
         be_kind = kind, be_threads = nthreads, be_device = device_index;
       }
       if (requested == CNC_BACKEND_AUTO && kind == CNC_BACKEND_OPENCL && !backend_is_gpu(*be)) {
-        log(CNC_LOG_INFO, "auto backend: skipping OpenCL device '" + be->device_name() + "' (not a GPU)");
+        log(CNC_LOG_INFO,
+            "auto backend: skipping OpenCL device '" + be->device_name() + "' (not a GPU)");
         auto_skip |= skip_bit;
         be.reset();
         be_kind = 0;
@@ -168,17 +173,18 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
         stats.conversion = csr_conversion_time + (tu - tc);
         prep.dev = be->create_system(hm, prep.d, prec, nrhs);
         stats.upload = now_seconds() - tu;
+        prep.stored = stored_units(prep);
+        prep.n_padded = hm.n_padded();
+        if (!be->keeps_host_matrix()) prep.bcrs = bcrs_matrix{}, prep.sell = sell_matrix{};
         prep.version = version, prep.owner = be.get();
       } else {
         stats.conversion = csr_conversion_time;
         stats.upload = 0;
       }
-      const std::int32_t np = is_block(fmt)          ? prep.bcrs.n_padded()
-                              : fmt == format::sell ? prep.sell.n_padded()
-                                                    : a.n;
+      const std::int32_t np = prep.n_padded;
       if (prep.zero_diagonals > 0 && jacobi)
-        log(CNC_LOG_WARNING, std::to_string(prep.zero_diagonals) +
-                                 " zero diagonal entries: Jacobi uses 1 there");
+        log(CNC_LOG_WARNING,
+            std::to_string(prep.zero_diagonals) + " zero diagonal entries: Jacobi uses 1 there");
       log(CNC_LOG_INFO, "solving n=" + std::to_string(a.n) + " nnz=" + std::to_string(a.nnz()) +
                             " k=" + std::to_string(nrhs) + " on " + be->name() + " (" +
                             be->device_name() + "), format " + format_name(fmt));
@@ -190,7 +196,8 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       prm.check_interval = check_interval > 0 ? check_interval : be->default_check_interval();
       if (progress_cb) {
         prm.progress = [this](std::int64_t it, double res) {
-          return progress_cb(CNCint(std::min<std::int64_t>(it, INT32_MAX)), res, progress_data) != 0;
+          return progress_cb(CNCint(std::min<std::int64_t>(it, INT32_MAX)), res, progress_data) !=
+                 0;
         };
       }
       prm.log = [this](int level, const std::string& m) { log(level, m); };
@@ -211,18 +218,21 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
 
       stats.iterations = r.iterations;
       stats.reason = r.reason;
-      stats.error = r.residual.empty() ? 0 : *std::max_element(r.residual.begin(), r.residual.end());
-      stats.true_error =
-          r.true_residual.empty() ? 0 : *std::max_element(r.true_residual.begin(), r.true_residual.end());
-      stats.true_error_min =
-          r.true_residual.empty() ? 0 : *std::min_element(r.true_residual.begin(), r.true_residual.end());
+      stats.error =
+          r.residual.empty() ? 0 : *std::max_element(r.residual.begin(), r.residual.end());
+      stats.true_error = r.true_residual.empty()
+                             ? 0
+                             : *std::max_element(r.true_residual.begin(), r.true_residual.end());
+      stats.true_error_min = r.true_residual.empty() ? 0
+                                                     : *std::min_element(r.true_residual.begin(),
+                                                                         r.true_residual.end());
       stats.nnz = a.nnz();
       stats.zero_diagonals = prep.zero_diagonals;
       stats.format_used = api_format(fmt);
       const int bs = block_size(fmt);
       stats.fill_ratio = fmt == format::csr || a.nnz() == 0
                              ? 1.0
-                             : double(stored_units(prep)) * bs * bs / double(a.nnz());
+                             : double(prep.stored) * bs * bs / double(a.nnz());
       stats.backend_used = be->api_id();
       stats.backend_name = be->name();
       stats.device_name = be->device_name();
@@ -233,7 +243,8 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
       stats.gbps = stats.solve > 0 ? bpi * double(r.iteration_steps) / stats.solve * 1e-9 : 0;
       stats.elapsed = now_seconds() - t0;
       char line[256];
-      std::snprintf(line, sizeof line, "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s",
+      std::snprintf(line, sizeof line,
+                    "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s",
                     reason_name(stats.reason), (long long)stats.iterations, stats.error,
                     stats.true_error, stats.solve);
       log(CNC_LOG_INFO, line);

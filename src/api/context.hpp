@@ -34,8 +34,10 @@ struct prepared_system {
   precision prec = precision::f64;
   int k = 0;
   bool jacobi = true;
-  bcrs_matrix bcrs;  // when fmt is bcrs2/bcrs4
-  sell_matrix sell;  // when fmt is sell
+  bcrs_matrix bcrs;  // when fmt is bcrs2/bcrs4 (freed after upload unless the backend keeps it)
+  sell_matrix sell;  // when fmt is sell (likewise)
+  std::int64_t stored = 0;    // blocks (BCRS) or entries (SELL) of the matrix the backend got
+  std::int32_t n_padded = 0;  // its rows, padding included
   std::vector<double> d;
   std::int64_t zero_diagonals = 0;
   std::unique_ptr<device_system> dev;
@@ -49,7 +51,8 @@ struct context {
   // Solver parameters.
   bool symmetric = false, verbose = false, normalize_rows = false;
   int solver = CNC_SOLVER_DEFAULT, preconditioner = CNC_PRECOND_JACOBI;
-  int precision_param = CNC_DOUBLE, format_param = CNC_FORMAT_AUTO, backend_param = CNC_BACKEND_AUTO;
+  int precision_param = CNC_DOUBLE, format_param = CNC_FORMAT_AUTO,
+      backend_param = CNC_BACKEND_AUTO;
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;
   int threads = 0, device_index = -1, check_interval = 0;

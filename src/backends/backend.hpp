@@ -100,13 +100,17 @@ class backend {
   // True where a sliced format (SELL, one thread per row) beats CSR on rows of similar length:
   // GPUs. The automatic format choice considers SELL only then.
   virtual bool prefers_sliced() const { return false; }
+  // True when a device_system reads the host_matrix it was created from for its whole life (the
+  // CPU backend works on the host arrays); the caller must then keep them. GPU backends copy them
+  // to the device, and the caller frees its BCRS/SELL copy after create_system.
+  virtual bool keeps_host_matrix() const { return false; }
   // Iterations between two convergence checks when the caller leaves it to the backend.
   virtual int default_check_interval() const { return 1; }
   // `d` holds a.n_padded() inverse-diagonal values. Throws cnc::error on failure (device out of
   // memory -> CNC_ERR_OUT_OF_MEMORY, no fp64 -> CNC_ERR_NO_FP64, driver errors -> CNC_ERR_DEVICE).
   virtual std::unique_ptr<device_system> create_system(const host_matrix& a,
-                                                       const std::vector<double>& d,
-                                                       precision p, int nrhs) = 0;
+                                                       const std::vector<double>& d, precision p,
+                                                       int nrhs) = 0;
 };
 
 // Factories: each returns nullptr and explains why in `why` when it cannot run here (no driver,

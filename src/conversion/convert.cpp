@@ -144,15 +144,18 @@ csr_matrix bcrs_to_csr(const bcrs_matrix& m) {
   return a;
 }
 
+// Entries per row of SELL slice s: its longest row (at least 1: identity padding rows).
+static std::int64_t slice_width(const csr_matrix& a, std::int32_t s) {
+  std::int64_t w = 1;
+  for (std::int32_t i = s * sell_slice; i < std::min(a.n, (s + 1) * sell_slice); ++i)
+    w = std::max(w, a.row_ptr[i + 1] - a.row_ptr[i]);
+  return w;
+}
+
 std::int64_t sell_entries(const csr_matrix& a) {
-  const std::int32_t C = sell_slice, slices = (a.n + C - 1) / C;
   std::int64_t total = 0;
-  for (std::int32_t s = 0; s < slices; ++s) {
-    std::int64_t w = 1;  // the identity padding rows of the last slice have one entry
-    for (std::int32_t i = s * C; i < std::min(a.n, (s + 1) * C); ++i)
-      w = std::max(w, a.row_ptr[i + 1] - a.row_ptr[i]);
-    total += w * C;
-  }
+  for (std::int32_t s = 0; s < (a.n + sell_slice - 1) / sell_slice; ++s)
+    total += slice_width(a, s) * sell_slice;
   return total;
 }
 
@@ -162,12 +165,8 @@ sell_matrix csr_to_sell(const csr_matrix& a) {
   m.n = a.n;
   m.n_slices = (a.n + C - 1) / C;
   m.slice_ptr.assign(std::size_t(m.n_slices) + 1, 0);
-  for (std::int32_t s = 0; s < m.n_slices; ++s) {
-    std::int64_t w = 1;
-    for (std::int32_t i = s * C; i < std::min(a.n, (s + 1) * C); ++i)
-      w = std::max(w, a.row_ptr[i + 1] - a.row_ptr[i]);
-    m.slice_ptr[s + 1] = m.slice_ptr[s] + w * C;
-  }
+  for (std::int32_t s = 0; s < m.n_slices; ++s)
+    m.slice_ptr[s + 1] = m.slice_ptr[s] + slice_width(a, s) * C;
   m.col.resize(std::size_t(m.slice_ptr.back()));
   m.val.assign(std::size_t(m.slice_ptr.back()), 0.0);
   for (std::int32_t s = 0; s < m.n_slices; ++s) {

@@ -265,6 +265,7 @@ class cpu_backend final : public backend {
   explicit cpu_backend(int threads) : pool_(threads) {}
   const char* name() const override { return "cpu"; }
   int api_id() const override { return CNC_BACKEND_CPU; }
+  bool keeps_host_matrix() const override { return true; }
   std::string device_name() const override {
     return std::to_string(pool_.size()) + " CPU thread" + (pool_.size() > 1 ? "s" : "") + ", " +
            cpu_simd_level();
