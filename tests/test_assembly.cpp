@@ -25,6 +25,7 @@ extern "C" {
 #include "cnc.h"
 #include "conversion/convert.hpp"
 #include "conversion/matrix.hpp"
+#include "util/error.hpp"
 #include "host_reference.hpp"
 #include "test_support.h"
 
@@ -387,14 +388,137 @@ void test_csr_from_user(void**) {
   const std::int64_t rp[4] = {1, 3, 6, 7};
   const std::uint32_t ci[6] = {2, 1, 3, 2, 3, 3};
   const double v[6] = {-1, 4, 0.5, 4, 0.25, 5};
-  cnc::csr_matrix m = cnc::csr_from_user(3, rp, ci, v, 1);
-  assert_int_equal(m.n, 3);
+  cnc::user_csr u = cnc::csr_from_user(3, rp, ci, v, 1);
+  assert_true(u.copied());
+  const cnc::csr_matrix& m = u.owned;
+  assert_int_equal(u.view.n, 3);
+  assert_true(u.view.col.data() == m.col.data());
   const std::vector<std::int64_t> want_rp = {0, 2, 4, 5};
   const std::vector<std::int32_t> want_col = {0, 1, 1, 2, 2};
   assert_true(m.row_ptr == want_rp);
   assert_true(m.col == want_col);
   assert_true(m.val[0] == 4 && m.val[1] == -1 && m.val[2] == 4 && m.val[3] == 0.75 &&
               m.val[4] == 5);
+  // Canonical and 0-based: read in place, nothing copied.
+  const std::int64_t rp0[4] = {0, 2, 4, 5};
+  const std::uint32_t ci0[5] = {0, 1, 1, 2, 2};
+  cnc::user_csr w = cnc::csr_from_user(3, rp0, ci0, v, 0);
+  assert_false(w.copied());
+  assert_true(w.view.row_ptr.data() == rp0 && w.view.val.data() == v);
+  assert_true(reinterpret_cast<const void*>(w.view.col.data()) == ci0);
+}
+
+// Sets CNC_NUM_THREADS (host stages read it on every call).
+void set_threads(int t) {
+  char v[16];
+  std::snprintf(v, sizeof v, "%d", t);
+  setenv("CNC_NUM_THREADS", v, 1);
+}
+
+// A caller's CSR over many pieces of the parallel loops: rows of random length, every 7th row
+// reversed (unsorted), every 11th with a repeated column; 0- or 1-based.
+struct user_arrays {
+  std::vector<std::int64_t> rp;
+  std::vector<std::uint32_t> ci;
+  std::vector<double> v;
+  std::vector<triplet> t;  // the same entries, 0-based, for the reference
+};
+user_arrays messy_csr(std::int32_t n, int base, std::uint64_t seed) {
+  user_arrays u;
+  std::uint64_t x = seed;
+  auto next = [&x] { return x = x * 6364136223846793005ull + 1442695040888963407ull, x >> 33; };
+  u.rp.push_back(base);
+  for (std::int32_t i = 0; i < n; ++i) {
+    std::vector<std::int32_t> cols{i};
+    for (int e = int(next() % 6); e > 0; --e) cols.push_back(std::int32_t(next() % std::uint64_t(n)));
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    if (i % 11 == 0) cols.push_back(cols.front());
+    if (i % 7 == 0) std::reverse(cols.begin(), cols.end());
+    for (std::int32_t c : cols) {
+      const double val = 1.0 + double(next() % 1000) / 64.0;
+      u.ci.push_back(std::uint32_t(c + base));
+      u.v.push_back(val);
+      u.t.push_back({i, c, val});
+    }
+    u.rp.push_back(std::int64_t(u.ci.size()) + base);
+  }
+  return u;
+}
+
+void test_csr_from_user_parallel(void**) {
+  const std::int32_t n = 70001;  // several pieces of 8192 rows
+  for (int base : {0, 1}) {
+    user_arrays in = messy_csr(n, base, 5 + std::uint64_t(base));
+    set_threads(1);
+    cnc::user_csr one = cnc::csr_from_user(n, in.rp.data(), in.ci.data(), in.v.data(), base);
+    set_threads(5);
+    cnc::user_csr five = cnc::csr_from_user(n, in.rp.data(), in.ci.data(), in.v.data(), base);
+    assert_true(one.copied() && five.copied());
+    expect_same_csr(one.owned, five.owned, "csr_from_user, 1 vs 5 threads");
+    const cnc::csr_matrix ref = reference_csr(n, in.t);
+    if (one.owned.row_ptr != ref.row_ptr || one.owned.col != ref.col)
+      fail_msg("base %d: structure differs from the reference", base);
+    for (std::size_t k = 0; k < ref.val.size(); ++k)
+      if (std::fabs(one.owned.val[k] - ref.val[k]) > 1e-12 * std::fabs(ref.val[k]))
+        fail_msg("base %d: value %zu %.17g, reference %.17g", base, k, one.owned.val[k], ref.val[k]);
+  }
+  // Errors in several pieces: the first in row order is reported, whatever the thread count.
+  user_arrays in = messy_csr(n, 0, 9);
+  const std::int64_t late = in.rp[60000], early = in.rp[20000] + 1;
+  in.ci[std::size_t(late)] = std::uint32_t(n + 3);
+  in.v[std::size_t(early)] = NAN;
+  for (int t : {1, 4}) {
+    set_threads(t);
+    try {
+      (void)cnc::csr_from_user(n, in.rp.data(), in.ci.data(), in.v.data(), 0);
+      fail_msg("bad entries accepted");
+    } catch (const cnc::error& e) {
+      assert_int_equal(e.status(), CNC_ERR_NOT_FINITE);
+      char want[64];
+      std::snprintf(want, sizeof want, "values[%lld]", (long long)early);
+      if (!std::strstr(e.what(), want)) fail_msg("threads %d: message '%s'", t, e.what());
+    }
+  }
+  in = messy_csr(n, 0, 9);
+  std::swap(in.rp[50000], in.rp[50001]);
+  std::swap(in.rp[30000], in.rp[30001]);
+  for (int t : {1, 4}) {
+    set_threads(t);
+    try {
+      (void)cnc::csr_from_user(n, in.rp.data(), in.ci.data(), in.v.data(), 0);
+      fail_msg("decreasing row_ptr accepted");
+    } catch (const cnc::error& e) {
+      assert_int_equal(e.status(), CNC_ERR_INVALID_VALUE);
+      if (!std::strstr(e.what(), "at row 30000")) fail_msg("threads %d: message '%s'", t, e.what());
+    }
+  }
+  unsetenv("CNC_NUM_THREADS");
+}
+
+// Conversions cut into pieces give the same matrices for any thread count, and the layouts
+// checked above hold across piece boundaries.
+void test_conversion_threads(void**) {
+  const std::int32_t n = 40003;
+  user_arrays in = messy_csr(n, 0, 21);
+  const cnc::csr_matrix a = reference_csr(n, in.t);
+  set_threads(1);
+  const cnc::sell_matrix s1 = cnc::csr_to_sell(a);
+  const cnc::bcrs_matrix b1 = cnc::csr_to_bcrs(a, 4);
+  std::int64_t z1 = 0, z3 = 0;
+  const std::vector<double> d1 = cnc::inverse_diagonal(a, n + 5, true, &z1);
+  set_threads(3);
+  const cnc::sell_matrix s3 = cnc::csr_to_sell(a);
+  const cnc::bcrs_matrix b3 = cnc::csr_to_bcrs(a, 4);
+  const std::vector<double> d3 = cnc::inverse_diagonal(a, n + 5, true, &z3);
+  assert_true(s1.slice_ptr == s3.slice_ptr && s1.col == s3.col && s1.val == s3.val);
+  assert_true(b1.row_ptr == b3.row_ptr && b1.col == b3.col && b1.val == b3.val);
+  assert_true(d1 == d3 && z1 == z3);
+  assert_int_equal(cnc::count_blocks(a, 2), cnc::csr_to_bcrs(a, 2).n_blocks());
+  check_sell(a);
+  check_bcrs(a, 2);
+  check_bcrs(a, 4);
+  unsetenv("CNC_NUM_THREADS");
 }
 
 void test_inverse_diagonal(void**) {
@@ -560,6 +684,8 @@ int main() {
       cmocka_unit_test(test_bcrs_round_trip),
       cmocka_unit_test(test_sell_layout),
       cmocka_unit_test(test_csr_from_user),
+      cmocka_unit_test(test_csr_from_user_parallel),
+      cmocka_unit_test(test_conversion_threads),
       cmocka_unit_test(test_inverse_diagonal),
       cmocka_unit_test(test_choose_format_internal),
       cmocka_unit_test(test_choose_format_public),

@@ -60,7 +60,7 @@ std::unique_ptr<prepared> prepare(const ts_csr& a, cnc::format f) {
   auto p = std::make_unique<prepared>();
   p->csr = cnc_test::from_ts(a);
   p->hm.fmt = f;
-  p->hm.csr = &p->csr;
+  p->hm.csr = p->csr;
   if (cnc::is_block(f)) {
     p->bcrs = cnc::csr_to_bcrs(p->csr, cnc::block_size(f));
     p->hm.bcrs = &p->bcrs;

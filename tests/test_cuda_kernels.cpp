@@ -163,7 +163,7 @@ std::unique_ptr<test_matrix> make_test_matrix(const csr_matrix& a, format f) {
   auto t = std::make_unique<test_matrix>();
   t->csr = a;
   t->hm.fmt = f;
-  t->hm.csr = &t->csr;
+  t->hm.csr = t->csr;
   if (f == format::csr) {
     t->ref = a;
   } else if (f == format::sell) {

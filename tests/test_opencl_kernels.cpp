@@ -95,7 +95,7 @@ std::vector<problem>& problems() {
 cnc::host_matrix view(const problem& p, cnc::format f) {
   cnc::host_matrix h;
   h.fmt = f;
-  h.csr = &p.csr;
+  h.csr = p.csr;
   h.bcrs = f == cnc::format::bcrs2 ? &p.b2 : f == cnc::format::bcrs4 ? &p.b4 : nullptr;
   h.sell = f == cnc::format::sell ? &p.sell : nullptr;
   return h;
@@ -309,7 +309,7 @@ void test_statuses(void**) {
     cnc::csr_matrix neg = pb.csr;
     for (double& v : neg.val) v = -v;
     cnc::host_matrix hn;
-    hn.csr = &neg;
+    hn.csr = neg;
     auto s_prec = g_b->create_system(hn, inv_diag(neg, n), p, 1);
     s_prec->set_vectors(b.data(), x0.data());
     s_prec->init(thr2);

@@ -237,7 +237,7 @@ cnc_run make_cnc(const problem& pb, format f, precision p, int k) {
   cnc_run r;
   host_matrix hm;
   hm.fmt = f;
-  hm.csr = &pb.csr;
+  hm.csr = pb.csr;
   hm.bcrs = is_block(f) ? &pb.bcrs : nullptr;
   hm.sell = f == format::sell ? &pb.sell : nullptr;
   const std::int32_t np = hm.n_padded();

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
       cnc::sell_matrix sell;
       cnc::host_matrix hm;
       hm.fmt = f;
-      hm.csr = &a;
+      hm.csr = a;
       if (f == cnc::format::sell) {
         sell = cnc::csr_to_sell(a);
         hm.sell = &sell;

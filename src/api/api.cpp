@@ -592,7 +592,7 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
       if (!std::isfinite(x[t])) fail(CNC_ERR_NOT_FINITE, "(%s): x[%zu]=%g is not finite", args, t, x[t]);
     }
     const double t0 = cnc::now_seconds();
-    cnc::csr_matrix a;
+    cnc::user_csr a;
     try {
       a = cnc::csr_from_user(std::int32_t(n), row_ptr, col_idx, values, base);
     } catch (const error& e) {
@@ -600,8 +600,8 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     }
     c.csr_conversion_time = cnc::now_seconds() - t0;
     c.stats.assembly = 0;
-    std::vector<double> xs(x, x + len);
-    c.solve(a, next_version(), int(nrhs), b, xs.data());
+    std::vector<double> xs(x, x + len);  // x changes only when the solve succeeds
+    c.solve(a.view, next_version(), int(nrhs), b, xs.data());
     std::memcpy(x, xs.data(), sizeof(double) * len);
   });
 }

@@ -84,14 +84,14 @@ int threads_from_environment() {
 // Minimum bytes one iteration must move: the matrix once, 13 vector passes per system (spmv:
 // read p, write q; update_xr: read x p r q, write x r; update_p: read r p, write p; plus the
 // diagonal read twice, shared by the systems).
-double bytes_per_iteration(const csr_matrix& a, const prepared_system& p, std::int32_t np) {
+double bytes_per_iteration(const csr_view& a, const prepared_system& p, std::int32_t np) {
   const int vb = p.prec == precision::f32 ? 4 : 8, mb = p.prec == precision::f64 ? 8 : 4;
   return matrix_bytes(a, p.fmt, p.stored, mb) + double(np) * vb * (11.0 * p.k + 2.0);
 }
 
 }  // namespace
 
-void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const double* b,
+void context::solve(const csr_view& a, std::uint64_t version, int nrhs, const double* b,
                     double* x) {
   const double t0 = now_seconds();
   int requested = backend_param != CNC_BACKEND_AUTO ? backend_param : backend_from_environment();
@@ -165,7 +165,7 @@ void context::solve(const csr_matrix& a, std::uint64_t version, int nrhs, const 
         if (is_block(fmt)) prep.bcrs = csr_to_bcrs(a, block_size(fmt));
         if (fmt == format::sell) prep.sell = csr_to_sell(a);
         host_matrix hm;
-        hm.fmt = fmt, hm.csr = &a;
+        hm.fmt = fmt, hm.csr = a;
         hm.bcrs = is_block(fmt) ? &prep.bcrs : nullptr;
         hm.sell = fmt == format::sell ? &prep.sell : nullptr;
         prep.d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);

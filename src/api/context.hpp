@@ -92,7 +92,7 @@ struct context {
   void log(int level, const std::string& message) const;
   // Solves a x = b (k column-major systems over a.n rows; x in/out) with the current
   // parameters, choosing and caching the backend; fills stats.
-  void solve(const csr_matrix& a, std::uint64_t version, int nrhs, const double* b, double* x);
+  void solve(const csr_view& a, std::uint64_t version, int nrhs, const double* b, double* x);
 };
 
 // Text of a CNC_REASON_* value, e.g. "converged" (log lines and cncGetString).

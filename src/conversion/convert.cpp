@@ -5,124 +5,256 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 namespace cnc {
 
 const char* format_name(format f) {
   switch (f) {
-    case format::csr: return "csr";
-    case format::bcrs2: return "bcrs2";
-    case format::bcrs4: return "bcrs4";
-    case format::sell: return "sell";
+    case format::csr:
+      return "csr";
+    case format::bcrs2:
+      return "bcrs2";
+    case format::bcrs4:
+      return "bcrs4";
+    case format::sell:
+      return "sell";
   }
   return "?";
 }
 
-csr_matrix csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                         const double* val, int base) {
+namespace {
+constexpr std::int64_t row_grain = 8192;  // rows per piece of the parallel loops
+
+// One bad argument found by a piece: position (for the lowest-first pick) and message.
+struct piece_error {
+  std::int64_t at = -1;
+  int status = CNC_OK;
+  std::string message;
+};
+
+// Throws the error of the lowest piece that found one (the first in row order).
+void throw_first(const std::vector<piece_error>& errs) {
+  for (const piece_error& e : errs)
+    if (e.at >= 0) throw error(e.status, e.message);
+}
+
+// Sorts row entries by column (stable: duplicates keep their order) and sums duplicates into
+// `out`; returns the number written.
+std::size_t canonical_row(std::vector<std::pair<std::int32_t, double>>& row, std::int32_t* col,
+                          double* val) {
+  std::stable_sort(row.begin(), row.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t w = 0;
+  for (std::size_t t = 0; t < row.size(); ++t) {
+    if (t > 0 && row[t].first == row[t - 1].first) {
+      if (val) val[w - 1] += row[t].second;
+    } else {
+      if (col) col[w] = row[t].first, val[w] = row[t].second;
+      ++w;
+    }
+  }
+  return w;
+}
+}  // namespace
+
+user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                       const double* val, int base) {
   char msg[256];
   if (row_ptr[0] != base) {
     std::snprintf(msg, sizeof msg, "row_ptr[0]=%lld but base=%d", (long long)row_ptr[0], base);
     throw error(CNC_ERR_INVALID_VALUE, msg);
   }
-  for (std::int32_t i = 0; i < n; ++i)
-    if (row_ptr[i + 1] < row_ptr[i]) {
-      std::snprintf(msg, sizeof msg, "row_ptr decreases at row %d (%lld > %lld)", i,
-                    (long long)row_ptr[i], (long long)row_ptr[i + 1]);
-      throw error(CNC_ERR_INVALID_VALUE, msg);
+  const int threads = host_threads();
+  const std::int64_t pieces = piece_count(n, row_grain);
+  std::vector<piece_error> errs(static_cast<std::size_t>(pieces));
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i)
+      if (row_ptr[i + 1] < row_ptr[i]) {
+        char m[160];
+        std::snprintf(m, sizeof m, "row_ptr decreases at row %lld (%lld > %lld)", (long long)i,
+                      (long long)row_ptr[i], (long long)row_ptr[i + 1]);
+        errs[p] = {i, CNC_ERR_INVALID_VALUE, m};
+        return;
+      }
+  });
+  throw_first(errs);
+  // Entries: in range, finite; rows already canonical (sorted, no duplicates) need no sorting.
+  // Non-canonical rows get their output length here (their entries are placed below).
+  user_csr u;
+  u.owned.n = n;
+  std::vector<std::int64_t> len(std::size_t(n) + 1, 0);
+  std::vector<std::uint8_t> piece_canonical(static_cast<std::size_t>(pieces), 1);
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+    std::vector<std::pair<std::int32_t, double>> row;
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const std::int64_t k0 = row_ptr[i] - base, k1 = row_ptr[i + 1] - base;
+      bool sorted = true;
+      for (std::int64_t k = k0; k < k1; ++k) {
+        const std::int64_t c = std::int64_t(col[k]) - base;
+        if (c < 0 || c >= n || !std::isfinite(val[k])) {
+          char m[160];
+          if (c < 0 || c >= n)
+            std::snprintf(m, sizeof m, "col_idx[%lld]=%lld out of range for n=%d, base=%d",
+                          (long long)k, (long long)col[k], n, base);
+          else
+            std::snprintf(m, sizeof m, "values[%lld]=%g is not finite", (long long)k, val[k]);
+          errs[p] = {k, c < 0 || c >= n ? CNC_ERR_INDEX_OUT_OF_RANGE : CNC_ERR_NOT_FINITE, m};
+          return;
+        }
+        sorted = sorted && (k == k0 || col[k] > col[k - 1]);
+      }
+      if (sorted) {
+        len[i + 1] = k1 - k0;
+        continue;
+      }
+      piece_canonical[p] = 0;
+      row.clear();
+      for (std::int64_t k = k0; k < k1; ++k) row.emplace_back(std::int32_t(col[k] - base), val[k]);
+      len[i + 1] = std::int64_t(canonical_row(row, nullptr, nullptr));
     }
-  std::int64_t nnz = row_ptr[n] - base;
-  csr_matrix m;
-  m.n = n;
+  });
+  throw_first(errs);
+  const bool canonical = std::all_of(piece_canonical.begin(), piece_canonical.end(),
+                                     [](std::uint8_t c) { return c != 0; });
+  const std::int64_t nnz_in = row_ptr[n] - base;
+  if (canonical && base == 0) {  // the caller's arrays as they are (uint32 < n <= INT32_MAX)
+    u.view = csr_view{n,
+                      {row_ptr, std::size_t(n) + 1},
+                      {reinterpret_cast<const std::int32_t*>(col), std::size_t(nnz_in)},
+                      {val, std::size_t(nnz_in)}};
+    return u;
+  }
+  // A canonical copy, placed in parallel: offsets from the row lengths, then each row.
+  csr_matrix& m = u.owned;
+  std::vector<std::int64_t> piece_sum(static_cast<std::size_t>(pieces) + 1, 0);
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+    std::int64_t s = 0;
+    for (std::int64_t i = i0; i < i1; ++i) s += len[i + 1];
+    piece_sum[p + 1] = s;
+  });
+  for (std::int64_t p = 0; p < pieces; ++p) piece_sum[p + 1] += piece_sum[p];
   m.row_ptr.resize(std::size_t(n) + 1);
-  m.col.reserve(std::size_t(nnz));
-  m.val.reserve(std::size_t(nnz));
-  std::vector<std::pair<std::int32_t, double>> row;
   m.row_ptr[0] = 0;
-  for (std::int32_t i = 0; i < n; ++i) {
-    row.clear();
-    for (std::int64_t k = row_ptr[i] - base; k < row_ptr[i + 1] - base; ++k) {
-      std::int64_t c = std::int64_t(col[k]) - base;
-      if (c < 0 || c >= n) {
-        std::snprintf(msg, sizeof msg, "col_idx[%lld]=%lld out of range for n=%d, base=%d",
-                      (long long)k, (long long)col[k], n, base);
-        throw error(CNC_ERR_INDEX_OUT_OF_RANGE, msg);
+  m.col.resize(std::size_t(piece_sum[pieces]));
+  m.val.resize(std::size_t(piece_sum[pieces]));
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+    std::vector<std::pair<std::int32_t, double>> row;
+    std::int64_t at = piece_sum[p];
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const std::int64_t k0 = row_ptr[i] - base, k1 = row_ptr[i + 1] - base;
+      if (k1 - k0 == len[i + 1]) {  // canonical row (a non-canonical one has duplicates or
+        bool sorted = true;         // is unsorted with the same length: check which)
+        for (std::int64_t k = k0 + 1; k < k1 && sorted; ++k) sorted = col[k] > col[k - 1];
+        if (sorted) {
+          for (std::int64_t k = k0; k < k1; ++k)
+            m.col[at + k - k0] = std::int32_t(col[k] - base), m.val[at + k - k0] = val[k];
+          at += k1 - k0;
+          m.row_ptr[i + 1] = at;
+          continue;
+        }
       }
-      if (!std::isfinite(val[k])) {
-        std::snprintf(msg, sizeof msg, "values[%lld]=%g is not finite", (long long)k, val[k]);
-        throw error(CNC_ERR_NOT_FINITE, msg);
-      }
-      row.emplace_back(std::int32_t(c), val[k]);
+      row.clear();
+      for (std::int64_t k = k0; k < k1; ++k) row.emplace_back(std::int32_t(col[k] - base), val[k]);
+      at += std::int64_t(canonical_row(row, m.col.data() + at, m.val.data() + at));
+      m.row_ptr[i + 1] = at;
     }
-    std::stable_sort(row.begin(), row.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t t = 0; t < row.size(); ++t) {
-      if (t > 0 && row[t].first == row[t - 1].first) {
-        m.val.back() += row[t].second;
-      } else {
-        m.col.push_back(row[t].first);
-        m.val.push_back(row[t].second);
-      }
-    }
-    m.row_ptr[i + 1] = m.nnz();
-  }
-  return m;
+  });
+  u.view = m;
+  return u;
 }
 
-std::int64_t count_blocks(const csr_matrix& a, int b) {
-  std::int32_t nbr = (a.n + b - 1) / b;
-  std::int64_t total = 0;
-  std::vector<std::int32_t> last(std::size_t(nbr), -1);
-  for (std::int32_t br = 0; br < nbr; ++br) {
-    for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        std::int32_t bc = a.col[k] / b;
-        if (last[bc] != br) last[bc] = br, ++total;
-      }
-    // Padding rows of the last block row get a diagonal entry.
-    if ((br + 1) * b > a.n && last[br] != br) last[br] = br, ++total;
-  }
-  return total;
+namespace {
+// Sorted distinct block columns of block row br (with the padding diagonal of a last, partial
+// block row) into `cols`.
+void block_columns(const csr_view& a, int b, std::int32_t br, std::vector<std::int32_t>& cols) {
+  cols.clear();
+  for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) cols.push_back(a.col[k] / b);
+  if ((br + 1) * b > a.n) cols.push_back(br);
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
 }
 
-bcrs_matrix csr_to_bcrs(const csr_matrix& a, int b) {
+// Sums of per-piece counts as offsets: out[p] = count of pieces before p; returns the total.
+std::int64_t exclusive_scan(std::vector<std::int64_t>& v) {
+  std::int64_t s = 0;
+  for (auto& x : v) {
+    const std::int64_t t = x;
+    x = s;
+    s += t;
+  }
+  return s;
+}
+}  // namespace
+
+std::int64_t count_blocks(const csr_view& a, int b) {
+  const std::int32_t nbr = (a.n + b - 1) / b;
+  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(nbr, row_grain)), 0);
+  parallel_pieces(nbr, row_grain, host_threads(),
+                  [&](std::int64_t p, std::int64_t r0, std::int64_t r1) {
+                    std::vector<std::int32_t> cols;
+                    for (std::int64_t br = r0; br < r1; ++br) {
+                      block_columns(a, b, std::int32_t(br), cols);
+                      part[p] += std::int64_t(cols.size());
+                    }
+                  });
+  return exclusive_scan(part);
+}
+
+bcrs_matrix csr_to_bcrs(const csr_view& a, int b) {
   bcrs_matrix m;
   m.b = b;
   m.n = a.n;
   m.n_block_rows = (a.n + b - 1) / b;
-  m.row_ptr.assign(std::size_t(m.n_block_rows) + 1, 0);
-  std::vector<std::int64_t> slot(std::size_t(m.n_block_rows), -1);  // block column -> block index
-  std::vector<std::int32_t> cols;
+  const std::int32_t nbr = m.n_block_rows;
+  const int threads = host_threads();
+  // Pass 1: blocks per block row; pass 2: each block row's columns and values in place.
+  m.row_ptr.assign(std::size_t(nbr) + 1, 0);
+  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(nbr, row_grain)), 0);
+  parallel_pieces(nbr, row_grain, threads, [&](std::int64_t p, std::int64_t r0, std::int64_t r1) {
+    std::vector<std::int32_t> cols;
+    for (std::int64_t br = r0; br < r1; ++br) {
+      block_columns(a, b, std::int32_t(br), cols);
+      m.row_ptr[br + 1] = std::int64_t(cols.size());
+      part[p] += std::int64_t(cols.size());
+    }
+  });
+  const std::int64_t blocks = exclusive_scan(part);
   const std::size_t bb = std::size_t(b) * b;
-  for (std::int32_t br = 0; br < m.n_block_rows; ++br) {
-    cols.clear();
-    std::int32_t r_end = std::min(a.n, (br + 1) * b);
-    for (std::int32_t i = br * b; i < r_end; ++i)
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) cols.push_back(a.col[k] / b);
-    if ((br + 1) * b > a.n) cols.push_back(br);
-    std::sort(cols.begin(), cols.end());
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    std::int64_t base = m.n_blocks();
-    for (std::size_t t = 0; t < cols.size(); ++t) {
-      slot[cols[t]] = base + std::int64_t(t);
-      m.col.push_back(cols[t]);
-    }
-    m.val.resize(m.val.size() + cols.size() * bb, 0.0);
-    for (std::int32_t i = br * b; i < r_end; ++i)
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        std::int64_t blk = slot[a.col[k] / b];
-        m.val[std::size_t(blk) * bb + std::size_t(i - br * b) * b + std::size_t(a.col[k] % b)] +=
-            a.val[k];
+  m.col.resize(std::size_t(blocks));
+  m.val.resize(std::size_t(blocks) * bb);
+  parallel_pieces(nbr, row_grain, threads, [&](std::int64_t p, std::int64_t r0, std::int64_t r1) {
+    std::vector<std::int32_t> cols;
+    std::int64_t at = part[p];
+    for (std::int64_t br = r0; br < r1; ++br) {
+      const std::int64_t count = m.row_ptr[br + 1];
+      m.row_ptr[br + 1] = at + count;
+      block_columns(a, b, std::int32_t(br), cols);
+      std::copy(cols.begin(), cols.end(), m.col.begin() + at);
+      double* v = m.val.data() + std::size_t(at) * bb;
+      std::fill(v, v + std::size_t(count) * bb, 0.0);
+      const std::int32_t r_end = std::min(a.n, std::int32_t(br + 1) * b);
+      for (std::int32_t i = std::int32_t(br) * b; i < r_end; ++i)
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+          const std::int64_t blk =
+              std::lower_bound(cols.begin(), cols.end(), a.col[k] / b) - cols.begin();
+          v[std::size_t(blk) * bb + std::size_t(i - br * b) * b + std::size_t(a.col[k] % b)] +=
+              a.val[k];
+        }
+      for (std::int32_t i = r_end; i < std::int32_t(br + 1) * b; ++i) {  // padding: unit diagonal
+        const std::int64_t blk =
+            std::lower_bound(cols.begin(), cols.end(), std::int32_t(br)) - cols.begin();
+        v[std::size_t(blk) * bb + std::size_t(i - br * b) * (b + 1)] = 1.0;
       }
-    for (std::int32_t i = r_end; i < (br + 1) * b; ++i) {  // padding: unit diagonal
-      std::int64_t blk = slot[br];
-      m.val[std::size_t(blk) * bb + std::size_t(i - br * b) * (b + 1)] = 1.0;
+      at += count;
     }
-    m.row_ptr[br + 1] = m.n_blocks();
-  }
+  });
   return m;
 }
 
@@ -145,52 +277,73 @@ csr_matrix bcrs_to_csr(const bcrs_matrix& m) {
 }
 
 // Entries per row of SELL slice s: its longest row (at least 1: identity padding rows).
-static std::int64_t slice_width(const csr_matrix& a, std::int32_t s) {
+static std::int64_t slice_width(const csr_view& a, std::int32_t s) {
   std::int64_t w = 1;
   for (std::int32_t i = s * sell_slice; i < std::min(a.n, (s + 1) * sell_slice); ++i)
     w = std::max(w, a.row_ptr[i + 1] - a.row_ptr[i]);
   return w;
 }
 
-std::int64_t sell_entries(const csr_matrix& a) {
-  std::int64_t total = 0;
-  for (std::int32_t s = 0; s < (a.n + sell_slice - 1) / sell_slice; ++s)
-    total += slice_width(a, s) * sell_slice;
-  return total;
+std::int64_t sell_entries(const csr_view& a) {
+  const std::int32_t ns = (a.n + sell_slice - 1) / sell_slice;
+  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(ns, row_grain / 32)), 0);
+  parallel_pieces(ns, row_grain / 32, host_threads(),
+                  [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
+                    for (std::int64_t s = s0; s < s1; ++s)
+                      part[p] += slice_width(a, std::int32_t(s)) * sell_slice;
+                  });
+  return exclusive_scan(part);
 }
 
-sell_matrix csr_to_sell(const csr_matrix& a) {
+sell_matrix csr_to_sell(const csr_view& a) {
   const std::int32_t C = sell_slice;
   sell_matrix m;
   m.n = a.n;
   m.n_slices = (a.n + C - 1) / C;
+  const int threads = host_threads();
+  const std::int64_t grain = row_grain / 32;
   m.slice_ptr.assign(std::size_t(m.n_slices) + 1, 0);
-  for (std::int32_t s = 0; s < m.n_slices; ++s)
-    m.slice_ptr[s + 1] = m.slice_ptr[s] + slice_width(a, s) * C;
-  m.col.resize(std::size_t(m.slice_ptr.back()));
-  m.val.assign(std::size_t(m.slice_ptr.back()), 0.0);
-  for (std::int32_t s = 0; s < m.n_slices; ++s) {
-    const std::int64_t base = m.slice_ptr[s], w = (m.slice_ptr[s + 1] - base) / C;
-    for (std::int32_t l = 0; l < C; ++l) {
-      const std::int32_t i = s * C + l;
-      std::int64_t t = 0;
-      if (i < a.n) {
-        for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e, ++t) {
-          m.col[std::size_t(base + t * C + l)] = a.col[e];
-          m.val[std::size_t(base + t * C + l)] = a.val[e];
+  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(m.n_slices, grain)), 0);
+  parallel_pieces(m.n_slices, grain, threads,
+                  [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
+                    for (std::int64_t s = s0; s < s1; ++s) {
+                      m.slice_ptr[s + 1] = slice_width(a, std::int32_t(s)) * C;
+                      part[p] += m.slice_ptr[s + 1];
+                    }
+                  });
+  const std::int64_t entries = exclusive_scan(part);
+  // No value-initialization: every entry is written below, each slice by one piece.
+  m.col.resize(std::size_t(entries));
+  m.val.resize(std::size_t(entries));
+  parallel_pieces(
+      m.n_slices, grain, threads, [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
+        std::int64_t base = part[p];
+        for (std::int64_t s = s0; s < s1; ++s) {
+          const std::int64_t w = m.slice_ptr[s + 1] / C;
+          m.slice_ptr[s + 1] = base + w * C;
+          for (std::int32_t l = 0; l < C; ++l) {
+            const std::int32_t i = std::int32_t(s) * C + l;
+            std::int64_t t = 0;
+            if (i < a.n) {
+              for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e, ++t) {
+                m.col[std::size_t(base + t * C + l)] = a.col[e];
+                m.val[std::size_t(base + t * C + l)] = a.val[e];
+              }
+            } else {  // identity padding row
+              m.col[std::size_t(base + l)] = i;
+              m.val[std::size_t(base + l)] = 1.0;
+              t = 1;
+            }
+            for (; t < w; ++t)  // value 0, own row
+              m.col[std::size_t(base + t * C + l)] = i, m.val[std::size_t(base + t * C + l)] = 0.0;
+          }
+          base += w * C;
         }
-      } else {  // identity padding row
-        m.col[std::size_t(base + l)] = i;
-        m.val[std::size_t(base + l)] = 1.0;
-        t = 1;
-      }
-      for (; t < w; ++t) m.col[std::size_t(base + t * C + l)] = i;  // value 0, own row
-    }
-  }
+      });
   return m;
 }
 
-double matrix_bytes(const csr_matrix& a, format f, std::int64_t stored, int value_bytes) {
+double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_bytes) {
   if (f == format::csr) return double(a.nnz()) * (value_bytes + 4) + double(a.n + 1) * 8;
   if (f == format::sell)
     return double(stored) * (value_bytes + 4) + double((a.n + sell_slice - 1) / sell_slice + 1) * 8;
@@ -199,7 +352,7 @@ double matrix_bytes(const csr_matrix& a, format f, std::int64_t stored, int valu
 }
 
 // Blocks of b x b over every `stride`-th block row only: a cheap estimate of count_blocks.
-static double sampled_blocks(const csr_matrix& a, int b, std::int32_t stride) {
+static double sampled_blocks(const csr_view& a, int b, std::int32_t stride) {
   const std::int32_t nbr = (a.n + b - 1) / b;
   std::vector<std::int32_t> cols;
   double blocks = 0, rows = 0;
@@ -213,7 +366,7 @@ static double sampled_blocks(const csr_matrix& a, int b, std::int32_t stride) {
   return rows > 0 ? blocks * double(nbr) / rows : 0;
 }
 
-format choose_format(const csr_matrix& a, int value_bytes, bool sliced) {
+format choose_format(const csr_view& a, int value_bytes, bool sliced) {
   const double csr_bytes = matrix_bytes(a, format::csr, 0, value_bytes);
   format scalar = format::csr;
   double scalar_bytes = csr_bytes;
@@ -226,9 +379,8 @@ format choose_format(const csr_matrix& a, int value_bytes, bool sliced) {
   if (a.n > 65536) {
     bool plausible = false;
     for (int b : {2, 4})
-      plausible = plausible ||
-                  matrix_bytes(a, format(b), std::int64_t(sampled_blocks(a, b, 32)), value_bytes) <
-                      0.95 * scalar_bytes;
+      plausible = plausible || matrix_bytes(a, format(b), std::int64_t(sampled_blocks(a, b, 32)),
+                                            value_bytes) < 0.95 * scalar_bytes;
     if (!plausible) return scalar;
   }
   format best = scalar;
@@ -240,20 +392,25 @@ format choose_format(const csr_matrix& a, int value_bytes, bool sliced) {
   return best;
 }
 
-std::vector<double> inverse_diagonal(const csr_matrix& a, std::int32_t n_padded, bool jacobi,
+std::vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, bool jacobi,
                                      std::int64_t* zero_diagonals) {
-  std::vector<double> d(std::size_t(n_padded), 1.0);
-  std::int64_t zeros = 0;
-  for (std::int32_t i = 0; i < a.n; ++i) {
-    double diag = 0.0;
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      if (a.col[k] == i) diag = a.val[k];
-    if (diag == 0.0)
-      ++zeros;
-    else if (jacobi)
-      d[i] = 1.0 / diag;
-  }
-  if (zero_diagonals) *zero_diagonals = zeros;
+  std::vector<double> d(static_cast<std::size_t>(n_padded));
+  std::vector<std::int64_t> zeros(static_cast<std::size_t>(piece_count(n_padded, row_grain)), 0);
+  parallel_pieces(n_padded, row_grain, host_threads(),
+                  [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+                    for (std::int64_t i = i0; i < i1; ++i) {
+                      d[i] = 1.0;
+                      if (i >= a.n) continue;
+                      double diag = 0.0;
+                      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+                        if (a.col[k] == i) diag = a.val[k];
+                      if (diag == 0.0)
+                        ++zeros[p];
+                      else if (jacobi)
+                        d[i] = 1.0 / diag;
+                    }
+                  });
+  if (zero_diagonals) *zero_diagonals = exclusive_scan(zeros);
   return d;
 }
 

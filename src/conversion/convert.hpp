@@ -10,32 +10,44 @@
 
 namespace cnc {
 
-// Canonical CSR from a caller's CSR (0- or 1-based; rows may be unsorted, duplicates summed).
-// Throws cnc::error with a message naming the first bad offset/index.
-csr_matrix csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                         const double* val, int base);
+// The caller's CSR (0- or 1-based; rows may be unsorted, duplicates are summed) as a canonical
+// CSR. Validated and placed with every core. When the caller's arrays are canonical already
+// (0-based, rows sorted, no duplicates) `view` points at them and nothing is copied; otherwise
+// `view` points at `owned`. Throws cnc::error naming the first bad offset/index in row order.
+struct user_csr {
+  user_csr() = default;
+  user_csr(user_csr&&) = default;  // moving keeps the vectors' buffers, so `view` stays valid
+  user_csr(const user_csr&) = delete;
+  user_csr& operator=(const user_csr&) = delete;
+  user_csr& operator=(user_csr&&) = default;
+  csr_matrix owned;
+  csr_view view;
+  bool copied() const { return !owned.row_ptr.empty(); }
+};
+user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                       const double* val, int base);
 
 // Stored blocks if `a` were cut into b x b blocks (for the fill ratio, without building).
-std::int64_t count_blocks(const csr_matrix& a, int b);
-bcrs_matrix csr_to_bcrs(const csr_matrix& a, int b);
+std::int64_t count_blocks(const csr_view& a, int b);
+bcrs_matrix csr_to_bcrs(const csr_view& a, int b);
 // Back to CSR over the n real rows, dropping the zeros that blocking added (and explicit zeros).
 csr_matrix bcrs_to_csr(const bcrs_matrix& m);
 
 // Entries SELL stores for `a` (padding included), without building it.
-std::int64_t sell_entries(const csr_matrix& a);
-sell_matrix csr_to_sell(const csr_matrix& a);
+std::int64_t sell_entries(const csr_view& a);
+sell_matrix csr_to_sell(const csr_view& a);
 
 // Bytes one SpMV reads from the matrix in format f with value_bytes-wide values; `stored` is the
 // number of blocks (BCRS) or entries (SELL) stored, unused for CSR.
-double matrix_bytes(const csr_matrix& a, format f, std::int64_t stored, int value_bytes);
+double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_bytes);
 // The format that moves the fewest bytes per SpMV; a block format must save >= 10% over the
 // scalar format. With `sliced` (GPU backends: one thread per row, coalesced by slice), SELL is
 // the scalar format whenever its padding adds at most 10% bytes over CSR; otherwise CSR.
-format choose_format(const csr_matrix& a, int value_bytes, bool sliced);
+format choose_format(const csr_view& a, int value_bytes, bool sliced);
 
 // Inverse diagonal for Jacobi (1 where the diagonal is zero or absent; those are counted), padded
 // with 1 up to n_padded. With jacobi == false, all ones.
-std::vector<double> inverse_diagonal(const csr_matrix& a, std::int32_t n_padded, bool jacobi,
+std::vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, bool jacobi,
                                      std::int64_t* zero_diagonals);
 
 }  // namespace cnc

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace cnc {
@@ -30,12 +31,23 @@ inline bool is_block(format f) { return f == format::bcrs2 || f == format::bcrs4
 inline int block_size(format f) { return is_block(f) ? static_cast<int>(f) : 1; }
 const char* format_name(format f);
 
+// A canonical CSR that cnc reads but does not own: a csr_matrix, or the caller's own arrays when
+// they are already canonical (0-based, sorted, no duplicates), which then need no copy.
+struct csr_view {
+  std::int32_t n = 0;
+  std::span<const std::int64_t> row_ptr;  // n + 1, row_ptr[0] == 0
+  std::span<const std::int32_t> col;
+  std::span<const double> val;
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+};
+
 struct csr_matrix {
   std::int32_t n = 0;                 // rows == columns
   std::vector<std::int64_t> row_ptr;  // n + 1
   std::vector<std::int32_t> col;      // nnz
   std::vector<double> val;            // nnz
   std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+  operator csr_view() const { return csr_view{n, row_ptr, col, val}; }
 };
 
 struct bcrs_matrix {
@@ -63,11 +75,11 @@ struct sell_matrix {
 // support a format may fall back to it), plus the Jacobi inverse diagonal in double.
 struct host_matrix {
   format fmt = format::csr;
-  const csr_matrix* csr = nullptr;    // always set
+  csr_view csr;                       // always set
   const bcrs_matrix* bcrs = nullptr;  // set when fmt is bcrs2/bcrs4
   const sell_matrix* sell = nullptr;  // set when fmt is sell
   std::int32_t n_padded() const {
-    return fmt == format::csr ? csr->n : fmt == format::sell ? sell->n_padded() : bcrs->n_padded();
+    return fmt == format::csr ? csr.n : fmt == format::sell ? sell->n_padded() : bcrs->n_padded();
   }
 };
 

@@ -17,7 +17,7 @@ namespace {
 constexpr double breakdown_cos = 1e-15;  // |(u,v)| <= this * |u| |v| counts as zero
 }
 
-pcg_result bicgstab_solve(device_system& sys, const csr_matrix& a, int k, const double* b,
+pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b,
                           double* x, const krylov_params& prm) {
   krylov_track tr(a, k, b, x, prm.base.threshold);
   if (tr.all_zero) return tr.finish(a, b, x, false, 0);

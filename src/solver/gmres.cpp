@@ -20,7 +20,7 @@ constexpr double happy_ratio = 1e-14;     // h_{j+1,j} <= this * |A z_j|: Krylov
 constexpr double singular_ratio = 1e-16;  // rotated diagonal <= this * |A z_j|: R is singular
 }  // namespace
 
-pcg_result gmres_solve(device_system& sys, const csr_matrix& a, int k, const double* b, double* x,
+pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                        const krylov_params& prm) {
   krylov_track tr(a, k, b, x, prm.base.threshold);
   if (tr.all_zero) return tr.finish(a, b, x, false, 0);

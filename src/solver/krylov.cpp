@@ -40,7 +40,7 @@ int severity(int reason) {
 }
 }  // namespace
 
-krylov_ops::krylov_ops(device_system& sys, const csr_matrix& a, const double* d, int k, int threads)
+krylov_ops::krylov_ops(device_system& sys, const csr_view& a, const double* d, int k, int threads)
     : sys_(sys), a_(a), d_(d), n_(std::size_t(a.n)), k_(k) {
   active.assign(std::size_t(k), 1);
   n_chunks_ = std::max<std::int64_t>(1, (std::int64_t(n_) + chunk_rows - 1) / chunk_rows);
@@ -132,7 +132,7 @@ void krylov_ops::residual(const double* b, const double* x, double* r) {
 
 // ---------------------------------------------------------------------------------------------
 
-krylov_track::krylov_track(const csr_matrix& a, int nsys, const double* b, double* x,
+krylov_track::krylov_track(const csr_view& a, int nsys, const double* b, double* x,
                            double threshold)
     : k(nsys) {
   const std::size_t n = std::size_t(a.n), ks = std::size_t(nsys);
@@ -168,7 +168,7 @@ std::vector<char> krylov_track::running_mask() const {
   return m;
 }
 
-pcg_result krylov_track::finish(const csr_matrix& a, const double* b, const double* x, bool stopped,
+pcg_result krylov_track::finish(const csr_view& a, const double* b, const double* x, bool stopped,
                                 std::int64_t spmvs) const {
   pcg_result res;
   const std::size_t ks = std::size_t(k);

@@ -25,7 +25,7 @@ class krylov_ops {
  public:
   // `d`: the Jacobi inverse diagonal (at least a.n values), or nullptr for no preconditioner.
   // threads: host threads for the vector operations (0 = one per core).
-  krylov_ops(device_system& sys, const csr_matrix& a, const double* d, int k, int threads);
+  krylov_ops(device_system& sys, const csr_view& a, const double* d, int k, int threads);
   ~krylov_ops();
 
   std::size_t n() const { return n_; }
@@ -48,7 +48,7 @@ class krylov_ops {
   void over_chunks(F&& fn);  // fn(chunk, row0, row1) for every row chunk, in parallel
 
   device_system& sys_;
-  const csr_matrix& a_;
+  csr_view a_;
   const double* d_;
   std::size_t n_;
   int k_;
@@ -69,15 +69,15 @@ struct krylov_params {
 // fill pcg_result like pcg_solve: `iterations` counts solver iterations (one BiCGSTAB iteration
 // = two SpMVs, one GMRES iteration = one Arnoldi step), `iteration_steps` counts SpMVs (the unit
 // of the context's flop and byte rates).
-pcg_result bicgstab_solve(device_system& sys, const csr_matrix& a, int k, const double* b,
+pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b,
                           double* x, const krylov_params& prm);
-pcg_result gmres_solve(device_system& sys, const csr_matrix& a, int k, const double* b, double* x,
+pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                        const krylov_params& prm);
 
 // Shared bookkeeping of the two solvers: norms of b, thresholds, per-system outcome, and the
 // final true-residual check (converged but true residual above 2x threshold -> stagnated).
 struct krylov_track {
-  krylov_track(const csr_matrix& a, int k, const double* b, double* x, double threshold);
+  krylov_track(const csr_view& a, int k, const double* b, double* x, double threshold);
   int k;
   std::vector<double> bnorm2, thr2;
   std::vector<int> reason;  // 0 while running, else CNC_REASON_*
@@ -88,7 +88,7 @@ struct krylov_track {
   bool any_running() const;
   double worst_relative() const;  // max sqrt(res2/bnorm2) over running systems
   std::vector<char> running_mask() const;
-  pcg_result finish(const csr_matrix& a, const double* b, const double* x, bool stopped,
+  pcg_result finish(const csr_view& a, const double* b, const double* x, bool stopped,
                     std::int64_t spmvs) const;
 };
 

@@ -43,7 +43,7 @@ int severity(int reason) {
 }
 }  // namespace
 
-void residual_norms(const csr_matrix& a, int k, const double* b, const double* x,
+void residual_norms(const csr_view& a, int k, const double* b, const double* x,
                     double* norms2) {
   // Fixed row chunks summed in chunk order: the same bits for any number of threads.
   constexpr std::int32_t chunk = 16384;
@@ -80,7 +80,7 @@ void residual_norms(const csr_matrix& a, int k, const double* b, const double* x
   }
 }
 
-pcg_result pcg_solve(device_system& sys, const csr_matrix& a, int k, const double* b, double* x,
+pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                      const pcg_params& prm) {
   const std::size_t n = std::size_t(a.n);
   pcg_result res;

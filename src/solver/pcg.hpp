@@ -32,11 +32,11 @@ struct pcg_result {
 // Solves a x = b for k systems (column-major b and x, n real rows). `a` is the double CSR used
 // for the final true-residual check; `sys` already holds the matrix. x: initial guess in,
 // solution out.
-pcg_result pcg_solve(device_system& sys, const csr_matrix& a, int k, const double* b, double* x,
+pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                      const pcg_params& prm);
 
 // Host reference y = b - A x (double), used for the true residual.
-void residual_norms(const csr_matrix& a, int k, const double* b, const double* x,
+void residual_norms(const csr_view& a, int k, const double* b, const double* x,
                     double* norms2);
 
 }  // namespace cnc

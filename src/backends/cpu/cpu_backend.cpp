@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <span>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -64,27 +65,27 @@ class cpu_system final : public device_system {
  public:
   cpu_system(thread_pool& pool, const cpu_kernel_table* kt, const host_matrix& a,
              const std::vector<double>& d, int k)
-      : pool_(pool), kt_(kt), k_(k), n_(a.csr->n) {
+      : pool_(pool), kt_(kt), k_(k), n_(a.csr.n) {
     static_assert(cpu_sell_slice == sell_slice, "one SELL slice height");
-    const std::vector<double>* vals = &a.csr->val;
+    std::span<const double> vals = a.csr.val;
     step_.a.b = group_rows(a.fmt);
     if (is_block(a.fmt)) {
       step_.a.rows = a.bcrs->n_block_rows;
       step_.a.row_ptr = a.bcrs->row_ptr.data();
       step_.a.col = a.bcrs->col.data();
-      vals = &a.bcrs->val;
+      vals = a.bcrs->val;
     } else if (a.fmt == format::sell) {
       step_.a.rows = a.sell->n_slices;
       step_.a.row_ptr = a.sell->slice_ptr.data();
       step_.a.col = a.sell->col.data();
-      vals = &a.sell->val;
+      vals = a.sell->val;
     } else {
-      step_.a.rows = a.csr->n;
-      step_.a.row_ptr = a.csr->row_ptr.data();
-      step_.a.col = a.csr->col.data();
+      step_.a.rows = a.csr.n;
+      step_.a.row_ptr = a.csr.row_ptr.data();
+      step_.a.col = a.csr.col.data();
     }
-    const std::int64_t nvals = static_cast<std::int64_t>(vals->size());
-    const double* v = vals->data();
+    const std::int64_t nvals = static_cast<std::int64_t>(vals.size());
+    const double* v = vals.data();
     if constexpr (std::is_same_v<MT, double>) {
       step_.a.val = v;  // the caller keeps the host matrix alive (backend.hpp)
     } else {

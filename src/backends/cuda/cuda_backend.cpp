@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,7 +93,7 @@ device_buffer upload(const T* host, std::size_t count, cudaStream_t s) {
 }
 
 // Matrix values in the device's precision (double, or float for single and mixed).
-device_buffer upload_values(const std::vector<double>& v, bool as_float, cudaStream_t s) {
+device_buffer upload_values(std::span<const double> v, bool as_float, cudaStream_t s) {
   if (!as_float) return upload(v.data(), v.size(), s);
   std::vector<float> f(v.begin(), v.end());
   device_buffer b = upload(f.data(), f.size(), s);
@@ -159,7 +160,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
     if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
     check(cudaSetDevice(dev_), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    n_real_ = a.csr->n;
+    n_real_ = a.csr.n;
     n_ = a.n_padded();
     if (static_cast<std::int64_t>(d.size()) < n_)
       throw error(CNC_ERR_SIZE_MISMATCH, "CUDA backend: inverse diagonal shorter than n_padded");
@@ -168,7 +169,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
 
     double avg = 0.0;
     if (a.fmt == format::csr) {
-      const csr_matrix& m = *a.csr;
+      const csr_view m = a.csr;
       mat_.b = 1;
       mat_.rows = m.n;
       row_ptr_ = upload(m.row_ptr.data(), m.row_ptr.size(), stream_);

@@ -14,7 +14,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "backends/opencl/cl_error.hpp"
 #include "cnc.h"
@@ -69,10 +71,10 @@ class opencl_system final : public device_system {
       : cl_(cl), dev_(dev), k_(k) {
     // SELL: one work-item per row, padding rows included (they are identity rows of the slices).
     const bool blocked = is_block(a.fmt), sell = a.fmt == format::sell;
-    if (!a.csr || (blocked && !a.bcrs) || (sell && !a.sell))
+    if (a.csr.row_ptr.empty() || (blocked && !a.bcrs) || (sell && !a.sell))
       throw error(CNC_ERR_INVALID_VALUE,
                   "OpenCL backend: the matrix of the chosen format is missing");
-    n_ = blocked ? a.bcrs->n : sell ? a.sell->n : a.csr->n;
+    n_ = blocked ? a.bcrs->n : sell ? a.sell->n : a.csr.n;
     np_ = a.n_padded();
     fmt_ = group_rows(a.fmt);
     units_ = blocked ? a.bcrs->n_block_rows : np_;
@@ -162,7 +164,7 @@ class opencl_system final : public device_system {
   std::size_t vec_bytes() const { return static_cast<std::size_t>(np_) * k_ * vs_; }
 
   void build(const host_matrix& a, const tuning& t) {
-    const std::int64_t entries = a.fmt == format::csr    ? a.csr->nnz()
+    const std::int64_t entries = a.fmt == format::csr    ? a.csr.nnz()
                                  : a.fmt == format::sell ? a.sell->entries()
                                                          : a.bcrs->n_blocks() * fmt_ * fmt_;
     wide_idx_ = entries >= INT_MAX;
@@ -181,7 +183,7 @@ class opencl_system final : public device_system {
         // work-item per row, which the H200 sweep in bench/results/opencl.md found faster),
         // longer rows get about one lane per entry of a mean row (paper 002 §IV.A).
         // CPUs: one work-item per row.
-        const double mean = a.csr->n ? static_cast<double>(a.csr->nnz()) / a.csr->n : 1.0;
+        const double mean = a.csr.n ? static_cast<double>(a.csr.nnz()) / a.csr.n : 1.0;
         width = !dev_.gpu ? 1 : mean > 12 ? floor_pow2(static_cast<long>(mean)) : val_f32_ ? 1 : -1;
       }
       width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
@@ -283,11 +285,13 @@ class opencl_system final : public device_system {
   void upload_matrix(const host_matrix& a, const std::vector<double>& d) {
     // SELL's slice_ptr plays the part of the row offsets (in entries, 64-bit on the host).
     const bool csr = a.fmt == format::csr, sell = a.fmt == format::sell;
-    const std::vector<std::int64_t>& rp = csr    ? a.csr->row_ptr
-                                          : sell ? a.sell->slice_ptr
-                                                 : a.bcrs->row_ptr;
-    const std::vector<std::int32_t>& col = csr ? a.csr->col : sell ? a.sell->col : a.bcrs->col;
-    const std::vector<double>& val = csr ? a.csr->val : sell ? a.sell->val : a.bcrs->val;
+    const std::span<const std::int64_t> rp = csr    ? a.csr.row_ptr
+                                             : sell ? std::span<const std::int64_t>(a.sell->slice_ptr)
+                                                    : std::span<const std::int64_t>(a.bcrs->row_ptr);
+    const std::span<const std::int32_t> col =
+        csr ? a.csr.col : std::span<const std::int32_t>(sell ? a.sell->col : a.bcrs->col);
+    const std::span<const double> val =
+        csr ? a.csr.val : std::span<const double>(sell ? a.sell->val : a.bcrs->val);
 
     rowp_ = alloc(rp.size() * (wide_idx_ ? 8 : 4), "row offsets");
     if (wide_idx_) {
@@ -300,10 +304,11 @@ class opencl_system final : public device_system {
     if (!col.empty()) write(col_, col.data(), col.size() * 4);
     const std::size_t vsz = val_f32_ ? 4 : 8;
     val_ = alloc(val.size() * vsz, "matrix values");
-    if (!val.empty()) {
-      std::vector<unsigned char> v(val.size() * vsz);
-      for (std::size_t i = 0; i < val.size(); ++i) put(v.data(), i, val[i], val_f32_);
-      write(val_, v.data(), v.size());
+    if (!val.empty() && !val_f32_) {
+      write(val_, val.data(), val.size() * vsz);  // doubles go as they are: no host copy
+    } else if (!val.empty()) {
+      const std::vector<float> v(val.begin(), val.end());
+      write(val_, v.data(), v.size() * vsz);
     }
     dv_ = alloc(static_cast<std::size_t>(np_) * vs_, "inverse diagonal");
     {

@@ -1,0 +1,67 @@
+// Host-side fork-join for the pipeline stages outside the CPU backend (validation of the caller's
+// CSR, format conversion, the inverse diagonal, CSR from the hash table). Work is cut into a
+// fixed number of contiguous pieces that does not depend on the thread count, and every piece
+// writes only its own outputs, so results are the same bits for any number of threads.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace cnc {
+
+// Threads for host stages: CNC_NUM_THREADS when set (> 0), else one per core. `requested` > 0
+// (the context's CNC_THREADS) wins over both.
+inline int host_threads(int requested = 0) {
+  if (requested > 0) return requested;
+  if (const char* e = std::getenv("CNC_NUM_THREADS")) {
+    const int v = std::atoi(e);
+    if (v > 0) return v;
+  }
+  return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Splits [0, n) into at most 1024 pieces of at least `grain` items and runs
+// f(piece, begin, end) for each on up to `threads` threads. Pieces are numbered in order; the
+// same n and grain give the same pieces whatever the thread count. Exceptions thrown by f are
+// rethrown here (the one of the lowest piece that threw).
+template <class F>
+void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
+  if (n <= 0) return;
+  const std::int64_t pieces =
+      std::clamp<std::int64_t>(n / std::max<std::int64_t>(grain, 1), 1, 1024);
+  auto bounds = [&](std::int64_t p) { return n * p / pieces; };
+  const int t_count = int(std::min<std::int64_t>(std::max(threads, 1), pieces));
+  if (t_count == 1) {
+    for (std::int64_t p = 0; p < pieces; ++p) f(p, bounds(p), bounds(p + 1));
+    return;
+  }
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(pieces));
+  auto work = [&](int t) {
+    for (std::int64_t p = pieces * t / t_count; p < pieces * (t + 1) / t_count; ++p) {
+      try {
+        f(p, bounds(p), bounds(p + 1));
+      } catch (...) {
+        errors[std::size_t(p)] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(std::size_t(t_count - 1));
+  for (int t = 1; t < t_count; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// Number of pieces parallel_pieces makes for (n, grain): for callers that keep one result slot
+// per piece.
+inline std::int64_t piece_count(std::int64_t n, std::int64_t grain) {
+  return n <= 0 ? 0 : std::clamp<std::int64_t>(n / std::max<std::int64_t>(grain, 1), 1, 1024);
+}
+
+}  // namespace cnc
