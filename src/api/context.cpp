@@ -194,6 +194,7 @@ void context::solve(const csr_view& a, std::uint64_t version, int nrhs, const do
           max_iterations > 0 ? max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(a.n));
       prm.threshold = threshold;
       prm.check_interval = check_interval > 0 ? check_interval : be->default_check_interval();
+      prm.device_residual = prec == precision::f64;
       if (progress_cb) {
         prm.progress = [this](std::int64_t it, double res) {
           return progress_cb(CNCint(std::min<std::int64_t>(it, INT32_MAX)), res, progress_data) !=

@@ -106,11 +106,27 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
   }
   sys.set_vectors(b, x);
   sys.init(thr2.data());
-  std::vector<rhs_state> st(static_cast<std::size_t>(k));
+  std::vector<rhs_state> st(static_cast<std::size_t>(k)), fresh(st.size());
+  std::vector<double> tr2(static_cast<std::size_t>(k));
+  // ||b - A x||² of every system. On the device, init() computes exactly that (r = b - A x,
+  // rr = Σ r²) and leaves the systems ready for a restart; `st` keeps the finished states.
+  bool restarted_by_check = false;
+  auto true_norms = [&] {
+    if (prm.device_residual) {
+      sys.init(thr2.data());
+      sys.read_state(fresh.data());
+      for (int j = 0; j < k; ++j) tr2[j] = fresh[j].rr;
+      restarted_by_check = true;
+    } else {
+      sys.get_x(x);
+      residual_norms(a, k, b, x, tr2.data());
+    }
+  };
   std::vector<int> restarts(std::size_t(k), 0);
   std::int64_t it = 0;
-  bool stopped = false;
+  bool stopped = false, have_true = false;
   const int interval = std::max(1, prm.check_interval);
+  const double slack2 = true_slack * true_slack;
   for (;;) {
     sys.read_state(st.data());
     bool any_running = false;
@@ -125,21 +141,22 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
     }
     if (!any_running) {
       // Verify converged systems against the true residual; restart those that disagree.
+      true_norms();
+      have_true = true;
       bool restart = false;
-      sys.get_x(x);
-      std::vector<double> tr2(static_cast<std::size_t>(k));
-      residual_norms(a, k, b, x, tr2.data());
       for (int j = 0; j < k; ++j)
-        if (bnorm2[j] > 0 && st[j].status == converged &&
-            tr2[j] > true_slack * true_slack * thr2[j] && restarts[j] < prm.max_restarts)
+        if (bnorm2[j] > 0 && st[j].status == converged && tr2[j] > slack2 * thr2[j] &&
+            restarts[j] < prm.max_restarts)
           restart = true;
       if (!restart || it >= prm.max_iterations) break;
       for (int j = 0; j < k; ++j) {
         done_before[j] += st[j].iters;
-        if (st[j].status == converged && tr2[j] > true_slack * true_slack * thr2[j]) ++restarts[j];
+        if (st[j].status == converged && tr2[j] > slack2 * thr2[j]) ++restarts[j];
       }
       if (prm.log) prm.log(CNC_LOG_INFO, "true residual above threshold: restarting CG from x");
-      sys.init(thr2.data());
+      if (!restarted_by_check) sys.init(thr2.data());
+      restarted_by_check = false;
+      have_true = false;
       continue;
     }
     if (it >= prm.max_iterations) break;
@@ -148,9 +165,8 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
     it += batch;
     res.iteration_steps += batch;
   }
+  if (!have_true) true_norms();
   sys.get_x(x);
-  std::vector<double> tr2(static_cast<std::size_t>(k));
-  residual_norms(a, k, b, x, tr2.data());
   int worst_reason = CNC_REASON_CONVERGED;
   for (int j = 0; j < k; ++j) {
     if (bnorm2[j] == 0.0) {

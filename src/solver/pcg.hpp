@@ -15,6 +15,10 @@ struct pcg_params {
   double threshold = 1e-6;  // ||r|| <= threshold ||b||
   int check_interval = 1;   // iterations between two reads of the device scalars
   int max_restarts = 3;     // restarts from the true residual when it disagrees
+  // True when the device holds A and the vectors in double: the true residual b - A x is then
+  // computed there by init() (one state read, no vector traffic). Otherwise (single, mixed) it
+  // is computed on the host against the double CSR, since the device's A is rounded to float.
+  bool device_residual = false;
   std::function<bool(std::int64_t, double)> progress;  // (iteration, max rel. residual) -> stop?
   std::function<void(int, const std::string&)> log;
 };
@@ -30,8 +34,8 @@ struct pcg_result {
 };
 
 // Solves a x = b for k systems (column-major b and x, n real rows). `a` is the double CSR used
-// for the final true-residual check; `sys` already holds the matrix. x: initial guess in,
-// solution out.
+// for the true-residual check when it runs on the host; `sys` already holds the matrix.
+// x: initial guess in, solution out (read back from the device once, at the end).
 pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                      const pcg_params& prm);
 
