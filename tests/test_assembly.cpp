@@ -89,6 +89,13 @@ cnc::csr_matrix reference_csr(std::int32_t n, const std::vector<triplet>& t) {
   return m;
 }
 
+// Sets CNC_NUM_THREADS (host stages read it on every call).
+void set_threads(int t) {
+  char v[16];
+  std::snprintf(v, sizeof v, "%d", t);
+  setenv("CNC_NUM_THREADS", v, 1);
+}
+
 // ---- hash_coo
 // ------------------------------------------------------------------------------------
 void test_insertion_order_independent(void**) {
@@ -111,6 +118,32 @@ void test_insertion_order_independent(void**) {
   // Reversed order too.
   std::reverse(t.begin(), t.end());
   expect_same_csr(first, assemble(n, t, 0), "reversed insertion");
+}
+
+// CSR from the table in pieces of rows, with spilled rows and dropped rows across piece
+// boundaries: the same bits for any thread count, the reference's structure.
+void test_hash_coo_threads(void**) {
+  const std::int32_t n = 30011;
+  std::vector<triplet> t = random_parts(n, 4, 3);
+  for (std::int32_t j = 0; j < 3000; ++j) t.push_back({20000, (j * 7) % n, 0.5});  // spills
+  std::vector<std::int32_t> map(std::size_t(n), -1);
+  std::int32_t kept = 0;
+  for (std::int32_t i = 0; i < n; ++i)
+    if (i % 5 != 2) map[std::size_t(i)] = kept++;
+  cnc::hash_coo h;
+  h.reset(n, 16);  // far too small: windows grow and rows spill
+  for (const triplet& e : t) h.add(e.i, e.j, e.v);
+  set_threads(1);
+  const cnc::csr_matrix one = h.to_csr(map, kept), full1 = h.to_csr({}, n);
+  set_threads(4);
+  const cnc::csr_matrix four = h.to_csr(map, kept), full4 = h.to_csr({}, n);
+  unsetenv("CNC_NUM_THREADS");
+  expect_same_csr(one, four, "mapped to_csr, 1 vs 4 threads");
+  expect_same_csr(full1, full4, "to_csr, 1 vs 4 threads");
+  const cnc::csr_matrix ref = reference_csr(n, t);
+  if (full1.row_ptr != ref.row_ptr || full1.col != ref.col) fail_msg("structure differs");
+  for (std::size_t k = 0; k < ref.val.size(); ++k)
+    if (!(std::fabs(full1.val[k] - ref.val[k]) <= 1e-9)) fail_msg("value %zu wrong", k);
 }
 
 void test_hash_coo_map_drops(void**) {
@@ -408,13 +441,6 @@ void test_csr_from_user(void**) {
   assert_true(reinterpret_cast<const void*>(w.view.col.data()) == ci0);
 }
 
-// Sets CNC_NUM_THREADS (host stages read it on every call).
-void set_threads(int t) {
-  char v[16];
-  std::snprintf(v, sizeof v, "%d", t);
-  setenv("CNC_NUM_THREADS", v, 1);
-}
-
 // A caller's CSR over many pieces of the parallel loops: rows of random length, every 7th row
 // reversed (unsorted), every 11th with a repeated column; 0- or 1-based.
 struct user_arrays {
@@ -678,6 +704,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_insertion_order_independent),
       cmocka_unit_test(test_hash_coo_map_drops),
+      cmocka_unit_test(test_hash_coo_threads),
       cmocka_unit_test(test_api_insertion_order),
       cmocka_unit_test(test_builder_plain_locked),
       cmocka_unit_test(test_builder_least_squares),

@@ -8,6 +8,7 @@
 
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 namespace cnc {
 
@@ -21,7 +22,8 @@ std::uint64_t spill_hash(std::uint64_t key) { return (key * 0x9E3779B97F4A7C15ul
 void hash_coo::reset(std::int32_t n_rows, std::int64_t nnz_hint) {
   n_rows_ = std::max<std::int32_t>(n_rows, 1);
   const double per_row = nnz_hint > 0 ? double(nnz_hint) / n_rows_ : 6.0;
-  allocate(std::clamp<std::uint32_t>(std::uint32_t(std::ceil(per_row / window_load)), 2, max_stride));
+  allocate(
+      std::clamp<std::uint32_t>(std::uint32_t(std::ceil(per_row / window_load)), 2, max_stride));
   spill_.clear();
   spill_.shrink_to_fit();
   spilled_ = 0;
@@ -91,7 +93,8 @@ void hash_coo::grow() {
   allocate(stride_ * 2);
   count_ = 0, spilled_ = 0;
   for (std::int32_t i = 0; i < n_rows_; ++i)
-    for (std::uint64_t s = std::uint64_t(i) * old_stride; s < std::uint64_t(i + 1) * old_stride; ++s)
+    for (std::uint64_t s = std::uint64_t(i) * old_stride; s < std::uint64_t(i + 1) * old_stride;
+         ++s)
       if (cols[s] >= 0) {
         add(i, cols[s], vals[s]);
         if (lo && lo[s] != 0.0) add(i, cols[s], lo[s]);
@@ -110,48 +113,80 @@ csr_matrix hash_coo::to_csr(const std::vector<std::int32_t>& map, std::int32_t n
   for (const spill_slot& e : spill_)
     if (e.key != empty_key) extra.emplace_back(e.key, e.hi + e.lo);
   std::sort(extra.begin(), extra.end());
+  // Rows are independent: pass 1 counts each kept row's entries, pass 2 writes and sorts them,
+  // both in fixed pieces of rows (the map keeps rows in order, so output rows follow input rows).
+  constexpr std::int64_t grain = 8192;
+  const int threads = host_threads();
+  const std::int64_t pieces = piece_count(n_rows_, grain);
+  std::vector<std::int64_t> len(std::size_t(n_rows_), 0), part(std::size_t(pieces) + 1, 0);
+  auto extra_begin = [&](std::int64_t i) {
+    return std::size_t(std::lower_bound(extra.begin(), extra.end(),
+                                        std::make_pair(std::uint64_t(i) << 32, -HUGE_VAL)) -
+                       extra.begin());
+  };
+  parallel_pieces(n_rows_, grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+    std::size_t x = extra_begin(i0);
+    for (std::int64_t i = i0; i < i1; ++i) {
+      std::int64_t c = 0;
+      const std::int32_t r = mapped(std::int32_t(i));
+      const bool keep = r >= 0 && r < n_out;
+      for (std::uint64_t s = std::uint64_t(i) * stride_; keep && s < std::uint64_t(i + 1) * stride_;
+           ++s)
+        c += cols_[s] >= 0 && mapped(cols_[s]) >= 0;
+      for (; x < extra.size() && std::int64_t(extra[x].first >> 32) == i; ++x)
+        c += keep && mapped(std::int32_t(extra[x].first & 0xffffffffu)) >= 0;
+      len[i] = c;
+      part[p + 1] += c;
+    }
+  });
+  for (std::int64_t p = 0; p < pieces; ++p) part[p + 1] += part[p];
   csr_matrix m;
   m.n = n_out;
   m.row_ptr.assign(std::size_t(n_out) + 1, 0);
-  m.col.reserve(std::size_t(count_));
-  m.val.reserve(std::size_t(count_));
-  std::size_t x = 0;
-  std::vector<std::pair<std::int32_t, double>> tmp;
-  for (std::int32_t i = 0; i < n_rows_; ++i) {
-    const std::int32_t r = mapped(i);
-    const std::size_t b = m.col.size();
-    if (r >= 0) {
-      for (std::uint64_t s = std::uint64_t(i) * stride_; s < std::uint64_t(i + 1) * stride_; ++s) {
-        const std::int32_t c = cols_[s] >= 0 ? mapped(cols_[s]) : -1;
-        if (c < 0) continue;
-        m.col.push_back(c);
-        m.val.push_back(lo_ ? vals_[s] + lo_[s] : vals_[s]);
+  m.col.resize(std::size_t(part[pieces]));
+  m.val.resize(std::size_t(part[pieces]));
+  parallel_pieces(n_rows_, grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+    std::vector<std::pair<std::int32_t, double>> tmp;
+    std::size_t x = extra_begin(i0);
+    std::int64_t at = part[p];
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const std::int32_t r = mapped(std::int32_t(i));
+      const std::size_t b = std::size_t(at);
+      std::size_t e = b;
+      if (r >= 0 && r < n_out) {
+        for (std::uint64_t s = std::uint64_t(i) * stride_; s < std::uint64_t(i + 1) * stride_;
+             ++s) {
+          const std::int32_t c = cols_[s] >= 0 ? mapped(cols_[s]) : -1;
+          if (c < 0) continue;
+          m.col[e] = c;
+          m.val[e++] = lo_ ? vals_[s] + lo_[s] : vals_[s];
+        }
       }
-    }
-    for (; x < extra.size() && std::int32_t(extra[x].first >> 32) == i; ++x) {
-      const std::int32_t c = mapped(std::int32_t(extra[x].first & 0xffffffffu));
-      if (r >= 0 && c >= 0) m.col.push_back(c), m.val.push_back(extra[x].second);
-    }
-    if (r < 0) continue;
-    // Sort the row by column: insertion sort for the usual short rows, std::sort for long ones.
-    const std::size_t e = m.col.size();
-    if (e - b > 32) {
-      tmp.clear();
-      for (std::size_t k = b; k < e; ++k) tmp.emplace_back(m.col[k], m.val[k]);
-      std::sort(tmp.begin(), tmp.end(), [](auto& p, auto& q) { return p.first < q.first; });
-      for (std::size_t k = b; k < e; ++k) m.col[k] = tmp[k - b].first, m.val[k] = tmp[k - b].second;
-    } else {
-      for (std::size_t k = b + 1; k < e; ++k) {
-        const std::int32_t c = m.col[k];
-        const double v = m.val[k];
-        std::size_t p = k;
-        for (; p > b && m.col[p - 1] > c; --p) m.col[p] = m.col[p - 1], m.val[p] = m.val[p - 1];
-        m.col[p] = c, m.val[p] = v;
+      for (; x < extra.size() && std::int64_t(extra[x].first >> 32) == i; ++x) {
+        const std::int32_t c = mapped(std::int32_t(extra[x].first & 0xffffffffu));
+        if (r >= 0 && r < n_out && c >= 0) m.col[e] = c, m.val[e++] = extra[x].second;
       }
+      if (r < 0 || r >= n_out) continue;
+      // Sort the row by column: insertion sort for the usual short rows, std::sort for long ones.
+      if (e - b > 32) {
+        tmp.clear();
+        for (std::size_t k = b; k < e; ++k) tmp.emplace_back(m.col[k], m.val[k]);
+        std::sort(tmp.begin(), tmp.end(), [](auto& u, auto& v) { return u.first < v.first; });
+        for (std::size_t k = b; k < e; ++k)
+          m.col[k] = tmp[k - b].first, m.val[k] = tmp[k - b].second;
+      } else {
+        for (std::size_t k = b + 1; k < e; ++k) {
+          const std::int32_t c = m.col[k];
+          const double v = m.val[k];
+          std::size_t q = k;
+          for (; q > b && m.col[q - 1] > c; --q) m.col[q] = m.col[q - 1], m.val[q] = m.val[q - 1];
+          m.col[q] = c, m.val[q] = v;
+        }
+      }
+      at = std::int64_t(e);
+      m.row_ptr[std::size_t(r) + 1] = at;
     }
-    m.row_ptr[std::size_t(r) + 1] = std::int64_t(e - b);
-  }
-  for (std::int32_t r = 0; r < n_out; ++r) m.row_ptr[r + 1] += m.row_ptr[r];
+  });
   return m;
 }
 

@@ -20,31 +20,42 @@ constexpr double true_slack = 2.0;
 
 int reason_of(std::int32_t status) {
   switch (status) {
-    case converged: return CNC_REASON_CONVERGED;
-    case indefinite_matrix: return CNC_REASON_INDEFINITE_MATRIX;
-    case indefinite_precond: return CNC_REASON_INDEFINITE_PRECOND;
-    case not_finite: return CNC_REASON_NOT_FINITE;
-    default: return CNC_REASON_MAX_ITERATIONS;
+    case converged:
+      return CNC_REASON_CONVERGED;
+    case indefinite_matrix:
+      return CNC_REASON_INDEFINITE_MATRIX;
+    case indefinite_precond:
+      return CNC_REASON_INDEFINITE_PRECOND;
+    case not_finite:
+      return CNC_REASON_NOT_FINITE;
+    default:
+      return CNC_REASON_MAX_ITERATIONS;
   }
 }
 
 // Severity order for the combined reason: the worst system decides.
 int severity(int reason) {
   switch (reason) {
-    case CNC_REASON_CONVERGED: return 0;
-    case CNC_REASON_STOPPED: return 1;
-    case CNC_REASON_MAX_ITERATIONS: return 2;
-    case CNC_REASON_STAGNATED: return 3;
-    case CNC_REASON_INDEFINITE_PRECOND: return 4;
-    case CNC_REASON_INDEFINITE_MATRIX: return 5;
-    case CNC_REASON_NOT_FINITE: return 6;
+    case CNC_REASON_CONVERGED:
+      return 0;
+    case CNC_REASON_STOPPED:
+      return 1;
+    case CNC_REASON_MAX_ITERATIONS:
+      return 2;
+    case CNC_REASON_STAGNATED:
+      return 3;
+    case CNC_REASON_INDEFINITE_PRECOND:
+      return 4;
+    case CNC_REASON_INDEFINITE_MATRIX:
+      return 5;
+    case CNC_REASON_NOT_FINITE:
+      return 6;
   }
   return 7;
 }
 }  // namespace
 
-void residual_norms(const csr_view& a, int k, const double* b, const double* x,
-                    double* norms2) {
+void residual_norms(const csr_view& a, int k, const double* b, const double* x, double* norms2) {
   // Fixed row chunks summed in chunk order: the same bits for any number of threads.
   constexpr std::int32_t chunk = 16384;
   const std::size_t n = std::size_t(a.n);
@@ -58,7 +69,8 @@ void residual_norms(const csr_view& a, int k, const double* b, const double* x,
         double s = 0.0;
         for (std::int32_t i = c * chunk; i < std::min(a.n, (c + 1) * chunk); ++i) {
           double ax = 0.0;
-          for (std::int64_t t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t) ax += a.val[t] * xj[a.col[t]];
+          for (std::int64_t t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t)
+            ax += a.val[t] * xj[a.col[t]];
           const double r = bj[i] - ax;
           s += r * r;
         }
