@@ -360,6 +360,13 @@ CNC_API CNCstatus cncRowScaling(double value);
 /* ---- Entry-wise assembly (inside Begin/End(MATRIX), plain mode) ------------------------------ */
 /** a_ij += value (duplicates are summed). */
 CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double value);
+/**
+ * a_{i[t] j[t]} += values[t] for t < count: the same as count calls of cncAddIJCoefficient (same
+ * result bits), without a call per entry. Every entry is checked first: an index out of range or
+ * a value that is not finite fails the whole call (naming the first bad entry) and adds nothing.
+ */
+CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const CNCuint* j,
+                                       const double* values);
 /** b_i += value (system 0). */
 CNC_API CNCstatus cncAddIRightHandSide(CNCuint i, double value);
 /** b_i += value in system k. */

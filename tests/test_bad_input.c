@@ -425,6 +425,79 @@ static void test_backend_environment(void** unused) {
   unsetenv("CNC_BACKEND");
 }
 
+/* cncAddIJCoefficients: the same bits as one call per entry (a random SPD matrix in random
+ * order, with duplicates), and a bad entry anywhere refuses the whole call and adds nothing. */
+static void solve_entries(const ts_csr* a, const double* b, int bulk, int with_bad_calls, double* x) {
+  const int32_t n = a->n;
+  uint32_t* ri = malloc(sizeof(uint32_t) * (size_t)(a->nnz * 2));
+  uint32_t* ci = malloc(sizeof(uint32_t) * (size_t)(a->nnz * 2));
+  double* vi = malloc(sizeof(double) * (size_t)(a->nnz * 2));
+  int64_t m = 0;
+  for (int32_t i = 0; i < n; ++i)
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) {  /* each entry in two parts */
+      ri[m] = (uint32_t)i, ci[m] = (uint32_t)a->col[k], vi[m++] = a->val[k] * 0.3;
+      ri[m] = (uint32_t)i, ci[m] = (uint32_t)a->col[k], vi[m++] = a->val[k] * 0.7;
+    }
+  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, n), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
+  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+  if (with_bad_calls) {
+    uint32_t keep = ri[m / 2];
+    ri[m / 2] = (uint32_t)n;  /* one index out of range in the middle */
+    assert_int_equal(cncAddIJCoefficients(m, ri, ci, vi), CNC_ERR_INDEX_OUT_OF_RANGE);
+    ri[m / 2] = keep;
+    double v = vi[m - 1];
+    vi[m - 1] = NAN;  /* one value not finite at the end */
+    assert_int_equal(cncAddIJCoefficients(m, ri, ci, vi), CNC_ERR_NOT_FINITE);
+    vi[m - 1] = v;
+    assert_int_equal(cncAddIJCoefficients(-1, ri, ci, vi), CNC_ERR_INVALID_VALUE);
+    assert_int_equal(cncAddIJCoefficients(m, NULL, ci, vi), CNC_ERR_NULL_POINTER);
+    assert_int_equal(cncAddIJCoefficients(0, NULL, NULL, NULL), CNC_OK);
+    assert_true(strstr(cncGetErrorMessage(), "entry") != NULL);
+    cncClearError();
+  }
+  if (bulk) {
+    assert_int_equal(cncAddIJCoefficients(m / 3, ri, ci, vi), CNC_OK);
+    assert_int_equal(cncAddIJCoefficients(m - m / 3, ri + m / 3, ci + m / 3, vi + m / 3), CNC_OK);
+  } else {
+    for (int64_t t = 0; t < m; ++t) assert_int_equal(cncAddIJCoefficient(ri[t], ci[t], vi[t]), CNC_OK);
+  }
+  for (int32_t i = 0; i < n; ++i) assert_int_equal(cncAddIRightHandSide((CNCuint)i, b[i]), CNC_OK);
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncSolve(), CNC_OK);
+  assert_int_equal(ts_read_x(n, 1, x), CNC_OK);
+  free(ri), free(ci), free(vi);
+}
+
+static void test_bulk_coefficients(void** state) {
+  (void)state;
+  ts_csr a = ts_random_spd(3000, 6, 77);
+  double* b = malloc(sizeof(double) * 3000);
+  double *x1 = malloc(sizeof(double) * 3000), *x2 = malloc(sizeof(double) * 3000);
+  for (int i = 0; i < 3000; ++i) b[i] = 1.0 + (i % 13) * 0.25;
+  CNCcontext c = cncNewContext();
+  cncMakeCurrent(c);
+  solve_entries(&a, b, 0, 0, x1);
+  cncDeleteContext(c);
+  c = cncNewContext();
+  cncMakeCurrent(c);
+  solve_entries(&a, b, 1, 1, x2);
+  cncDeleteContext(c);
+  assert_memory_equal(x1, x2, sizeof(double) * 3000);
+  assert_true(ts_rel_residual(&a, x2, b) < 1e-9);
+  /* Outside Begin/End(MATRIX): a state error. */
+  c = cncNewContext();
+  cncMakeCurrent(c);
+  uint32_t zero = 0;
+  double one = 1.0;
+  assert_int_equal(cncAddIJCoefficients(1, &zero, &zero, &one), CNC_ERR_STATE);
+  cncDeleteContext(c);
+  ts_csr_free(&a);
+  free(b), free(x1), free(x2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_unknown_enums, ts_setup_context, ts_teardown_context),
@@ -434,6 +507,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_null_pointers, ts_setup_context, ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_bad_csr, ts_setup_context, ts_teardown_context),
       cmocka_unit_test(test_absent_backend),
+      cmocka_unit_test(test_bulk_coefficients),
       cmocka_unit_test(test_backend_environment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

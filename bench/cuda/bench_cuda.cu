@@ -13,9 +13,7 @@
 // (3k + 1): 11k + 2 passes, 13 for k = 1. d is shared by the k systems.
 //
 //   bench_cuda [quick]     ("quick": small sizes only, for a smoke test)
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <cusparse.h>
 
 #include <algorithm>
 #include <chrono>
@@ -31,6 +29,7 @@
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
 #include "conversion/convert.hpp"
+#include "textbook_pcg.cuh"
 
 using namespace cnc;
 
@@ -44,24 +43,6 @@ namespace {
       std::exit(1);                                                                              \
     }                                                                                            \
   } while (0)
-#define CKS(call)                                                       \
-  do {                                                                  \
-    cusparseStatus_t e_ = (call);                                       \
-    if (e_ != CUSPARSE_STATUS_SUCCESS) {                                \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
-                   cusparseGetErrorString(e_));                         \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
-#define CKB(call)                                                                        \
-  do {                                                                                   \
-    cublasStatus_t e_ = (call);                                                          \
-    if (e_ != CUBLAS_STATUS_SUCCESS) {                                                   \
-      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #call, int(e_)); \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
-
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -335,116 +316,22 @@ double floor_bytes(const problem& pb, format f, precision p, int k) {
 // ---- baseline: cuSPARSE + cuBLAS, host-side scalars
 // ----------------------------------------------
 
-template <class T>
-__global__ void jacobi_apply(std::int64_t n, const T* d, const T* r, T* z) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) z[i] = d[i] * r[i];
-}
-
-template <class T>
-struct blas;
-template <>
-struct blas<double> {
-  static constexpr cudaDataType type = CUDA_R_64F;
-  static void dot(cublasHandle_t h, int n, const double* x, const double* y, double* r) {
-    CKB(cublasDdot(h, n, x, 1, y, 1, r));
-  }
-  static void axpy(cublasHandle_t h, int n, double a, const double* x, double* y) {
-    CKB(cublasDaxpy(h, n, &a, x, 1, y, 1));
-  }
-  static void scal(cublasHandle_t h, int n, double a, double* x) {
-    CKB(cublasDscal(h, n, &a, x, 1));
-  }
-};
-template <>
-struct blas<float> {
-  static constexpr cudaDataType type = CUDA_R_32F;
-  static void dot(cublasHandle_t h, int n, const float* x, const float* y, float* r) {
-    CKB(cublasSdot(h, n, x, 1, y, 1, r));
-  }
-  static void axpy(cublasHandle_t h, int n, float a, const float* x, float* y) {
-    CKB(cublasSaxpy(h, n, &a, x, 1, y, 1));
-  }
-  static void scal(cublasHandle_t h, int n, float a, float* x) { CKB(cublasSscal(h, n, &a, x, 1)); }
-};
-
-// Textbook Jacobi-PCG (as in NVIDIA's conjugateGradientPrecond sample): cusparseSpMV + cuBLAS,
-// scalars returned to the host by every dot. Returns seconds per iteration (median of reps).
+// Textbook Jacobi-PCG (textbook_pcg.cuh). Returns seconds per iteration (median of reps).
 template <class T>
 double time_baseline(const problem& pb, int iters, int reps) {
   const csr_matrix& a = pb.csr;
   const int n = a.n;
   std::vector<int> rp(a.row_ptr.begin(), a.row_ptr.end());
-  std::vector<T> val(a.val.begin(), a.val.end()), dv(n, T(1.0 / pb.diag));
+  std::vector<T> val(a.val.begin(), a.val.end());
   std::vector<double> b64 = rhs(n, 1);
   std::vector<T> bh(b64.begin(), b64.end());
-  int *d_rp, *d_col;
-  T *d_val, *x, *r, *z, *p, *q, *d;
-  CK(cudaMalloc(&d_rp, sizeof(int) * (n + 1)));
-  CK(cudaMalloc(&d_col, sizeof(int) * a.nnz()));
-  CK(cudaMalloc(&d_val, sizeof(T) * a.nnz()));
-  for (T** v : {&x, &r, &z, &p, &q, &d}) CK(cudaMalloc(v, sizeof(T) * n));
-  CK(cudaMemcpy(d_rp, rp.data(), sizeof(int) * (n + 1), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d_col, a.col.data(), sizeof(int) * a.nnz(), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d_val, val.data(), sizeof(T) * a.nnz(), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d, dv.data(), sizeof(T) * n, cudaMemcpyHostToDevice));
-  cusparseHandle_t sp;
-  cublasHandle_t bl;
-  CKS(cusparseCreate(&sp));
-  CKB(cublasCreate(&bl));
-  cusparseSpMatDescr_t A;
-  cusparseDnVecDescr_t vp, vq;
-  CKS(cusparseCreateCsr(&A, n, n, a.nnz(), d_rp, d_col, d_val, CUSPARSE_INDEX_32I,
-                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, blas<T>::type));
-  CKS(cusparseCreateDnVec(&vp, n, p, blas<T>::type));
-  CKS(cusparseCreateDnVec(&vq, n, q, blas<T>::type));
-  const T one = 1, zero = 0;
-  size_t ws = 0;
-  CKS(cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vq,
-                              blas<T>::type, CUSPARSE_SPMV_ALG_DEFAULT, &ws));
-  void* work = nullptr;
-  CK(cudaMalloc(&work, std::max<size_t>(ws, 16)));
-  const int threads = 256, blocks = (n + threads - 1) / threads;
+  textbook::pcg<T> tb(n, a.nnz(), rp.data(), a.col.data(), val.data());
   std::vector<double> t;
   for (int rep = 0; rep < reps + 1; ++rep) {  // rep 0: warm-up
-    // x = 0, r = b, z = D^-1 r, p = z, rz = r.z
-    CK(cudaMemset(x, 0, sizeof(T) * n));
-    CK(cudaMemcpy(r, bh.data(), sizeof(T) * n, cudaMemcpyHostToDevice));
-    jacobi_apply<<<blocks, threads>>>(n, d, r, z);
-    CK(cudaMemcpy(p, z, sizeof(T) * n, cudaMemcpyDeviceToDevice));
-    T rz, pq, rr, rz_new;
-    blas<T>::dot(bl, n, r, z, &rz);
-    CK(cudaDeviceSynchronize());
-    const double t0 = now();
-    const int count = rep == 0 ? std::min(iters, 8) : iters;
-    for (int it = 0; it < count; ++it) {
-      CKS(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vq, blas<T>::type,
-                       CUSPARSE_SPMV_ALG_DEFAULT, work));
-      blas<T>::dot(bl, n, p, q, &pq);
-      const T alpha = rz / pq;
-      blas<T>::axpy(bl, n, alpha, p, x);
-      blas<T>::axpy(bl, n, -alpha, q, r);
-      blas<T>::dot(bl, n, r, r, &rr);  // the host checks sqrt(rr) against the tolerance here
-      jacobi_apply<<<blocks, threads>>>(n, d, r, z);
-      blas<T>::dot(bl, n, r, z, &rz_new);
-      const T beta = rz_new / rz;
-      rz = rz_new;
-      blas<T>::scal(bl, n, beta, p);
-      blas<T>::axpy(bl, n, one, z, p);
-    }
-    CK(cudaDeviceSynchronize());
-    if (rep > 0) t.push_back((now() - t0) / count);
-    if (!(rr == rr)) std::printf("  (baseline produced NaN)\n");
+    double loop = 0;
+    const int count = tb.solve(bh.data(), 0.0, rep == 0 ? std::min(iters, 8) : iters, &loop);
+    if (rep > 0) t.push_back(loop / count);
   }
-  CK(cudaGetLastError());
-  cusparseDestroySpMat(A);
-  cusparseDestroyDnVec(vp);
-  cusparseDestroyDnVec(vq);
-  cusparseDestroy(sp);
-  cublasDestroy(bl);
-  for (void* v : {(void*)d_rp, (void*)d_col, (void*)d_val, (void*)x, (void*)r, (void*)z, (void*)p,
-                  (void*)q, (void*)d, work})
-    cudaFree(v);
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }

@@ -15,6 +15,7 @@
 #include "cnc.h"
 #include "conversion/convert.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 #include "util/timer.hpp"
 
 namespace cnc {
@@ -43,7 +44,8 @@ template <class F>
 CNCstatus guarded(const char* call, F&& body) {
   context* c = tls_current;
   if (!c) {
-    tls_no_context_message = std::string(call) + ": no current context on this thread (cncMakeCurrent)";
+    tls_no_context_message =
+        std::string(call) + ": no current context on this thread (cncMakeCurrent)";
     return CNC_ERR_NO_CONTEXT;
   }
   try {
@@ -59,8 +61,8 @@ CNCstatus guarded(const char* call, F&& body) {
 }
 
 const char* state_name(int s) {
-  static const char* names[] = {"INITIAL", "SYSTEM", "MATRIX", "ROW", "MATRIX_CONSTRUCTED",
-                                "SYSTEM_CONSTRUCTED", "SOLVED"};
+  static const char* names[] = {
+      "INITIAL", "SYSTEM", "MATRIX", "ROW", "MATRIX_CONSTRUCTED", "SYSTEM_CONSTRUCTED", "SOLVED"};
   return s >= CNC_STATE_INITIAL && s <= CNC_STATE_SOLVED ? names[s - CNC_STATE_INITIAL] : "?";
 }
 
@@ -79,7 +81,8 @@ void need_finite(double v, const char* what, const char* args) {
 
 void need_variable(const context& c, CNCuint i, const char* args) {
   if (i >= CNCuint(c.n))
-    fail(CNC_ERR_INDEX_OUT_OF_RANGE, "(%s): variable index %u >= CNC_NB_VARIABLES=%d", args, i, c.n);
+    fail(CNC_ERR_INDEX_OUT_OF_RANGE, "(%s): variable index %u >= CNC_NB_VARIABLES=%d", args, i,
+         c.n);
 }
 
 void need_system(const context& c, CNCuint k, const char* args) {
@@ -128,38 +131,63 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       fail(CNC_ERR_INVALID_ENUM, "(%s): not a valid value for this parameter", args);
   };
   switch (p) {
-    case CNC_NB_VARIABLES: range(1, INT32_MAX - 8), c.n = std::int32_t(iv); break;
-    case CNC_NB_SYSTEMS: range(1, 4096), c.k = std::int32_t(iv); break;
-    case CNC_LEAST_SQUARES: range(0, 1), c.least_squares = iv != 0; break;
-    case CNC_SYMMETRIC: range(0, 1), c.symmetric = iv != 0; break;
+    case CNC_NB_VARIABLES:
+      range(1, INT32_MAX - 8), c.n = std::int32_t(iv);
+      break;
+    case CNC_NB_SYSTEMS:
+      range(1, 4096), c.k = std::int32_t(iv);
+      break;
+    case CNC_LEAST_SQUARES:
+      range(0, 1), c.least_squares = iv != 0;
+      break;
+    case CNC_SYMMETRIC:
+      range(0, 1), c.symmetric = iv != 0;
+      break;
     case CNC_SOLVER:
       one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES}), c.solver = int(iv);
       break;
     case CNC_PRECONDITIONER:
       one_of({CNC_PRECOND_NONE, CNC_PRECOND_JACOBI, CNC_PRECOND_SSOR}), c.preconditioner = int(iv);
       break;
-    case CNC_MAX_ITERATIONS: range(1, INT64_MAX), c.max_iterations = iv; break;
+    case CNC_MAX_ITERATIONS:
+      range(1, INT64_MAX), c.max_iterations = iv;
+      break;
     case CNC_THRESHOLD:
       if (!is_double) dv = double(iv);
       need_finite(dv, "threshold", args);
-      if (!(dv > 0.0 && dv < 1.0)) fail(CNC_ERR_INVALID_VALUE, "(%s): threshold must be in (0, 1)", args);
+      if (!(dv > 0.0 && dv < 1.0))
+        fail(CNC_ERR_INVALID_VALUE, "(%s): threshold must be in (0, 1)", args);
       c.threshold = dv;
       break;
-    case CNC_PRECISION: one_of({CNC_DOUBLE, CNC_SINGLE, CNC_MIXED}), c.precision_param = int(iv); break;
+    case CNC_PRECISION:
+      one_of({CNC_DOUBLE, CNC_SINGLE, CNC_MIXED}), c.precision_param = int(iv);
+      break;
     case CNC_MATRIX_FORMAT:
-      one_of({CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2, CNC_FORMAT_BCRS4, CNC_FORMAT_SELL});
+      one_of(
+          {CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2, CNC_FORMAT_BCRS4, CNC_FORMAT_SELL});
       c.format_param = int(iv);
       break;
     case CNC_BACKEND:
       one_of({CNC_BACKEND_AUTO, CNC_BACKEND_CPU, CNC_BACKEND_OPENCL, CNC_BACKEND_CUDA});
       c.backend_param = int(iv);
       break;
-    case CNC_NB_THREADS: range(0, 4096), c.threads = int(iv); break;
-    case CNC_NNZ_HINT: range(0, INT64_MAX), c.nnz_hint = iv; break;
-    case CNC_DEVICE_INDEX: range(-1, 4096), c.device_index = int(iv); break;
-    case CNC_CHECK_INTERVAL: range(0, 1 << 20), c.check_interval = int(iv); break;
-    case CNC_GMRES_RESTART: range(1, 100000), c.gmres_restart = int(iv); break;
-    default: fail(CNC_ERR_INVALID_ENUM, "(%s): unknown or read-only parameter", args);
+    case CNC_NB_THREADS:
+      range(0, 4096), c.threads = int(iv);
+      break;
+    case CNC_NNZ_HINT:
+      range(0, INT64_MAX), c.nnz_hint = iv;
+      break;
+    case CNC_DEVICE_INDEX:
+      range(-1, 4096), c.device_index = int(iv);
+      break;
+    case CNC_CHECK_INTERVAL:
+      range(0, 1 << 20), c.check_interval = int(iv);
+      break;
+    case CNC_GMRES_RESTART:
+      range(1, 100000), c.gmres_restart = int(iv);
+      break;
+    default:
+      fail(CNC_ERR_INVALID_ENUM, "(%s): unknown or read-only parameter", args);
   }
 }
 
@@ -168,45 +196,80 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
   *integral = true;
   const cnc::solve_stats& s = c.stats;
   switch (p) {
-    case CNC_NB_VARIABLES: return c.n;
-    case CNC_NB_SYSTEMS: return c.k;
-    case CNC_LEAST_SQUARES: return c.least_squares;
-    case CNC_SYMMETRIC: return c.symmetric;
-    case CNC_SOLVER: return c.solver;
-    case CNC_PRECONDITIONER: return c.preconditioner;
+    case CNC_NB_VARIABLES:
+      return c.n;
+    case CNC_NB_SYSTEMS:
+      return c.k;
+    case CNC_LEAST_SQUARES:
+      return c.least_squares;
+    case CNC_SYMMETRIC:
+      return c.symmetric;
+    case CNC_SOLVER:
+      return c.solver;
+    case CNC_PRECONDITIONER:
+      return c.preconditioner;
     case CNC_MAX_ITERATIONS:
-      return double(c.max_iterations > 0 ? c.max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(c.n)));
-    case CNC_PRECISION: return c.precision_param;
-    case CNC_MATRIX_FORMAT: return c.format_param;
-    case CNC_BACKEND: return c.backend_param;
-    case CNC_NB_THREADS: return c.threads;
-    case CNC_NNZ_HINT: return double(c.nnz_hint);
-    case CNC_DEVICE_INDEX: return c.device_index;
-    case CNC_CHECK_INTERVAL: return c.check_interval;
-    case CNC_GMRES_RESTART: return c.gmres_restart;
-    case CNC_USED_ITERATIONS: return double(s.iterations);
-    case CNC_REASON: return s.reason;
-    case CNC_BYTES_PER_ITERATION: return double(s.bytes_per_iteration);
-    case CNC_NNZ: return double(s.nnz);
-    case CNC_BACKEND_USED: return s.backend_used;
-    case CNC_FORMAT_USED: return s.format_used;
-    case CNC_ZERO_DIAGONALS: return double(s.zero_diagonals);
-    case CNC_STATE: return c.state;
+      return double(c.max_iterations > 0 ? c.max_iterations
+                                         : std::max<std::int64_t>(100, 5 * std::int64_t(c.n)));
+    case CNC_PRECISION:
+      return c.precision_param;
+    case CNC_MATRIX_FORMAT:
+      return c.format_param;
+    case CNC_BACKEND:
+      return c.backend_param;
+    case CNC_NB_THREADS:
+      return c.threads;
+    case CNC_NNZ_HINT:
+      return double(c.nnz_hint);
+    case CNC_DEVICE_INDEX:
+      return c.device_index;
+    case CNC_CHECK_INTERVAL:
+      return c.check_interval;
+    case CNC_GMRES_RESTART:
+      return c.gmres_restart;
+    case CNC_USED_ITERATIONS:
+      return double(s.iterations);
+    case CNC_REASON:
+      return s.reason;
+    case CNC_BYTES_PER_ITERATION:
+      return double(s.bytes_per_iteration);
+    case CNC_NNZ:
+      return double(s.nnz);
+    case CNC_BACKEND_USED:
+      return s.backend_used;
+    case CNC_FORMAT_USED:
+      return s.format_used;
+    case CNC_ZERO_DIAGONALS:
+      return double(s.zero_diagonals);
+    case CNC_STATE:
+      return c.state;
   }
   *integral = false;
   switch (p) {
-    case CNC_THRESHOLD: return c.threshold;
-    case CNC_ERROR: return s.error;
-    case CNC_TRUE_ERROR: return s.true_error;
-    case CNC_TRUE_ERROR_MIN: return s.true_error_min;
-    case CNC_ELAPSED_TIME: return s.elapsed;
-    case CNC_ASSEMBLY_TIME: return s.assembly;
-    case CNC_CONVERSION_TIME: return s.conversion;
-    case CNC_UPLOAD_TIME: return s.upload;
-    case CNC_SOLVE_TIME: return s.solve;
-    case CNC_GFLOPS: return s.gflops;
-    case CNC_GBYTES_PER_SECOND: return s.gbps;
-    case CNC_BLOCK_FILL_RATIO: return s.fill_ratio;
+    case CNC_THRESHOLD:
+      return c.threshold;
+    case CNC_ERROR:
+      return s.error;
+    case CNC_TRUE_ERROR:
+      return s.true_error;
+    case CNC_TRUE_ERROR_MIN:
+      return s.true_error_min;
+    case CNC_ELAPSED_TIME:
+      return s.elapsed;
+    case CNC_ASSEMBLY_TIME:
+      return s.assembly;
+    case CNC_CONVERSION_TIME:
+      return s.conversion;
+    case CNC_UPLOAD_TIME:
+      return s.upload;
+    case CNC_SOLVE_TIME:
+      return s.solve;
+    case CNC_GFLOPS:
+      return s.gflops;
+    case CNC_GBYTES_PER_SECOND:
+      return s.gbps;
+    case CNC_BLOCK_FILL_RATIO:
+      return s.fill_ratio;
   }
   fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown parameter or statistic", p);
 }
@@ -307,19 +370,30 @@ CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
       fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);
     std::string& result = c.strings[p - CNC_BACKEND_NAME];
     switch (p) {
-      case CNC_BACKEND_NAME: result = c.stats.backend_name; break;
-      case CNC_DEVICE_NAME: result = c.stats.device_name; break;
+      case CNC_BACKEND_NAME:
+        result = c.stats.backend_name;
+        break;
+      case CNC_DEVICE_NAME:
+        result = c.stats.device_name;
+        break;
       case CNC_FORMAT_NAME:
         result = c.stats.format_used == CNC_FORMAT_CSR     ? "csr"
-                          : c.stats.format_used == CNC_FORMAT_BCRS2 ? "bcrs2"
-                          : c.stats.format_used == CNC_FORMAT_BCRS4 ? "bcrs4"
-                          : c.stats.format_used == CNC_FORMAT_SELL  ? "sell"
-                                                                    : "";
+                 : c.stats.format_used == CNC_FORMAT_BCRS2 ? "bcrs2"
+                 : c.stats.format_used == CNC_FORMAT_BCRS4 ? "bcrs4"
+                 : c.stats.format_used == CNC_FORMAT_SELL  ? "sell"
+                                                           : "";
         break;
-      case CNC_REASON_NAME: result = cnc::reason_name(c.stats.reason); break;
-      case CNC_VERSION_STRING: result = CNC_VERSION_STRING_BUILD; break;
-      case CNC_CPU_SIMD: result = cnc::cpu_simd_level(); break;
-      default: fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);
+      case CNC_REASON_NAME:
+        result = cnc::reason_name(c.stats.reason);
+        break;
+      case CNC_VERSION_STRING:
+        result = CNC_VERSION_STRING_BUILD;
+        break;
+      case CNC_CPU_SIMD:
+        result = cnc::cpu_simd_level();
+        break;
+      default:
+        fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);
     }
     *out = result.c_str();
   });
@@ -380,7 +454,8 @@ CNC_API CNCstatus cncBegin(CNCenum prim) {
         c.build.begin_row();
         c.state = CNC_STATE_ROW;
         break;
-      default: fail(CNC_ERR_INVALID_ENUM, "(%s): not CNC_SYSTEM, CNC_MATRIX or CNC_ROW", args);
+      default:
+        fail(CNC_ERR_INVALID_ENUM, "(%s): not CNC_SYSTEM, CNC_MATRIX or CNC_ROW", args);
     }
   });
 }
@@ -412,7 +487,8 @@ CNC_API CNCstatus cncEnd(CNCenum prim) {
         need_state(c, args, {CNC_STATE_MATRIX_CONSTRUCTED});
         c.state = CNC_STATE_SYSTEM_CONSTRUCTED;
         break;
-      default: fail(CNC_ERR_INVALID_ENUM, "(%s): not CNC_SYSTEM, CNC_MATRIX or CNC_ROW", args);
+      default:
+        fail(CNC_ERR_INVALID_ENUM, "(%s): not CNC_SYSTEM, CNC_MATRIX or CNC_ROW", args);
     }
   });
 }
@@ -420,9 +496,12 @@ CNC_API CNCstatus cncEnd(CNCenum prim) {
 // Variables ------------------------------------------------------------------------------------
 static const std::initializer_list<int> settable = {CNC_STATE_SYSTEM, CNC_STATE_MATRIX_CONSTRUCTED,
                                                     CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED};
-static const std::initializer_list<int> readable = {
-    CNC_STATE_SYSTEM, CNC_STATE_MATRIX, CNC_STATE_ROW, CNC_STATE_MATRIX_CONSTRUCTED,
-    CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED};
+static const std::initializer_list<int> readable = {CNC_STATE_SYSTEM,
+                                                    CNC_STATE_MATRIX,
+                                                    CNC_STATE_ROW,
+                                                    CNC_STATE_MATRIX_CONSTRUCTED,
+                                                    CNC_STATE_SYSTEM_CONSTRUCTED,
+                                                    CNC_STATE_SOLVED};
 
 static CNCstatus set_variable(const char* call, CNCuint i, CNCuint k, double v) {
   return guarded(call, [&](context& c) {
@@ -460,7 +539,9 @@ static CNCstatus get_variable(const char* call, CNCuint i, CNCuint k, double* v)
 CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* v) {
   return get_variable("cncMultiGetVariable", i, k, v);
 }
-CNC_API CNCstatus cncGetVariable(CNCuint i, double* v) { return get_variable("cncGetVariable", i, 0, v); }
+CNC_API CNCstatus cncGetVariable(CNCuint i, double* v) {
+  return get_variable("cncGetVariable", i, 0, v);
+}
 
 static CNCstatus set_lock(const char* call, CNCuint i, bool lock) {
   return guarded(call, [&](context& c) {
@@ -532,7 +613,8 @@ CNC_API CNCstatus cncRowScaling(double v) {
 CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double v) {
   return guarded("cncAddIJCoefficient", [&](context& c) {
     // Hot path: one combined test, details only when something is wrong.
-    if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || j >= CNCuint(c.n) || !std::isfinite(v)) {
+    if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || j >= CNCuint(c.n) ||
+        !std::isfinite(v)) {
       char args[96];
       std::snprintf(args, sizeof args, "i=%u, j=%u, value=%g", i, j, v);
       need_state(c, args, {CNC_STATE_MATRIX});
@@ -544,9 +626,44 @@ CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double v) {
   });
 }
 
+CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const CNCuint* j,
+                                       const double* values) {
+  return guarded("cncAddIJCoefficients", [&](context& c) {
+    char args[96];
+    std::snprintf(args, sizeof args, "count=%lld", (long long)count);
+    need_state(c, args, {CNC_STATE_MATRIX});
+    if (count < 0) fail(CNC_ERR_INVALID_VALUE, "(%s): count must be >= 0", args);
+    if (count == 0) return;
+    if (!i || !j || !values)
+      fail(CNC_ERR_NULL_POINTER, "(%s): i, j and values must not be NULL", args);
+    // Every entry is checked before any is added, so a bad call changes nothing.
+    const CNCuint n = CNCuint(c.n);
+    std::vector<std::int64_t> bad(std::size_t(cnc::piece_count(count, 1 << 16)), -1);
+    cnc::parallel_pieces(count, 1 << 16, cnc::host_threads(),
+                         [&](std::int64_t p, std::int64_t t0, std::int64_t t1) {
+                           for (std::int64_t t = t0; t < t1; ++t)
+                             if (i[t] >= n || j[t] >= n || !std::isfinite(values[t])) {
+                               bad[std::size_t(p)] = t;
+                               return;
+                             }
+                         });
+    for (std::int64_t t : bad)
+      if (t >= 0) {
+        std::snprintf(args, sizeof args, "count=%lld, entry %lld: i=%u, j=%u, value=%g",
+                      (long long)count, (long long)t, i[t], j[t], values[t]);
+        need_variable(c, i[t], args);
+        need_variable(c, j[t], args);
+        need_finite(values[t], "value", args);
+      }
+    for (std::int64_t t = 0; t < count; ++t)
+      c.build.add_ij(std::int32_t(i[t]), std::int32_t(j[t]), values[t]);
+  });
+}
+
 static CNCstatus add_rhs(const char* call, CNCuint i, CNCuint k, double v) {
   return guarded(call, [&](context& c) {
-    if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || k >= CNCuint(c.k) || !std::isfinite(v)) {
+    if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || k >= CNCuint(c.k) ||
+        !std::isfinite(v)) {
       char args[96];
       std::snprintf(args, sizeof args, "i=%u, k=%u, value=%g", i, k, v);
       need_state(c, args, {CNC_STATE_MATRIX});
@@ -583,13 +700,17 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
       fail(CNC_ERR_NULL_POINTER, "(%s): row_ptr, col_idx, values, b and x must not be NULL", args);
     if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
       fail(CNC_ERR_STATE, "(%s): not allowed in state %s", args, state_name(c.state));
-    if (n == 0 || n > CNCuint(INT32_MAX - 8)) fail(CNC_ERR_INVALID_VALUE, "(%s): n out of range", args);
+    if (n == 0 || n > CNCuint(INT32_MAX - 8))
+      fail(CNC_ERR_INVALID_VALUE, "(%s): n out of range", args);
     if (base != 0 && base != 1) fail(CNC_ERR_INVALID_VALUE, "(%s): base must be 0 or 1", args);
-    if (nrhs == 0 || nrhs > 4096) fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
+    if (nrhs == 0 || nrhs > 4096)
+      fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
     const std::size_t len = std::size_t(n) * nrhs;
     for (std::size_t t = 0; t < len; ++t) {
-      if (!std::isfinite(b[t])) fail(CNC_ERR_NOT_FINITE, "(%s): b[%zu]=%g is not finite", args, t, b[t]);
-      if (!std::isfinite(x[t])) fail(CNC_ERR_NOT_FINITE, "(%s): x[%zu]=%g is not finite", args, t, x[t]);
+      if (!std::isfinite(b[t]))
+        fail(CNC_ERR_NOT_FINITE, "(%s): b[%zu]=%g is not finite", args, t, b[t]);
+      if (!std::isfinite(x[t]))
+        fail(CNC_ERR_NOT_FINITE, "(%s): x[%zu]=%g is not finite", args, t, x[t]);
     }
     const double t0 = cnc::now_seconds();
     cnc::user_csr a;
@@ -630,9 +751,8 @@ CNC_API CNCstatus cncSetLogCallback(CNClogCallback cb, void* user) {
   return guarded("cncSetLogCallback", [&](context& c) { c.log_cb = cb, c.log_data = user; });
 }
 CNC_API CNCstatus cncSetProgressCallback(CNCprogressCallback cb, void* user) {
-  return guarded("cncSetProgressCallback", [&](context& c) {
-    c.progress_cb = cb, c.progress_data = user;
-  });
+  return guarded("cncSetProgressCallback",
+                 [&](context& c) { c.progress_cb = cb, c.progress_data = user; });
 }
 CNC_API void cncGetVersion(int* major, int* minor, int* patch) {
   int v[3] = {0, 0, 0};
