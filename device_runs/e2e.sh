@@ -1,0 +1,37 @@
+#!/bin/bash
+# End-to-end run on the GPU machine: Release build (CUDA + OpenCL), the test suite with the
+# automatic backend and forced onto CUDA, then bench_api (public API vs the textbook cuSPARSE
+# PCG, same run). Carried: .devfull/ (cmocka, OpenCL headers and the ICD loader, extracted from
+# Debian's packages, which that machine cannot fetch). Usage: bash device_runs/e2e.sh [tests|bench|all]
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
+what=${1:-all}
+exec > >(tee -a "$OUT/e2e-$what.log") 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+nproc
+L=$C/usr/lib/x86_64-linux-gnu
+mkdir -p /tmp/pc && sed "s|/usr|$C/usr|g" $L/pkgconfig/cmocka.pc > /tmp/pc/cmocka.pc
+export PKG_CONFIG_PATH=/tmp/pc LD_LIBRARY_PATH=$L:${LD_LIBRARY_PATH:-}
+NV=$(find / -xdev -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
+mkdir -p /tmp/icd && echo "${NV:-libnvidia-opencl.so.1}" > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd CNC_OPENCL_LIBRARY=$L/libOpenCL.so.1
+if [ ! -f /tmp/b/build.ninja ]; then
+  cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON \
+    -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
+fi
+grep -E "cnc:" /tmp/cfg.log
+ninja -C /tmp/b > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -80; exit 1; }
+if [ "$what" != bench ]; then
+  echo "== ctest (auto backend)"
+  (cd /tmp/b && ctest -j8 --timeout 300 --output-on-failure -E "python") 2>&1 | tail -45
+  echo "== ctest with CNC_BACKEND=cuda"
+  (cd /tmp/b && CNC_BACKEND=cuda ctest -j4 --timeout 300 --output-on-failure \
+     -R "test_solve|test_bad_input|nonsymmetric|demo|opennl|threads|assembly") 2>&1 | tail -25
+fi
+if [ "$what" != tests ]; then
+  echo "== cnc-solve --grid 256"
+  /tmp/b/examples/cnc-solve --grid 256 --backend cuda
+  /tmp/b/examples/cnc-solve --grid 256 --backend opencl
+  echo "== bench_api"
+  /tmp/b/bench/cuda/bench_api --reps 3
+fi
