@@ -427,7 +427,7 @@ void test_csr_from_user(void**) {
   assert_int_equal(u.view.n, 3);
   assert_true(u.view.col.data() == m.col.data());
   const std::vector<std::int64_t> want_rp = {0, 2, 4, 5};
-  const std::vector<std::int32_t> want_col = {0, 1, 1, 2, 2};
+  const cnc::host_vector<std::int32_t> want_col = {0, 1, 1, 2, 2};
   assert_true(m.row_ptr == want_rp);
   assert_true(m.col == want_col);
   assert_true(m.val[0] == 4 && m.val[1] == -1 && m.val[2] == 4 && m.val[3] == 0.75 &&

@@ -15,10 +15,34 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace cnc {
+
+// Allocator whose resize() leaves new elements uninitialized: the big index and value arrays are
+// written right after by the conversion's parallel pieces, so the pages are first touched (and
+// faulted in) by every core instead of being zeroed by one thread beforehand.
+template <class T>
+struct default_init_allocator : std::allocator<T> {
+  using std::allocator<T>::allocator;
+  template <class U>
+  struct rebind {
+    using other = default_init_allocator<U>;
+  };
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+template <class T>
+using host_vector = std::vector<T, default_init_allocator<T>>;
 
 constexpr int sell_slice = 32;  // SELL slice height C: a CUDA warp, an NVIDIA OpenCL sub-group
 
@@ -44,8 +68,8 @@ struct csr_view {
 struct csr_matrix {
   std::int32_t n = 0;                 // rows == columns
   std::vector<std::int64_t> row_ptr;  // n + 1
-  std::vector<std::int32_t> col;      // nnz
-  std::vector<double> val;            // nnz
+  host_vector<std::int32_t> col;      // nnz
+  host_vector<double> val;            // nnz
   std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
   operator csr_view() const { return csr_view{n, row_ptr, col, val}; }
 };
@@ -55,8 +79,8 @@ struct bcrs_matrix {
   std::int32_t n = 0;                 // real rows (unpadded)
   std::int32_t n_block_rows = 0;      // ceil(n / b)
   std::vector<std::int64_t> row_ptr;  // n_block_rows + 1, in blocks
-  std::vector<std::int32_t> col;      // block column of each block
-  std::vector<double> val;            // b*b per block, row-major inside the block
+  host_vector<std::int32_t> col;      // block column of each block
+  host_vector<double> val;            // b*b per block, row-major inside the block
   std::int64_t n_blocks() const { return static_cast<std::int64_t>(col.size()); }
   std::int32_t n_padded() const { return n_block_rows * b; }
 };
@@ -65,8 +89,8 @@ struct sell_matrix {
   std::int32_t n = 0;                   // real rows (unpadded)
   std::int32_t n_slices = 0;            // ceil(n / sell_slice)
   std::vector<std::int64_t> slice_ptr;  // n_slices + 1, in entries (multiples of sell_slice)
-  std::vector<std::int32_t> col;        // slice_ptr.back() entries, column-major per slice
-  std::vector<double> val;
+  host_vector<std::int32_t> col;        // slice_ptr.back() entries, column-major per slice
+  host_vector<double> val;
   std::int64_t entries() const { return static_cast<std::int64_t>(col.size()); }
   std::int32_t n_padded() const { return n_slices * sell_slice; }
 };
