@@ -525,7 +525,7 @@ void test_csr_from_user_parallel(void**) {
 // Conversions cut into pieces give the same matrices for any thread count, and the layouts
 // checked above hold across piece boundaries.
 void test_conversion_threads(void**) {
-  const std::int32_t n = 40003;
+  const std::int32_t n = 140003;  // enough pieces for several threads
   user_arrays in = messy_csr(n, 0, 21);
   const cnc::csr_matrix a = reference_csr(n, in.t);
   set_threads(1);

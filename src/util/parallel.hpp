@@ -34,7 +34,8 @@ void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
   const std::int64_t pieces =
       std::clamp<std::int64_t>(n / std::max<std::int64_t>(grain, 1), 1, 1024);
   auto bounds = [&](std::int64_t p) { return n * p / pieces; };
-  const int t_count = int(std::min<std::int64_t>(std::max(threads, 1), pieces));
+  // A thread is worth its start (tens of microseconds) only with a few pieces of work each.
+  const int t_count = int(std::min<std::int64_t>(std::max(threads, 1), std::max<std::int64_t>(1, pieces / 4)));
   if (t_count == 1) {
     for (std::int64_t p = 0; p < pieces; ++p) f(p, bounds(p), bounds(p + 1));
     return;
