@@ -162,18 +162,19 @@ void context::solve(const csr_view& a, std::uint64_t version, int nrhs, const do
             prep.prec == prec && prep.k == nrhs && prep.jacobi == jacobi)) {
         prep = prepared_system{};
         prep.fmt = fmt, prep.prec = prec, prep.k = nrhs, prep.jacobi = jacobi;
+        const bool on_device = be->builds_on_device(fmt);
         if (is_block(fmt)) prep.bcrs = csr_to_bcrs(a, block_size(fmt));
-        if (fmt == format::sell) prep.sell = csr_to_sell(a);
+        if (fmt == format::sell && !on_device) prep.sell = csr_to_sell(a);
         host_matrix hm;
         hm.fmt = fmt, hm.csr = a;
         hm.bcrs = is_block(fmt) ? &prep.bcrs : nullptr;
-        hm.sell = fmt == format::sell ? &prep.sell : nullptr;
+        hm.sell = fmt == format::sell && !on_device ? &prep.sell : nullptr;
         prep.d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
         const double tu = now_seconds();
         stats.conversion = csr_conversion_time + (tu - tc);
         prep.dev = be->create_system(hm, prep.d, prec, nrhs);
         stats.upload = now_seconds() - tu;
-        prep.stored = stored_units(prep);
+        prep.stored = fmt == format::sell && on_device ? sell_entries(a) : stored_units(prep);
         prep.n_padded = hm.n_padded();
         if (!be->keeps_host_matrix()) prep.bcrs = bcrs_matrix{}, prep.sell = sell_matrix{};
         prep.version = version, prep.owner = be.get();

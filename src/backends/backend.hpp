@@ -100,6 +100,9 @@ class backend {
   // True where a sliced format (SELL, one thread per row) beats CSR on rows of similar length:
   // GPUs. The automatic format choice considers SELL only then.
   virtual bool prefers_sliced() const { return false; }
+  // True when the backend builds format f itself from the CSR (create_system then gets
+  // host_matrix::sell == nullptr for SELL): the caller skips its host conversion.
+  virtual bool builds_on_device(format f) const { return false; }
   // True when a device_system reads the host_matrix it was created from for its whole life (the
   // CPU backend works on the host arrays); the caller must then keep them. GPU backends copy them
   // to the device, and the caller frees its BCRS/SELL copy after create_system.

@@ -101,9 +101,11 @@ struct host_matrix {
   format fmt = format::csr;
   csr_view csr;                       // always set
   const bcrs_matrix* bcrs = nullptr;  // set when fmt is bcrs2/bcrs4
-  const sell_matrix* sell = nullptr;  // set when fmt is sell
+  const sell_matrix* sell = nullptr;  // set when fmt is sell, unless the backend builds it
   std::int32_t n_padded() const {
-    return fmt == format::csr ? csr.n : fmt == format::sell ? sell->n_padded() : bcrs->n_padded();
+    return fmt == format::csr    ? csr.n
+           : fmt == format::sell ? (csr.n + sell_slice - 1) / sell_slice * sell_slice
+                                 : bcrs->n_padded();
   }
 };
 

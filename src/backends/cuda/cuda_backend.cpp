@@ -176,6 +176,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
       col_ = upload(m.col.data(), m.col.size(), stream_);
       val_ = upload_values(m.val, f32_values, stream_);
       avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
+    } else if (a.fmt == format::sell && !a.sell) {
+      build_sell(a.csr, f32_values);
     } else if (a.fmt == format::sell) {
       static_assert(cuda::sell_rows == sell_slice, "one SELL slice height");
       const sell_matrix& m = *a.sell;
@@ -333,10 +335,10 @@ class cuda_system final : public device_system, public cuda::system_probe {
     check(cudaSetDevice(dev_), "cudaSetDevice");
     if (persistent_grid_ > 0) {
       const group& g = groups_[0];
-      check(cuda::pcg_persistent(pr_, matrix_for(g), g.view, persistent_p_.get(),
-                                 persistent_partials_.as<double>(), persistent_grid_, count,
-                                 stream_),
-            "persistent PCG launch");
+      check(
+          cuda::pcg_persistent(pr_, matrix_for(g), g.view, persistent_p_.get(),
+                               persistent_partials_.as<double>(), persistent_grid_, count, stream_),
+          "persistent PCG launch");
       return;
     }
     while (count > 0) {
@@ -406,6 +408,38 @@ class cuda_system final : public device_system, public cuda::system_probe {
   }
 
  private:
+  // SELL built on the device from the caller's CSR (backend::builds_on_device): the CSR goes up
+  // once, the padded layout is written where it is read, and the CSR is freed.
+  void build_sell(const csr_view& m, bool f32_values) {
+    mat_.b = cuda::sell_rows;
+    mat_.rows = (m.n + cuda::sell_rows - 1) / cuda::sell_rows;
+    device_buffer rp = upload(m.row_ptr.data(), m.row_ptr.size(), stream_);
+    device_buffer col = upload(m.col.data(), m.col.size(), stream_);
+    device_buffer val = upload_values(m.val, f32_values, stream_);
+    row_ptr_ = device_buffer(sizeof(std::int64_t) * (static_cast<std::size_t>(mat_.rows) + 1));
+    std::size_t scratch_bytes = 0;
+    check(cuda::sell_slice_offsets(m.n, nullptr, row_ptr_.as<std::int64_t>(), nullptr,
+                                   &scratch_bytes, stream_),
+          "SELL offsets (size)");
+    device_buffer scratch(std::max<std::size_t>(scratch_bytes, 16));
+    check(cuda::sell_slice_offsets(m.n, rp.as<std::int64_t>(), row_ptr_.as<std::int64_t>(),
+                                   scratch.get(), &scratch_bytes, stream_),
+          "SELL offsets");
+    std::int64_t entries = 0;
+    check(cudaMemcpyAsync(&entries, row_ptr_.as<std::int64_t>() + mat_.rows, sizeof entries,
+                          cudaMemcpyDeviceToHost, stream_),
+          "SELL size read-back");
+    check(cudaStreamSynchronize(stream_), "SELL offsets");
+    col_ = device_buffer(sizeof(std::int32_t) * static_cast<std::size_t>(entries));
+    val_ = device_buffer((f32_values ? sizeof(float) : sizeof(double)) *
+                         static_cast<std::size_t>(entries));
+    check(
+        cuda::sell_fill(f32_values, m.n, rp.as<std::int64_t>(), col.as<std::int32_t>(), val.get(),
+                        row_ptr_.as<std::int64_t>(), col_.as<std::int32_t>(), val_.get(), stream_),
+        "SELL fill");
+    check(cudaStreamSynchronize(stream_), "SELL fill");  // before the CSR buffers go
+  }
+
   cuda::matrix_view matrix_for(const group& g) const {
     cuda::matrix_view m = mat_;
     m.grid = g.spmv_grid;
@@ -508,6 +542,7 @@ class cuda_backend final : public backend {
   const char* name() const override { return "cuda"; }
   int api_id() const override { return CNC_BACKEND_CUDA; }
   bool prefers_sliced() const override { return true; }
+  bool builds_on_device(format f) const override { return f == format::sell; }
   std::string device_name() const override { return name_; }
   // One state read (and host synchronization) per 16 iterations: small systems run about ten
   // times faster than with a read per iteration, and at most 15 extra (no-op) iterations run

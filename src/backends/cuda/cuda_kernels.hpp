@@ -81,6 +81,15 @@ cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32
 cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real, double* dst,
                    cudaStream_t s);
 
+// CSR -> SELL on the device (cuda_convert.cu), the host layout (conversion/matrix.hpp) bit for
+// bit. slice_ptr: (n+31)/32 + 1 offsets, filled from the row lengths; call first with scratch ==
+// nullptr to get *scratch_bytes (the scan's temporary storage). Then sell_fill writes
+// slice_ptr[last] entries of columns and values (float when f32_values, else double, as `val`).
+cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std::int64_t* slice_ptr,
+                               void* scratch, std::size_t* scratch_bytes, cudaStream_t s);
+cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
+                      const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
+                      std::int32_t* scol, void* sval, cudaStream_t s);
 // Occupancy-derived grid sizes (blocks resident at once on the device), for the launches above.
 int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
 int vector_max_grid(int sm_count);

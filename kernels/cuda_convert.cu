@@ -1,0 +1,82 @@
+// CSR -> SELL on the device (cuda_kernels.hpp): the GPU backend uploads the caller's CSR as it
+// is and builds the SELL layout where it will be read, instead of converting on the host and
+// moving the larger padded arrays. The layout is the host's (conversion/convert.cpp): slice s
+// holds width(s) * 32 entries, entry t of row l at slice_ptr[s] + t*32 + l; padding entries have
+// value 0 and their own row as column; rows past n are identity rows.
+#include <cub/device/device_scan.cuh>
+
+#include "backends/cuda/cuda_kernels.hpp"
+
+namespace cnc::cuda {
+namespace {
+
+// out[s + 1] = 32 * max(1, longest row of slice s); out[0] = 0. One warp per slice.
+__global__ void slice_widths(std::int32_t n, std::int32_t n_slices, const std::int64_t* row_ptr,
+                             std::int64_t* out) {
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (warp >= n_slices) return;
+  const std::int64_t i = warp * 32 + lane;
+  std::int64_t len = i < n ? row_ptr[i + 1] - row_ptr[i] : 1;
+  for (int o = 16; o > 0; o /= 2) len = max(len, __shfl_xor_sync(0xffffffffu, len, o));
+  if (lane == 0) out[warp + 1] = max(len, std::int64_t(1)) * 32;
+  if (warp == 0 && lane == 0) out[0] = 0;
+}
+
+// One thread per (padded) row: its entries, then its padding, at stride 32 (a warp writes 32
+// consecutive entries per step).
+template <class T>
+__global__ void fill_sell(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
+                          const std::int32_t* col, const T* val, const std::int64_t* slice_ptr,
+                          std::int32_t* scol, T* sval) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n_padded) return;
+  const std::int64_t s = i / 32, l = i % 32;
+  const std::int64_t base = slice_ptr[s] + l, w = (slice_ptr[s + 1] - slice_ptr[s]) / 32;
+  std::int64_t t = 0;
+  if (i < n) {
+    for (std::int64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e, ++t) {
+      scol[base + t * 32] = col[e];
+      sval[base + t * 32] = val[e];
+    }
+  } else {
+    scol[base] = std::int32_t(i);
+    sval[base] = T(1);
+    t = 1;
+  }
+  for (; t < w; ++t) scol[base + t * 32] = std::int32_t(i), sval[base + t * 32] = T(0);
+}
+
+}  // namespace
+
+cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std::int64_t* slice_ptr,
+                               void* scratch, std::size_t* scratch_bytes, cudaStream_t s) {
+  const std::int32_t n_slices = (n + 31) / 32;
+  if (!scratch)  // size query
+    return cub::DeviceScan::InclusiveSum(nullptr, *scratch_bytes, slice_ptr, slice_ptr,
+                                         n_slices + 1, s);
+  const int blocks = int((std::int64_t(n_slices) * 32 + block_threads - 1) / block_threads);
+  slice_widths<<<std::max(blocks, 1), block_threads, 0, s>>>(n, n_slices, row_ptr, slice_ptr);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  return cub::DeviceScan::InclusiveSum(scratch, *scratch_bytes, slice_ptr, slice_ptr, n_slices + 1,
+                                       s);
+}
+
+cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
+                      const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
+                      std::int32_t* scol, void* sval, cudaStream_t s) {
+  const std::int32_t n_padded = (n + 31) / 32 * 32;
+  const int blocks = int((std::int64_t(n_padded) + block_threads - 1) / block_threads);
+  if (f32_values)
+    fill_sell<float><<<std::max(blocks, 1), block_threads, 0, s>>>(
+        n, n_padded, row_ptr, col, static_cast<const float*>(val), slice_ptr, scol,
+        static_cast<float*>(sval));
+  else
+    fill_sell<double><<<std::max(blocks, 1), block_threads, 0, s>>>(
+        n, n_padded, row_ptr, col, static_cast<const double*>(val), slice_ptr, scol,
+        static_cast<double*>(sval));
+  return cudaGetLastError();
+}
+
+}  // namespace cnc::cuda
