@@ -706,11 +706,24 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     if (nrhs == 0 || nrhs > 4096)
       fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
     const std::size_t len = std::size_t(n) * nrhs;
-    for (std::size_t t = 0; t < len; ++t) {
+    // b and x checked, and x copied (it changes only when the solve succeeds), in one pass.
+    cnc::host_vector<double> xs(len);
+    std::vector<std::int64_t> bad(std::size_t(cnc::piece_count(std::int64_t(len), 1 << 16)), -1);
+    cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
+                         [&](std::int64_t p, std::int64_t t0, std::int64_t t1) {
+                           for (std::int64_t t = t0; t < t1; ++t) {
+                             xs[t] = x[t];
+                             if (!std::isfinite(b[t]) || !std::isfinite(x[t])) {
+                               bad[std::size_t(p)] = t;
+                               return;
+                             }
+                           }
+                         });
+    for (std::int64_t t : bad) {
+      if (t < 0) continue;
       if (!std::isfinite(b[t]))
-        fail(CNC_ERR_NOT_FINITE, "(%s): b[%zu]=%g is not finite", args, t, b[t]);
-      if (!std::isfinite(x[t]))
-        fail(CNC_ERR_NOT_FINITE, "(%s): x[%zu]=%g is not finite", args, t, x[t]);
+        fail(CNC_ERR_NOT_FINITE, "(%s): b[%lld]=%g is not finite", args, (long long)t, b[t]);
+      fail(CNC_ERR_NOT_FINITE, "(%s): x[%lld]=%g is not finite", args, (long long)t, x[t]);
     }
     const double t0 = cnc::now_seconds();
     cnc::user_csr a;
@@ -721,9 +734,11 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     }
     c.csr_conversion_time = cnc::now_seconds() - t0;
     c.stats.assembly = 0;
-    std::vector<double> xs(x, x + len);  // x changes only when the solve succeeds
     c.solve(a.view, next_version(), int(nrhs), b, xs.data());
-    std::memcpy(x, xs.data(), sizeof(double) * len);
+    cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
+                         [&](std::int64_t, std::int64_t t0, std::int64_t t1) {
+                           std::memcpy(x + t0, xs.data() + t0, sizeof(double) * (t1 - t0));
+                         });
   });
 }
 

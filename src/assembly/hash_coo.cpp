@@ -115,7 +115,7 @@ csr_matrix hash_coo::to_csr(const std::vector<std::int32_t>& map, std::int32_t n
   std::sort(extra.begin(), extra.end());
   // Rows are independent: pass 1 counts each kept row's entries, pass 2 writes and sorts them,
   // both in fixed pieces of rows (the map keeps rows in order, so output rows follow input rows).
-  constexpr std::int64_t grain = 8192;
+  constexpr std::int64_t grain = 2048;
   const int threads = host_threads();
   const std::int64_t pieces = piece_count(n_rows_, grain);
   std::vector<std::int64_t> len(std::size_t(n_rows_), 0), part(std::size_t(pieces) + 1, 0);

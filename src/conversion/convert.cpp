@@ -29,7 +29,7 @@ const char* format_name(format f) {
 }
 
 namespace {
-constexpr std::int64_t row_grain = 8192;  // rows per piece of the parallel loops
+constexpr std::int64_t row_grain = 2048;  // rows per piece of the parallel loops
 
 // One bad argument found by a piece: position (for the lowest-first pick) and message.
 struct piece_error {
@@ -354,16 +354,23 @@ double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_
 // Blocks of b x b over every `stride`-th block row only: a cheap estimate of count_blocks.
 static double sampled_blocks(const csr_view& a, int b, std::int32_t stride) {
   const std::int32_t nbr = (a.n + b - 1) / b;
-  std::vector<std::int32_t> cols;
-  double blocks = 0, rows = 0;
-  for (std::int32_t br = 0; br < nbr; br += stride, rows += 1) {
-    cols.clear();
-    for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) cols.push_back(a.col[k] / b);
-    std::sort(cols.begin(), cols.end());
-    blocks += double(std::unique(cols.begin(), cols.end()) - cols.begin());
-  }
-  return rows > 0 ? blocks * double(nbr) / rows : 0;
+  const std::int64_t samples = (std::int64_t(nbr) + stride - 1) / stride;
+  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(samples, row_grain)), 0);
+  parallel_pieces(samples, row_grain, host_threads(),
+                  [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
+                    std::vector<std::int32_t> cols;
+                    for (std::int64_t s = s0; s < s1; ++s) {
+                      const std::int32_t br = std::int32_t(s * stride);
+                      cols.clear();
+                      for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
+                        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+                          cols.push_back(a.col[k] / b);
+                      std::sort(cols.begin(), cols.end());
+                      part[p] += std::unique(cols.begin(), cols.end()) - cols.begin();
+                    }
+                  });
+  const double blocks = double(exclusive_scan(part));
+  return samples > 0 ? blocks * double(nbr) / double(samples) : 0;
 }
 
 format choose_format(const csr_view& a, int value_bytes, bool sliced) {

@@ -29,6 +29,7 @@
 #include "backends/cuda/cuda_kernels.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 namespace cnc {
 namespace {
@@ -83,20 +84,75 @@ class device_buffer {
   std::size_t bytes_ = 0;
 };
 
+// Host -> device copies of large pageable arrays (the caller's CSR) go through two pinned
+// staging buffers: every core copies one chunk into pinned memory while the DMA engine moves the
+// other, instead of the driver's single-threaded staging of pageable memory. One stager per
+// backend (per context); its buffers are made at the first large upload and kept.
+class stager {
+ public:
+  static constexpr std::size_t chunk = std::size_t(64) << 20;
+  stager() = default;
+  stager(const stager&) = delete;
+  stager& operator=(const stager&) = delete;
+  ~stager() {
+    for (int i = 0; i < 2; ++i) {
+      if (done_[i]) cudaEventSynchronize(done_[i]), cudaEventDestroy(done_[i]);
+      if (pinned_[i]) cudaFreeHost(pinned_[i]);
+    }
+  }
+  void copy(void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+    if (bytes < 2 * chunk || !ready()) {
+      check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "matrix upload");
+      return;
+    }
+    const int threads = host_threads();
+    for (std::size_t off = 0, i = 0; off < bytes; off += chunk, ++i) {
+      const int b = int(i % 2);
+      check(cudaEventSynchronize(done_[b]), "staging");  // its previous DMA is done
+      const std::size_t len = std::min(chunk, bytes - off);
+      char* to = static_cast<char*>(pinned_[b]);
+      const char* from = static_cast<const char*>(src) + off;
+      parallel_pieces(std::int64_t(len), std::int64_t(1) << 20, threads,
+                      [&](std::int64_t, std::int64_t a, std::int64_t e) {
+                        std::memcpy(to + a, from + a, std::size_t(e - a));
+                      });
+      check(cudaMemcpyAsync(static_cast<char*>(dst) + off, to, len, cudaMemcpyHostToDevice, s),
+            "matrix upload");
+      check(cudaEventRecord(done_[b], s), "staging");
+    }
+  }
+
+ private:
+  // Pinned buffers and events, made on first use; false (plain copies) if pinning fails.
+  bool ready() {
+    if (failed_) return false;
+    if (pinned_[0]) return true;
+    for (int i = 0; i < 2; ++i)
+      if (cudaHostAlloc(&pinned_[i], chunk, cudaHostAllocDefault) != cudaSuccess ||
+          cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        failed_ = true;
+        return false;
+      }
+    return true;
+  }
+  void* pinned_[2] = {nullptr, nullptr};
+  cudaEvent_t done_[2] = {nullptr, nullptr};
+  bool failed_ = false;
+};
+
 template <class T>
-device_buffer upload(const T* host, std::size_t count, cudaStream_t s) {
+device_buffer upload(stager& st, const T* host, std::size_t count, cudaStream_t s) {
   device_buffer b(count * sizeof(T));
-  if (count)
-    check(cudaMemcpyAsync(b.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, s),
-          "matrix upload");
+  if (count) st.copy(b.get(), host, count * sizeof(T), s);
   return b;
 }
 
 // Matrix values in the device's precision (double, or float for single and mixed).
-device_buffer upload_values(std::span<const double> v, bool as_float, cudaStream_t s) {
-  if (!as_float) return upload(v.data(), v.size(), s);
+device_buffer upload_values(stager& st, std::span<const double> v, bool as_float, cudaStream_t s) {
+  if (!as_float) return upload(st, v.data(), v.size(), s);
   std::vector<float> f(v.begin(), v.end());
-  device_buffer b = upload(f.data(), f.size(), s);
+  device_buffer b = upload(st, f.data(), f.size(), s);
   check(cudaStreamSynchronize(s), "matrix upload");  // `f` dies here
   return b;
 }
@@ -154,9 +210,9 @@ struct group {
 
 class cuda_system final : public device_system, public cuda::system_probe {
  public:
-  cuda_system(int dev, int sm_count, bool cooperative, const host_matrix& a,
+  cuda_system(int dev, int sm_count, bool cooperative, stager& st, const host_matrix& a,
               const std::vector<double>& d, precision p, int nrhs)
-      : dev_(dev), pr_(to_cprec(p)), nrhs_(nrhs) {
+      : stager_(&st), dev_(dev), pr_(to_cprec(p)), nrhs_(nrhs) {
     if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
     check(cudaSetDevice(dev_), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -172,9 +228,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
       const csr_view m = a.csr;
       mat_.b = 1;
       mat_.rows = m.n;
-      row_ptr_ = upload(m.row_ptr.data(), m.row_ptr.size(), stream_);
-      col_ = upload(m.col.data(), m.col.size(), stream_);
-      val_ = upload_values(m.val, f32_values, stream_);
+      row_ptr_ = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
+      col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
+      val_ = upload_values(*stager_, m.val, f32_values, stream_);
       avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
     } else if (a.fmt == format::sell && !a.sell) {
       build_sell(a.csr, f32_values);
@@ -183,16 +239,16 @@ class cuda_system final : public device_system, public cuda::system_probe {
       const sell_matrix& m = *a.sell;
       mat_.b = cuda::sell_rows;
       mat_.rows = m.n_slices;
-      row_ptr_ = upload(m.slice_ptr.data(), m.slice_ptr.size(), stream_);
-      col_ = upload(m.col.data(), m.col.size(), stream_);
-      val_ = upload_values(m.val, f32_values, stream_);
+      row_ptr_ = upload(*stager_, m.slice_ptr.data(), m.slice_ptr.size(), stream_);
+      col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
+      val_ = upload_values(*stager_, m.val, f32_values, stream_);
     } else {
       const bcrs_matrix& m = *a.bcrs;
       mat_.b = m.b;
       mat_.rows = m.n_block_rows;
-      row_ptr_ = upload(m.row_ptr.data(), m.row_ptr.size(), stream_);
-      col_ = upload(m.col.data(), m.col.size(), stream_);
-      val_ = upload_values(m.val, f32_values, stream_);
+      row_ptr_ = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
+      col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
+      val_ = upload_values(*stager_, m.val, f32_values, stream_);
       avg = m.n_block_rows ? static_cast<double>(m.n_blocks()) / m.n_block_rows : 0.0;
     }
     mat_.row_ptr = row_ptr_.as<std::int64_t>();
@@ -202,10 +258,10 @@ class cuda_system final : public device_system, public cuda::system_probe {
 
     if (pr_ == cuda::cprec::f32) {
       std::vector<float> df(d.begin(), d.begin() + n_);
-      d_ = upload(df.data(), df.size(), stream_);
+      d_ = upload(*stager_, df.data(), df.size(), stream_);
       check(cudaStreamSynchronize(stream_), "upload");
     } else {
-      d_ = upload(d.data(), static_cast<std::size_t>(n_), stream_);
+      d_ = upload(*stager_, d.data(), static_cast<std::size_t>(n_), stream_);
     }
     state_ = device_buffer(sizeof(rhs_state) * nrhs_);
     staging_ = device_buffer(sizeof(double) * static_cast<std::size_t>(n_) * nrhs_);
@@ -413,9 +469,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void build_sell(const csr_view& m, bool f32_values) {
     mat_.b = cuda::sell_rows;
     mat_.rows = (m.n + cuda::sell_rows - 1) / cuda::sell_rows;
-    device_buffer rp = upload(m.row_ptr.data(), m.row_ptr.size(), stream_);
-    device_buffer col = upload(m.col.data(), m.col.size(), stream_);
-    device_buffer val = upload_values(m.val, f32_values, stream_);
+    device_buffer rp = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
+    device_buffer col = upload(*stager_, m.col.data(), m.col.size(), stream_);
+    device_buffer val = upload_values(*stager_, m.val, f32_values, stream_);
     row_ptr_ = device_buffer(sizeof(std::int64_t) * (static_cast<std::size_t>(mat_.rows) + 1));
     std::size_t scratch_bytes = 0;
     check(cuda::sell_slice_offsets(m.n, nullptr, row_ptr_.as<std::int64_t>(), nullptr,
@@ -516,6 +572,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
     check(cudaStreamSynchronize(stream_), "vector read-back");
   }
 
+  stager* stager_;  // the backend's
   int dev_;
   cuda::cprec pr_;
   int nrhs_;
@@ -550,7 +607,7 @@ class cuda_backend final : public backend {
   int default_check_interval() const override { return 16; }
   std::unique_ptr<device_system> create_system(const host_matrix& a, const std::vector<double>& d,
                                                precision p, int nrhs) override {
-    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, a, d, p, nrhs);
+    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, stager_, a, d, p, nrhs);
   }
 
  private:
@@ -558,6 +615,7 @@ class cuda_backend final : public backend {
   std::string name_;
   int sm_count_;
   bool cooperative_;
+  stager stager_;
 };
 
 }  // namespace
