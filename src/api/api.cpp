@@ -710,8 +710,8 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     cnc::host_vector<double> xs(len);
     std::vector<std::int64_t> bad(std::size_t(cnc::piece_count(std::int64_t(len), 1 << 16)), -1);
     cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
-                         [&](std::int64_t p, std::int64_t t0, std::int64_t t1) {
-                           for (std::int64_t t = t0; t < t1; ++t) {
+                         [&](std::int64_t p, std::int64_t u0, std::int64_t u1) {
+                           for (std::int64_t t = u0; t < u1; ++t) {
                              xs[t] = x[t];
                              if (!std::isfinite(b[t]) || !std::isfinite(x[t])) {
                                bad[std::size_t(p)] = t;
@@ -736,8 +736,8 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     c.stats.assembly = 0;
     c.solve(a.view, next_version(), int(nrhs), b, xs.data());
     cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
-                         [&](std::int64_t, std::int64_t t0, std::int64_t t1) {
-                           std::memcpy(x + t0, xs.data() + t0, sizeof(double) * (t1 - t0));
+                         [&](std::int64_t, std::int64_t u0, std::int64_t u1) {
+                           std::memcpy(x + u0, xs.data() + u0, sizeof(double) * (u1 - u0));
                          });
   });
 }
