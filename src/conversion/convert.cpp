@@ -88,7 +88,8 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
   // Non-canonical rows get their output length here (their entries are placed below).
   user_csr u;
   u.owned.n = n;
-  std::vector<std::int64_t> len(std::size_t(n) + 1, 0);
+  host_vector<std::int64_t> len(std::size_t(n) + 1);  // every entry written below
+  len[0] = 0;
   std::vector<std::uint8_t> piece_canonical(static_cast<std::size_t>(pieces), 1);
   parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
     std::vector<std::pair<std::int32_t, double>> row;
