@@ -115,9 +115,21 @@ int main(int argc, char** argv) {
   if (max_iter > 0) CHECK(cncSolverParameteri64(CNC_MAX_ITERATIONS, max_iter));
   CHECK(cncSolverParameteri64(CNC_NNZ_HINT, poisson ? 7 * n : m.nnz));
 
-  /* Assemble A through the entry-wise API, then b = A x* row by row from the same entries. */
+  /* The problem's entries, a chunk at a time, go in through the bulk entry point
+   * (cncAddIJCoefficients); b = A x* is computed here from the same entries. */
   double* b = calloc((size_t)n * nrhs, sizeof(double));
-  if (!b) return fprintf(stderr, "cnc-solve: out of memory\n"), 1;
+  enum { chunk = 1 << 20 };
+  CNCuint* ci = malloc(sizeof(CNCuint) * (chunk + 8));
+  CNCuint* cj = malloc(sizeof(CNCuint) * (chunk + 8));
+  double* cv = malloc(sizeof(double) * (chunk + 8));
+  if (!b || !ci || !cj || !cv) return fprintf(stderr, "cnc-solve: out of memory\n"), 1;
+  long fill = 0;
+#define FLUSH()                                       \
+  do {                                                \
+    CHECK(cncAddIJCoefficients(fill, ci, cj, cv));    \
+    fill = 0;                                         \
+  } while (0)
+#define ENTRY(I, J, V) (ci[fill] = (CNCuint)(I), cj[fill] = (CNCuint)(J), cv[fill++] = (V))
   CHECK(cncBegin(CNC_SYSTEM));
   CHECK(cncBegin(CNC_MATRIX));
   if (poisson) {
@@ -126,20 +138,24 @@ int main(int argc, char** argv) {
       long x = i % g, y = (i / g) % g, z = i / g2;
       long nb[6] = {x > 0 ? i - 1 : -1, x < g - 1 ? i + 1 : -1, y > 0 ? i - g : -1,
                     y < g - 1 ? i + g : -1, z > 0 ? i - g2 : -1, z < g - 1 ? i + g2 : -1};
-      CHECK(cncAddIJCoefficient((CNCuint)i, (CNCuint)i, 6.0));
+      ENTRY(i, i, 6.0);
       for (int k = 0; k < nrhs; ++k) b[i + k * n] += 6.0 * exact(1, grid, i, k);
       for (int t = 0; t < 6; ++t)
         if (nb[t] >= 0) {
-          CHECK(cncAddIJCoefficient((CNCuint)i, (CNCuint)nb[t], -1.0));
+          ENTRY(i, nb[t], -1.0);
           for (int k = 0; k < nrhs; ++k) b[i + k * n] -= exact(1, grid, nb[t], k);
         }
+      if (fill >= chunk) FLUSH();
     }
   } else {
     for (long t = 0; t < m.nnz; ++t) {
-      CHECK(cncAddIJCoefficient((CNCuint)m.row[t], (CNCuint)m.col[t], m.val[t]));
+      ENTRY(m.row[t], m.col[t], m.val[t]);
       for (int k = 0; k < nrhs; ++k) b[m.row[t] + k * n] += m.val[t] * exact(0, 0, m.col[t], k);
+      if (fill >= chunk) FLUSH();
     }
   }
+  FLUSH();
+  free(ci), free(cj), free(cv);
   for (int k = 0; k < nrhs; ++k)
     for (long i = 0; i < n; ++i) CHECK(cncMultiAddIRightHandSide((CNCuint)i, (CNCuint)k, b[i + k * n]));
   CHECK(cncEnd(CNC_MATRIX));
