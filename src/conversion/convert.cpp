@@ -382,9 +382,9 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced) {
     const double sell_bytes = matrix_bytes(a, format::sell, sell_entries(a), value_bytes);
     if (sell_bytes <= 1.1 * csr_bytes) scalar = format::sell, scalar_bytes = sell_bytes;
   }
-  // On large matrices, a 1-in-32 sample of block rows rules out blocking when it clearly does not
+  // Past 8192 rows, a 1-in-32 sample of block rows rules out blocking when it clearly does not
   // pay (scalar stencils), so the exact count below runs only for plausible candidates.
-  if (a.n > 65536) {
+  if (a.n > 8192) {
     bool plausible = false;
     for (int b : {2, 4})
       plausible = plausible || matrix_bytes(a, format(b), std::int64_t(sampled_blocks(a, b, 32)),

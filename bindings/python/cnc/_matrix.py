@@ -42,7 +42,9 @@ def _from_sparse(A):
     row_ptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
     # Negative indices (invalid anyway) wrap to huge values here and cnc rejects them as
     # out of range, with the call's message.
-    col_idx = np.ascontiguousarray(csr.indices[:nnz]).astype(np.uint32, copy=False)
+    # int32 indices are reinterpreted in place (same bits; no copy of the largest array).
+    col_idx = np.ascontiguousarray(csr.indices[:nnz])
+    col_idx = col_idx.view(np.uint32) if col_idx.dtype == np.int32 else col_idx.astype(np.uint32)
     values = _real_values(csr.data[:nnz], "A")
     return n, row_ptr, col_idx, values
 
