@@ -532,11 +532,11 @@ void test_conversion_threads(void**) {
   const cnc::sell_matrix s1 = cnc::csr_to_sell(a);
   const cnc::bcrs_matrix b1 = cnc::csr_to_bcrs(a, 4);
   std::int64_t z1 = 0, z3 = 0;
-  const std::vector<double> d1 = cnc::inverse_diagonal(a, n + 5, true, &z1);
+  const auto d1 = cnc::inverse_diagonal(a, n + 5, true, &z1);
   set_threads(3);
   const cnc::sell_matrix s3 = cnc::csr_to_sell(a);
   const cnc::bcrs_matrix b3 = cnc::csr_to_bcrs(a, 4);
-  const std::vector<double> d3 = cnc::inverse_diagonal(a, n + 5, true, &z3);
+  const auto d3 = cnc::inverse_diagonal(a, n + 5, true, &z3);
   assert_true(s1.slice_ptr == s3.slice_ptr && s1.col == s3.col && s1.val == s3.val);
   assert_true(b1.row_ptr == b3.row_ptr && b1.col == b3.col && b1.val == b3.val);
   assert_true(d1 == d3 && z1 == z3);
@@ -551,7 +551,7 @@ void test_inverse_diagonal(void**) {
   const std::vector<triplet> t = {{0, 0, 4.0}, {0, 1, 1.0}, {1, 0, 1.0}, {2, 2, -0.5}, {3, 3, 0.0}};
   cnc::csr_matrix a = reference_csr(5, t);  // rows 1 and 4 have no diagonal, row 3 a zero one
   std::int64_t zeros = -1;
-  std::vector<double> d = cnc::inverse_diagonal(a, 8, true, &zeros);
+  cnc::host_vector<double> d = cnc::inverse_diagonal(a, 8, true, &zeros);
   assert_int_equal(zeros, 3);
   assert_int_equal(int(d.size()), 8);
   const double want[8] = {0.25, 1, -2, 1, 1, 1, 1, 1};

@@ -38,7 +38,7 @@ struct prepared_system {
   sell_matrix sell;  // when fmt is sell (likewise)
   std::int64_t stored = 0;    // blocks (BCRS) or entries (SELL) of the matrix the backend got
   std::int32_t n_padded = 0;  // its rows, padding included
-  std::vector<double> d;
+  host_vector<double> d;
   std::int64_t zero_diagonals = 0;
   std::unique_ptr<device_system> dev;
 };

@@ -112,7 +112,7 @@ class backend {
   // `d` holds a.n_padded() inverse-diagonal values. Throws cnc::error on failure (device out of
   // memory -> CNC_ERR_OUT_OF_MEMORY, no fp64 -> CNC_ERR_NO_FP64, driver errors -> CNC_ERR_DEVICE).
   virtual std::unique_ptr<device_system> create_system(const host_matrix& a,
-                                                       const std::vector<double>& d, precision p,
+                                                       std::span<const double> d, precision p,
                                                        int nrhs) = 0;
 };
 

@@ -47,7 +47,7 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced);
 
 // Inverse diagonal for Jacobi (1 where the diagonal is zero or absent; those are counted), padded
 // with 1 up to n_padded. With jacobi == false, all ones.
-std::vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, bool jacobi,
+host_vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, bool jacobi,
                                      std::int64_t* zero_diagonals);
 
 }  // namespace cnc

@@ -64,7 +64,7 @@ template <class VT, class MT>
 class cpu_system final : public device_system {
  public:
   cpu_system(thread_pool& pool, const cpu_kernel_table* kt, const host_matrix& a,
-             const std::vector<double>& d, int k)
+             std::span<const double> d, int k)
       : pool_(pool), kt_(kt), k_(k), n_(a.csr.n) {
     static_assert(cpu_sell_slice == sell_slice, "one SELL slice height");
     std::span<const double> vals = a.csr.val;
@@ -271,7 +271,7 @@ class cpu_backend final : public backend {
     return std::to_string(pool_.size()) + " CPU thread" + (pool_.size() > 1 ? "s" : "") + ", " +
            cpu_simd_level();
   }
-  std::unique_ptr<device_system> create_system(const host_matrix& a, const std::vector<double>& d,
+  std::unique_ptr<device_system> create_system(const host_matrix& a, std::span<const double> d,
                                                precision p, int nrhs) override {
     switch (p) {
       case precision::f64:

@@ -211,7 +211,7 @@ struct group {
 class cuda_system final : public device_system, public cuda::system_probe {
  public:
   cuda_system(int dev, int sm_count, bool cooperative, stager& st, const host_matrix& a,
-              const std::vector<double>& d, precision p, int nrhs)
+              std::span<const double> d, precision p, int nrhs)
       : stager_(&st), dev_(dev), pr_(to_cprec(p)), nrhs_(nrhs) {
     if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
     check(cudaSetDevice(dev_), "cudaSetDevice");
@@ -605,7 +605,7 @@ class cuda_backend final : public backend {
   // times faster than with a read per iteration, and at most 15 extra (no-op) iterations run
   // after convergence.
   int default_check_interval() const override { return 16; }
-  std::unique_ptr<device_system> create_system(const host_matrix& a, const std::vector<double>& d,
+  std::unique_ptr<device_system> create_system(const host_matrix& a, std::span<const double> d,
                                                precision p, int nrhs) override {
     return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, stager_, a, d, p, nrhs);
   }

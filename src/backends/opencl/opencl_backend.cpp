@@ -58,7 +58,7 @@ class opencl_backend final : public backend {
   // GPUs: a convergence check (queue drain + read) costs about as much as a few iterations.
   int default_check_interval() const override { return dev_.gpu ? 16 : 2; }
 
-  std::unique_ptr<device_system> create_system(const host_matrix& a, const std::vector<double>& d,
+  std::unique_ptr<device_system> create_system(const host_matrix& a, std::span<const double> d,
                                                precision p, int nrhs) override {
     if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "OpenCL backend: nrhs must be >= 1");
     if (p != precision::f32 && !fp64_)

@@ -67,7 +67,7 @@ double get(const unsigned char* src, std::size_t index, bool as_float) {
 class opencl_system final : public device_system {
  public:
   opencl_system(const api& cl, const device_info& dev, const host_matrix& a,
-                const std::vector<double>& d, precision prec, int k, bool fp64, const tuning& t)
+                std::span<const double> d, precision prec, int k, bool fp64, const tuning& t)
       : cl_(cl), dev_(dev), k_(k) {
     // SELL: one work-item per row, padding rows included (they are identity rows of the slices).
     const bool blocked = is_block(a.fmt), sell = a.fmt == format::sell;
@@ -282,7 +282,7 @@ class opencl_system final : public device_system {
     launch(k_fin_, 1, "finalize");
   }
 
-  void upload_matrix(const host_matrix& a, const std::vector<double>& d) {
+  void upload_matrix(const host_matrix& a, std::span<const double> d) {
     // SELL's slice_ptr plays the part of the row offsets (in entries, 64-bit on the host).
     const bool csr = a.fmt == format::csr, sell = a.fmt == format::sell;
     const std::span<const std::int64_t> rp = csr    ? a.csr.row_ptr
@@ -431,7 +431,7 @@ class opencl_system final : public device_system {
 }  // namespace
 
 std::unique_ptr<device_system> make_system(const api& cl, const device_info& dev,
-                                           const host_matrix& a, const std::vector<double>& d,
+                                           const host_matrix& a, std::span<const double> d,
                                            precision p, int nrhs, bool fp64, const tuning& t) {
   return std::make_unique<opencl_system>(cl, dev, a, d, p, nrhs, fp64, t);
 }

@@ -21,7 +21,7 @@ struct tuning {
 // `fp64`: whether the device may use doubles (false forces float reductions; f64 and mixed are
 // then refused with CNC_ERR_NO_FP64 by the caller).
 std::unique_ptr<device_system> make_system(const api& cl, const device_info& dev,
-                                           const host_matrix& a, const std::vector<double>& d,
+                                           const host_matrix& a, std::span<const double> d,
                                            precision p, int nrhs, bool fp64, const tuning& t);
 
 }  // namespace cnc::ocl
