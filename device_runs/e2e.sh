@@ -34,4 +34,11 @@ if [ "$what" != tests ]; then
   /tmp/b/examples/cnc-solve --grid 256 --backend opencl
   echo "== bench_api"
   /tmp/b/bench/cuda/bench_api --reps 3
+  echo "== python bench_api (when this machine's python3 has numpy and scipy)"
+  if python3 -c "import numpy, scipy" 2>/dev/null; then
+    CNC_LIBRARY=/tmp/b/libcnc.so PYTHONPATH=bindings/python python3 bench/python/bench_api.py \
+      --sizes 64,128,200 --reps 3
+  else
+    echo "python3 without numpy/scipy here: skipped"
+  fi
 fi
