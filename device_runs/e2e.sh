@@ -2,7 +2,7 @@
 # End-to-end run on the GPU machine: Release build (CUDA + OpenCL), the test suite with the
 # automatic backend and forced onto CUDA, then bench_api (public API vs the textbook cuSPARSE
 # PCG, same run). Carried: .devfull/ (cmocka, OpenCL headers and the ICD loader, extracted from
-# Debian's packages, which that machine cannot fetch). Usage: bash device_runs/e2e.sh [tests|bench|all]
+# Debian's packages, which that machine cannot fetch). Usage: bash device_runs/e2e.sh [tests|bench|python|all]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 what=${1:-all}
@@ -21,23 +21,25 @@ if [ ! -f /tmp/b/build.ninja ]; then
 fi
 grep -E "cnc:" /tmp/cfg.log
 ninja -C /tmp/b > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -80; exit 1; }
-if [ "$what" != bench ]; then
+if [ "$what" != bench ] && [ "$what" != python ]; then
   echo "== ctest (auto backend)"
   (cd /tmp/b && ctest -j8 --timeout 300 --output-on-failure -E "python") 2>&1 | tail -45
   echo "== ctest with CNC_BACKEND=cuda"
   (cd /tmp/b && CNC_BACKEND=cuda ctest -j4 --timeout 300 --output-on-failure \
      -R "test_solve|test_bad_input|nonsymmetric|demo|opennl|threads|assembly") 2>&1 | tail -25
 fi
-if [ "$what" != tests ]; then
+if [ "$what" != tests ] && [ "$what" != python ]; then
   echo "== cnc-solve --grid 256"
   /tmp/b/examples/cnc-solve --grid 256 --backend cuda
   /tmp/b/examples/cnc-solve --grid 256 --backend opencl
   echo "== bench_api"
   /tmp/b/bench/cuda/bench_api --reps 3
+fi
+if [ "$what" != tests ]; then
   echo "== python bench_api (when this machine's python3 has numpy and scipy)"
   if python3 -c "import numpy, scipy" 2>/dev/null; then
     CNC_LIBRARY=/tmp/b/libcnc.so PYTHONPATH=bindings/python python3 bench/python/bench_api.py \
-      --sizes 64,128,200 --reps 3
+      --sizes 64,128,200 --reps 3 --scipy-max-n 300000
   else
     echo "python3 without numpy/scipy here: skipped"
   fi
