@@ -46,6 +46,14 @@ static double exact(int poisson, int grid, long i, int k) {
   return sin(M_PI * (x + 1) * h) * sin(M_PI * (y + 1) * h) * (1.0 + (z + 1) * h) + k;
 }
 
+/* The 6 neighbours of grid point i on the N^3 grid (-1 past the boundary). */
+static void neighbours(long i, int grid, long nb[6]) {
+  const long g = grid, g2 = (long)grid * grid, x = i % g, y = (i / g) % g, z = i / g2;
+  nb[0] = x > 0 ? i - 1 : -1, nb[1] = x < g - 1 ? i + 1 : -1;
+  nb[2] = y > 0 ? i - g : -1, nb[3] = y < g - 1 ? i + g : -1;
+  nb[4] = z > 0 ? i - g2 : -1, nb[5] = z < g - 1 ? i + g2 : -1;
+}
+
 int main(int argc, char** argv) {
   static const char* const backends[] = {"auto", "cpu", "opencl", "cuda", NULL};
   static const int backend_v[] = {CNC_BACKEND_AUTO, CNC_BACKEND_CPU, CNC_BACKEND_OPENCL,
@@ -132,11 +140,9 @@ int main(int argc, char** argv) {
 #define ENTRY(I, J, V) (ci[fill] = (CNCuint)(I), cj[fill] = (CNCuint)(J), cv[fill++] = (V))
   /* b = A x* first (the tool's own work, outside the assembly the library times). */
   if (poisson) {
-    const long g = grid, g2 = (long)grid * grid;
     for (long i = 0; i < n; ++i) {
-      long x = i % g, y = (i / g) % g, z = i / g2;
-      long nb[6] = {x > 0 ? i - 1 : -1, x < g - 1 ? i + 1 : -1, y > 0 ? i - g : -1,
-                    y < g - 1 ? i + g : -1, z > 0 ? i - g2 : -1, z < g - 1 ? i + g2 : -1};
+      long nb[6];
+      neighbours(i, grid, nb);
       for (int k = 0; k < nrhs; ++k) b[i + k * n] += 6.0 * exact(1, grid, i, k);
       for (int t = 0; t < 6; ++t)
         if (nb[t] >= 0)
@@ -149,11 +155,9 @@ int main(int argc, char** argv) {
   CHECK(cncBegin(CNC_SYSTEM));
   CHECK(cncBegin(CNC_MATRIX));
   if (poisson) {
-    const long g = grid, g2 = (long)grid * grid;
     for (long i = 0; i < n; ++i) {
-      long x = i % g, y = (i / g) % g, z = i / g2;
-      long nb[6] = {x > 0 ? i - 1 : -1, x < g - 1 ? i + 1 : -1, y > 0 ? i - g : -1,
-                    y < g - 1 ? i + g : -1, z > 0 ? i - g2 : -1, z < g - 1 ? i + g2 : -1};
+      long nb[6];
+      neighbours(i, grid, nb);
       ENTRY(i, i, 6.0);
       for (int t = 0; t < 6; ++t)
         if (nb[t] >= 0) ENTRY(i, nb[t], -1.0);
