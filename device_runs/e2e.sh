@@ -2,7 +2,10 @@
 # End-to-end run on the GPU machine: Release build (CUDA + OpenCL), the test suite with the
 # automatic backend and forced onto CUDA, then bench_api (public API vs the textbook cuSPARSE
 # PCG, same run). Carried: .devfull/ (cmocka, OpenCL headers and the ICD loader, extracted from
-# Debian's packages, which that machine cannot fetch). Usage: bash device_runs/e2e.sh [tests|bench|python|all]
+# Debian's packages, which that machine cannot fetch). Make it here, once, from the repository root:
+#   mkdir -p .devfull/debs && (cd .devfull/debs && apt-get download libcmocka0 libcmocka-dev \
+#     opencl-c-headers ocl-icd-libopencl1 && for f in *.deb; do dpkg -x $f ../root; done)
+# then pass carry [".devfull"] to the device tool. Usage: bash device_runs/e2e.sh [tests|bench|python|all]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 what=${1:-all}
