@@ -36,11 +36,18 @@ void hash_coo::allocate(std::uint32_t stride) {
     throw error(CNC_ERR_OVERFLOW, "coefficient table would exceed the address space");
   stride_ = stride;
   n_slots_ = slots;
-  // No value-initialization: only the columns need a marker; values are written on insert.
+  // Only the columns need a marker; values are written on insert. Both are first touched here
+  // by every core (page faults included), not by the single thread that inserts.
   cols_.reset(new std::int32_t[slots]);
   vals_.reset(new double[slots]);
   lo_.reset();
-  std::memset(cols_.get(), 0xff, sizeof(std::int32_t) * slots);
+  std::int32_t* cols = cols_.get();
+  double* vals = vals_.get();
+  parallel_pieces(std::int64_t(slots), std::int64_t(1) << 18, host_threads(),
+                  [&](std::int64_t, std::int64_t a, std::int64_t e) {
+                    std::memset(cols + a, 0xff, sizeof(std::int32_t) * std::size_t(e - a));
+                    std::memset(vals + a, 0, sizeof(double) * std::size_t(e - a));
+                  });
 }
 
 void hash_coo::duplicate(std::uint64_t s, double v) {
