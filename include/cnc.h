@@ -234,8 +234,8 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_REASON 0x804            /**< int: CNC_REASON_* of the last solve (worst over systems) */
 #define CNC_ELAPSED_TIME 0x805      /**< double: seconds of the last cncSolve, everything included */
 #define CNC_ASSEMBLY_TIME 0x806     /**< double: seconds from Begin(MATRIX) to End(MATRIX) */
-#define CNC_CONVERSION_TIME 0x807   /**< double: seconds converting COO -> CSR -> chosen format */
-#define CNC_UPLOAD_TIME 0x808       /**< double: seconds moving the matrix to the backend */
+#define CNC_CONVERSION_TIME 0x807   /**< double: seconds of host conversion: COO or caller's CSR -> CSR -> chosen format */
+#define CNC_UPLOAD_TIME 0x808       /**< double: seconds moving the matrix to the backend (and, on CUDA, building SELL there) */
 #define CNC_SOLVE_TIME 0x809        /**< double: seconds in the iterations */
 #define CNC_GFLOPS 0x80A            /**< double: useful GFLOP/s of the iterations */
 #define CNC_BYTES_PER_ITERATION 0x80B /**< int64 (via Doublev or Integerv): minimum bytes/iteration */

@@ -472,6 +472,22 @@ user_arrays messy_csr(std::int32_t n, int base, std::uint64_t seed) {
   return u;
 }
 
+// csr_from_user on bad arrays, with 1 and 4 threads: the status and the message naming the
+// first bad place in row order.
+void expect_first_error(const user_arrays& in, int status, const char* want) {
+  const std::int32_t n = std::int32_t(in.rp.size() - 1);
+  for (int t : {1, 4}) {
+    set_threads(t);
+    try {
+      (void)cnc::csr_from_user(n, in.rp.data(), in.ci.data(), in.v.data(), 0);
+      fail_msg("bad arrays accepted (expected '%s')", want);
+    } catch (const cnc::error& e) {
+      assert_int_equal(e.status(), status);
+      if (!std::strstr(e.what(), want)) fail_msg("threads %d: message '%s'", t, e.what());
+    }
+  }
+}
+
 void test_csr_from_user_parallel(void**) {
   const std::int32_t n = 70001;  // several pieces of 8192 rows
   for (int base : {0, 1}) {
@@ -494,31 +510,13 @@ void test_csr_from_user_parallel(void**) {
   const std::int64_t late = in.rp[60000], early = in.rp[20000] + 1;
   in.ci[std::size_t(late)] = std::uint32_t(n + 3);
   in.v[std::size_t(early)] = NAN;
-  for (int t : {1, 4}) {
-    set_threads(t);
-    try {
-      (void)cnc::csr_from_user(n, in.rp.data(), in.ci.data(), in.v.data(), 0);
-      fail_msg("bad entries accepted");
-    } catch (const cnc::error& e) {
-      assert_int_equal(e.status(), CNC_ERR_NOT_FINITE);
-      char want[64];
-      std::snprintf(want, sizeof want, "values[%lld]", (long long)early);
-      if (!std::strstr(e.what(), want)) fail_msg("threads %d: message '%s'", t, e.what());
-    }
-  }
+  char want[64];
+  std::snprintf(want, sizeof want, "values[%lld]", (long long)early);
+  expect_first_error(in, CNC_ERR_NOT_FINITE, want);
   in = messy_csr(n, 0, 9);
   std::swap(in.rp[50000], in.rp[50001]);
   std::swap(in.rp[30000], in.rp[30001]);
-  for (int t : {1, 4}) {
-    set_threads(t);
-    try {
-      (void)cnc::csr_from_user(n, in.rp.data(), in.ci.data(), in.v.data(), 0);
-      fail_msg("decreasing row_ptr accepted");
-    } catch (const cnc::error& e) {
-      assert_int_equal(e.status(), CNC_ERR_INVALID_VALUE);
-      if (!std::strstr(e.what(), "at row 30000")) fail_msg("threads %d: message '%s'", t, e.what());
-    }
-  }
+  expect_first_error(in, CNC_ERR_INVALID_VALUE, "at row 30000");
   unsetenv("CNC_NUM_THREADS");
 }
 

@@ -29,6 +29,7 @@ extern "C" {
 #include "conversion/convert.hpp"
 #include "conversion/matrix.hpp"
 #include "host_reference.hpp"
+#include "solver/pcg.hpp"
 #include "test_support.h"
 
 namespace {
@@ -351,6 +352,44 @@ void test_frozen_systems(void**) {
 
 // ---- full solve
 // ------------------------------------------------------------------------------------
+// The PCG driver's true-residual check computed on the device (init() on the final x, the
+// default for double) against the same check on the host, and both against the test's own
+// residual of the returned x: same iterations and reasons, true residuals equal to rounding.
+void test_pcg_true_residual_on_device(void**) {
+  for (const combo& c : all_combos()) {
+    if (c.p != cnc::precision::f64) continue;  // the device check is used for double only
+    auto prep = prepare(c.m->a, c.f);
+    const std::int32_t n = c.m->a.n;
+    const std::size_t nk = std::size_t(n) * c.k;
+    const std::vector<double> b = random_vec(nk, 43);
+    cnc::pcg_params prm;
+    prm.max_iterations = std::max(1000, 20 * n);
+    prm.threshold = 1e-9;
+    prm.check_interval = g_backend->default_check_interval();
+    cnc::pcg_result r[2];
+    std::vector<double> x[2];
+    for (int dev = 0; dev < 2; ++dev) {
+      auto sys = g_backend->create_system(prep->hm, prep->d, c.p, c.k);
+      prm.device_residual = dev == 1;
+      x[dev].assign(nk, 0.0);
+      r[dev] = cnc::pcg_solve(*sys, prep->csr, c.k, b.data(), x[dev].data(), prm);
+    }
+    if (r[0].iterations != r[1].iterations || r[0].reasons != r[1].reasons ||
+        std::memcmp(x[0].data(), x[1].data(), nk * sizeof(double)) != 0)
+      fail_msg("%s: host and device residual checks took different paths", c.label().c_str());
+    for (int j = 0; j < c.k; ++j) {
+      const double mine =
+          ts_rel_residual(&c.m->a, x[1].data() + std::size_t(j) * n, b.data() + std::size_t(j) * n);
+      // ||b - A x|| / ||b|| near 1e-9 is cancellation: the three sums agree to rounding of
+      // ||A|| ||x|| / ||b||, not relatively.
+      if (!(std::fabs(r[1].true_residual[j] - mine) <= 1e-11) ||
+          !(std::fabs(r[0].true_residual[j] - mine) <= 1e-11) || !(mine <= 1e-7))
+        fail_msg("%s: system %d true residual device %.6e host %.6e, the test's %.6e",
+                 c.label().c_str(), j, r[1].true_residual[j], r[0].true_residual[j], mine);
+    }
+  }
+}
+
 void test_full_solve(void**) {
   for (const combo& c : all_combos()) {
     const bool generated = c.m->name.rfind("gen:", 0) == 0;
@@ -468,6 +507,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_apply),          cmocka_unit_test(test_steps_vs_reference),
       cmocka_unit_test(test_step_statuses),  cmocka_unit_test(test_iterate_equals_steps),
       cmocka_unit_test(test_frozen_systems), cmocka_unit_test(test_full_solve),
+      cmocka_unit_test(test_pcg_true_residual_on_device),
   };
   int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   for (test_matrix& m : g_matrices) ts_csr_free(&m.a);

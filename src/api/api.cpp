@@ -638,23 +638,16 @@ CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const C
       fail(CNC_ERR_NULL_POINTER, "(%s): i, j and values must not be NULL", args);
     // Every entry is checked before any is added, so a bad call changes nothing.
     const CNCuint n = CNCuint(c.n);
-    std::vector<std::int64_t> bad(std::size_t(cnc::piece_count(count, 1 << 16)), -1);
-    cnc::parallel_pieces(count, 1 << 16, cnc::host_threads(),
-                         [&](std::int64_t p, std::int64_t t0, std::int64_t t1) {
-                           for (std::int64_t t = t0; t < t1; ++t)
-                             if (i[t] >= n || j[t] >= n || !std::isfinite(values[t])) {
-                               bad[std::size_t(p)] = t;
-                               return;
-                             }
-                         });
-    for (std::int64_t t : bad)
-      if (t >= 0) {
-        std::snprintf(args, sizeof args, "count=%lld, entry %lld: i=%u, j=%u, value=%g",
-                      (long long)count, (long long)t, i[t], j[t], values[t]);
-        need_variable(c, i[t], args);
-        need_variable(c, j[t], args);
-        need_finite(values[t], "value", args);
-      }
+    const std::int64_t bad = cnc::first_index(
+        count, 1 << 16, cnc::host_threads(),
+        [&](std::int64_t e) { return i[e] >= n || j[e] >= n || !std::isfinite(values[e]); });
+    if (bad >= 0) {
+      std::snprintf(args, sizeof args, "count=%lld, entry %lld: i=%u, j=%u, value=%g",
+                    (long long)count, (long long)bad, i[bad], j[bad], values[bad]);
+      need_variable(c, i[bad], args);
+      need_variable(c, j[bad], args);
+      need_finite(values[bad], "value", args);
+    }
     for (std::int64_t t = 0; t < count; ++t)
       c.build.add_ij(std::int32_t(i[t]), std::int32_t(j[t]), values[t]);
   });
@@ -706,25 +699,22 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     if (nrhs == 0 || nrhs > 4096)
       fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
     const std::size_t len = std::size_t(n) * nrhs;
-    // b and x checked, and x copied (it changes only when the solve succeeds), in one pass.
+    const std::int64_t bad = cnc::first_index(
+        std::int64_t(len), 1 << 16, cnc::host_threads(),
+        [&](std::int64_t e) { return !std::isfinite(b[e]) || !std::isfinite(x[e]); });
+    if (bad >= 0 && !std::isfinite(b[bad]))
+      fail(CNC_ERR_NOT_FINITE, "(%s): b[%lld]=%g is not finite", args, (long long)bad, b[bad]);
+    if (bad >= 0)
+      fail(CNC_ERR_NOT_FINITE, "(%s): x[%lld]=%g is not finite", args, (long long)bad, x[bad]);
+    // The solve works on a copy: x changes only when it succeeds.
     cnc::host_vector<double> xs(len);
-    std::vector<std::int64_t> bad(std::size_t(cnc::piece_count(std::int64_t(len), 1 << 16)), -1);
-    cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
-                         [&](std::int64_t p, std::int64_t u0, std::int64_t u1) {
-                           for (std::int64_t t = u0; t < u1; ++t) {
-                             xs[t] = x[t];
-                             if (!std::isfinite(b[t]) || !std::isfinite(x[t])) {
-                               bad[std::size_t(p)] = t;
-                               return;
-                             }
-                           }
-                         });
-    for (std::int64_t t : bad) {
-      if (t < 0) continue;
-      if (!std::isfinite(b[t]))
-        fail(CNC_ERR_NOT_FINITE, "(%s): b[%lld]=%g is not finite", args, (long long)t, b[t]);
-      fail(CNC_ERR_NOT_FINITE, "(%s): x[%lld]=%g is not finite", args, (long long)t, x[t]);
-    }
+    auto copy = [&](double* to, const double* from) {
+      cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
+                           [&](std::int64_t, std::int64_t u0, std::int64_t u1) {
+                             std::memcpy(to + u0, from + u0, sizeof(double) * std::size_t(u1 - u0));
+                           });
+    };
+    copy(xs.data(), x);
     const double t0 = cnc::now_seconds();
     cnc::user_csr a;
     try {
@@ -735,10 +725,7 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     c.csr_conversion_time = cnc::now_seconds() - t0;
     c.stats.assembly = 0;
     c.solve(a.view, next_version(), int(nrhs), b, xs.data());
-    cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
-                         [&](std::int64_t, std::int64_t u0, std::int64_t u1) {
-                           std::memcpy(x + u0, xs.data() + u0, sizeof(double) * (u1 - u0));
-                         });
+    copy(x, xs.data());
   });
 }
 

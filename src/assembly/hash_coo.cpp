@@ -125,7 +125,7 @@ csr_matrix hash_coo::to_csr(const std::vector<std::int32_t>& map, std::int32_t n
   constexpr std::int64_t grain = 2048;
   const int threads = host_threads();
   const std::int64_t pieces = piece_count(n_rows_, grain);
-  std::vector<std::int64_t> len(std::size_t(n_rows_), 0), part(std::size_t(pieces) + 1, 0);
+  std::vector<std::int64_t> part(static_cast<std::size_t>(pieces), 0);  // entries per piece
   auto extra_begin = [&](std::int64_t i) {
     return std::size_t(std::lower_bound(extra.begin(), extra.end(),
                                         std::make_pair(std::uint64_t(i) << 32, -HUGE_VAL)) -
@@ -142,16 +142,15 @@ csr_matrix hash_coo::to_csr(const std::vector<std::int32_t>& map, std::int32_t n
         c += cols_[s] >= 0 && mapped(cols_[s]) >= 0;
       for (; x < extra.size() && std::int64_t(extra[x].first >> 32) == i; ++x)
         c += keep && mapped(std::int32_t(extra[x].first & 0xffffffffu)) >= 0;
-      len[i] = c;
-      part[p + 1] += c;
+      part[p] += c;
     }
   });
-  for (std::int64_t p = 0; p < pieces; ++p) part[p + 1] += part[p];
+  const std::int64_t nnz = exclusive_scan(part);
   csr_matrix m;
   m.n = n_out;
   m.row_ptr.assign(std::size_t(n_out) + 1, 0);
-  m.col.resize(std::size_t(part[pieces]));
-  m.val.resize(std::size_t(part[pieces]));
+  m.col.resize(std::size_t(nnz));
+  m.val.resize(std::size_t(nnz));
   parallel_pieces(n_rows_, grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
     std::vector<std::pair<std::int32_t, double>> tmp;
     std::size_t x = extra_begin(i0);

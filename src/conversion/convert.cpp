@@ -45,8 +45,8 @@ void throw_first(const std::vector<piece_error>& errs) {
     if (e.at >= 0) throw error(e.status, e.message);
 }
 
-// Sorts row entries by column (stable: duplicates keep their order) and sums duplicates into
-// `out`; returns the number written.
+// Sorts row entries by column (stable: duplicates keep their order), sums duplicates and writes
+// the result to col/val (both may be null: only count); returns the number of distinct columns.
 std::size_t canonical_row(std::vector<std::pair<std::int32_t, double>>& row, std::int32_t* col,
                           double* val) {
   std::stable_sort(row.begin(), row.end(),
@@ -73,18 +73,14 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
   }
   const int threads = host_threads();
   const std::int64_t pieces = piece_count(n, row_grain);
+  const std::int64_t down = first_index(
+      n, row_grain, threads, [&](std::int64_t i) { return row_ptr[i + 1] < row_ptr[i]; });
+  if (down >= 0) {
+    std::snprintf(msg, sizeof msg, "row_ptr decreases at row %lld (%lld > %lld)", (long long)down,
+                  (long long)row_ptr[down], (long long)row_ptr[down + 1]);
+    throw error(CNC_ERR_INVALID_VALUE, msg);
+  }
   std::vector<piece_error> errs(static_cast<std::size_t>(pieces));
-  parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
-    for (std::int64_t i = i0; i < i1; ++i)
-      if (row_ptr[i + 1] < row_ptr[i]) {
-        char m[160];
-        std::snprintf(m, sizeof m, "row_ptr decreases at row %lld (%lld > %lld)", (long long)i,
-                      (long long)row_ptr[i], (long long)row_ptr[i + 1]);
-        errs[p] = {i, CNC_ERR_INVALID_VALUE, m};
-        return;
-      }
-  });
-  throw_first(errs);
   // Entries: in range, finite; rows already canonical (sorted, no duplicates) need no sorting.
   // Non-canonical rows get their output length here (their entries are placed below).
   user_csr u;
@@ -144,32 +140,28 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
   }
   // A canonical copy, placed in parallel: offsets from the row lengths, then each row.
   csr_matrix& m = u.owned;
-  std::vector<std::int64_t> piece_sum(static_cast<std::size_t>(pieces) + 1, 0);
+  std::vector<std::int64_t> piece_at(static_cast<std::size_t>(pieces), 0);
   parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
-    std::int64_t s = 0;
-    for (std::int64_t i = i0; i < i1; ++i) s += len[i + 1];
-    piece_sum[p + 1] = s;
+    for (std::int64_t i = i0; i < i1; ++i) piece_at[p] += len[i + 1];
   });
-  for (std::int64_t p = 0; p < pieces; ++p) piece_sum[p + 1] += piece_sum[p];
+  const std::int64_t nnz = exclusive_scan(piece_at);
   m.row_ptr.resize(std::size_t(n) + 1);
   m.row_ptr[0] = 0;
-  m.col.resize(std::size_t(piece_sum[pieces]));
-  m.val.resize(std::size_t(piece_sum[pieces]));
+  m.col.resize(std::size_t(nnz));
+  m.val.resize(std::size_t(nnz));
   parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
     std::vector<std::pair<std::int32_t, double>> row;
-    std::int64_t at = piece_sum[p];
+    std::int64_t at = piece_at[p];
     for (std::int64_t i = i0; i < i1; ++i) {
       const std::int64_t k0 = row_ptr[i] - base, k1 = row_ptr[i + 1] - base;
-      if (k1 - k0 == len[i + 1]) {  // canonical row (a non-canonical one has duplicates or
-        bool sorted = true;         // is unsorted with the same length: check which)
-        for (std::int64_t k = k0 + 1; k < k1 && sorted; ++k) sorted = col[k] > col[k - 1];
-        if (sorted) {
-          for (std::int64_t k = k0; k < k1; ++k)
-            m.col[at + k - k0] = std::int32_t(col[k] - base), m.val[at + k - k0] = val[k];
-          at += k1 - k0;
-          m.row_ptr[i + 1] = at;
-          continue;
-        }
+      bool sorted = true;  // strictly increasing: copied as is
+      for (std::int64_t k = k0 + 1; k < k1 && sorted; ++k) sorted = col[k] > col[k - 1];
+      if (sorted) {
+        for (std::int64_t k = k0; k < k1; ++k)
+          m.col[at + k - k0] = std::int32_t(col[k] - base), m.val[at + k - k0] = val[k];
+        at += k1 - k0;
+        m.row_ptr[i + 1] = at;
+        continue;
       }
       row.clear();
       for (std::int64_t k = k0; k < k1; ++k) row.emplace_back(std::int32_t(col[k] - base), val[k]);
@@ -191,17 +183,6 @@ void block_columns(const csr_view& a, int b, std::int32_t br, std::vector<std::i
   if ((br + 1) * b > a.n) cols.push_back(br);
   std::sort(cols.begin(), cols.end());
   cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-}
-
-// Sums of per-piece counts as offsets: out[p] = count of pieces before p; returns the total.
-std::int64_t exclusive_scan(std::vector<std::int64_t>& v) {
-  std::int64_t s = 0;
-  for (auto& x : v) {
-    const std::int64_t t = x;
-    x = s;
-    s += t;
-  }
-  return s;
 }
 }  // namespace
 

@@ -121,14 +121,12 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
   std::vector<rhs_state> st(static_cast<std::size_t>(k)), fresh(st.size());
   std::vector<double> tr2(static_cast<std::size_t>(k));
   // ||b - A x||² of every system. On the device, init() computes exactly that (r = b - A x,
-  // rr = Σ r²) and leaves the systems ready for a restart; `st` keeps the finished states.
-  bool restarted_by_check = false;
+  // rr = Σ r²); `st` keeps the finished states.
   auto true_norms = [&] {
     if (prm.device_residual) {
       sys.init(thr2.data());
       sys.read_state(fresh.data());
       for (int j = 0; j < k; ++j) tr2[j] = fresh[j].rr;
-      restarted_by_check = true;
     } else {
       sys.get_x(x);
       residual_norms(a, k, b, x, tr2.data());
@@ -166,8 +164,7 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
         if (st[j].status == converged && tr2[j] > slack2 * thr2[j]) ++restarts[j];
       }
       if (prm.log) prm.log(CNC_LOG_INFO, "true residual above threshold: restarting CG from x");
-      if (!restarted_by_check) sys.init(thr2.data());
-      restarted_by_check = false;
+      sys.init(thr2.data());
       have_true = false;
       continue;
     }

@@ -35,7 +35,8 @@ void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
       std::clamp<std::int64_t>(n / std::max<std::int64_t>(grain, 1), 1, 1024);
   auto bounds = [&](std::int64_t p) { return n * p / pieces; };
   // A thread is worth its start (tens of microseconds) only with a few pieces of work each.
-  const int t_count = int(std::min<std::int64_t>(std::max(threads, 1), std::max<std::int64_t>(1, pieces / 4)));
+  const int t_count =
+      int(std::min<std::int64_t>(std::max(threads, 1), std::max<std::int64_t>(1, pieces / 4)));
   if (t_count == 1) {
     for (std::int64_t p = 0; p < pieces; ++p) f(p, bounds(p), bounds(p + 1));
     return;
@@ -63,6 +64,34 @@ void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
 // per piece.
 inline std::int64_t piece_count(std::int64_t n, std::int64_t grain) {
   return n <= 0 ? 0 : std::clamp<std::int64_t>(n / std::max<std::int64_t>(grain, 1), 1, 1024);
+}
+
+// The lowest index t in [0, n) with bad(t), or -1: checked in parallel pieces, so the answer is
+// the first in order whatever the thread count.
+template <class Bad>
+std::int64_t first_index(std::int64_t n, std::int64_t grain, int threads, Bad&& bad) {
+  std::vector<std::int64_t> found(static_cast<std::size_t>(piece_count(n, grain)), -1);
+  parallel_pieces(n, grain, threads, [&](std::int64_t p, std::int64_t t0, std::int64_t t1) {
+    for (std::int64_t t = t0; t < t1; ++t)
+      if (bad(t)) {
+        found[static_cast<std::size_t>(p)] = t;
+        return;
+      }
+  });
+  for (std::int64_t t : found)
+    if (t >= 0) return t;
+  return -1;
+}
+
+// Per-piece counts into offsets: v[p] becomes the sum of the counts before p; returns the total.
+inline std::int64_t exclusive_scan(std::vector<std::int64_t>& v) {
+  std::int64_t s = 0;
+  for (auto& x : v) {
+    const std::int64_t t = x;
+    x = s;
+    s += t;
+  }
+  return s;
 }
 
 }  // namespace cnc
