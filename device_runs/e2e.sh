@@ -30,6 +30,13 @@ if [ "$what" != bench ] && [ "$what" != python ]; then
   echo "== ctest with CNC_BACKEND=cuda"
   (cd /tmp/b && CNC_BACKEND=cuda ctest -j4 --timeout 300 --output-on-failure \
      -R "test_solve|test_bad_input|nonsymmetric|demo|opennl|threads|assembly") 2>&1 | tail -25
+  echo "== python tests (CuPy device-array tests included when CuPy is here)"
+  if python3 -c "import numpy, scipy, pytest" 2>/dev/null; then
+    CNC_LIBRARY=/tmp/b/libcnc.so PYTHONPATH=bindings/python python3 -m pytest -q -rs \
+      bindings/python/tests 2>&1 | tail -15
+  else
+    echo "python3 without numpy/scipy/pytest here: skipped"
+  fi
 fi
 if [ "$what" != tests ] && [ "$what" != python ]; then
   echo "== cnc-solve --grid 256"

@@ -47,7 +47,101 @@ __global__ void fill_sell(std::int32_t n, std::int32_t n_padded, const std::int6
   for (; t < w; ++t) scol[base + t * 32] = std::int32_t(i), sval[base + t * 32] = T(0);
 }
 
+// One thread per padded row (whole warps = SELL slices): is the row canonical (offsets inside
+// [0, nnz] and not decreasing, columns in range and strictly increasing, values finite), and how
+// many entries its slice stores in SELL (as slice_widths counts them).
+__global__ void scan_rows(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
+                          const std::int32_t* col, const double* val, unsigned int* bad,
+                          unsigned long long* sell_entries) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  std::int64_t len = 1;
+  unsigned int flag = 0;
+  if (i < n) {
+    const std::int64_t k0 = row_ptr[i], k1 = row_ptr[i + 1];
+    if (k0 < 0 || k1 < k0 || k1 > nnz) {
+      flag = 1;
+    } else {
+      len = k1 - k0;
+      std::int64_t prev = -1;
+      for (std::int64_t k = k0; k < k1; ++k) {
+        const std::int64_t c = col[k];
+        flag |= unsigned(c < 0 || c >= n || c <= prev || !isfinite(val[k]));
+        prev = c;
+      }
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    len = max(len, __shfl_xor_sync(0xffffffffu, len, o));
+    flag |= __shfl_xor_sync(0xffffffffu, flag, o);
+  }
+  if (lane == 0) {
+    atomicAdd(sell_entries, static_cast<unsigned long long>(max(len, std::int64_t(1)) * 32));
+    if (flag) atomicOr(bad, 1u);
+  }
+}
+
+__global__ void first_nan_or_inf(const double* v, std::int64_t count, unsigned long long* first) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    if (!isfinite(v[i])) atomicMin(first, static_cast<unsigned long long>(i));
+}
+
+// The host's inverse_diagonal (conversion/convert.cpp), the same bits: 1 on padding rows and
+// where the diagonal is 0 or absent (counted), 1/a_ii otherwise (all ones without jacobi).
+__global__ void inverse_diag(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
+                             const std::int32_t* col, const double* val, bool jacobi, double* d,
+                             unsigned long long* zeros) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n_padded) return;
+  double di = 1.0;
+  if (i < n) {
+    double diag = 0.0;
+    for (std::int64_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+      if (col[k] == i) diag = val[k];
+    if (diag == 0.0)
+      atomicAdd(zeros, 1ull);
+    else if (jacobi)
+      di = 1.0 / diag;
+  }
+  d[i] = di;
+}
+
+int blocks_for(std::int64_t threads) {
+  return int(std::max<std::int64_t>(1, (threads + block_threads - 1) / block_threads));
+}
+
 }  // namespace
+
+cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
+                     const std::int32_t* col, const double* val, unsigned long long* out,
+                     cudaStream_t s) {
+  cudaError_t e = cudaMemsetAsync(out, 0, 2 * sizeof(unsigned long long), s);
+  if (e != cudaSuccess) return e;
+  const std::int64_t n_padded = (std::int64_t(n) + 31) / 32 * 32;
+  scan_rows<<<blocks_for(n_padded), block_threads, 0, s>>>(
+      n, nnz, row_ptr, col, val, reinterpret_cast<unsigned int*>(out), out + 1);
+  return cudaGetLastError();
+}
+
+cudaError_t first_not_finite(const double* v, std::int64_t count, unsigned long long* out,
+                             int max_grid, cudaStream_t s) {
+  cudaError_t e = cudaMemsetAsync(out, 0xff, sizeof(unsigned long long), s);
+  if (e != cudaSuccess) return e;
+  first_nan_or_inf<<<std::min(blocks_for(count), std::max(max_grid, 1)), block_threads, 0, s>>>(
+      v, count, out);
+  return cudaGetLastError();
+}
+
+cudaError_t inverse_diagonal(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
+                             const std::int32_t* col, const double* val, bool jacobi, double* d,
+                             unsigned long long* zeros, cudaStream_t s) {
+  cudaError_t e = cudaMemsetAsync(zeros, 0, sizeof(unsigned long long), s);
+  if (e != cudaSuccess) return e;
+  inverse_diag<<<blocks_for(n_padded), block_threads, 0, s>>>(n, n_padded, row_ptr, col, val,
+                                                              jacobi, d, zeros);
+  return cudaGetLastError();
+}
 
 cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std::int64_t* slice_ptr,
                                void* scratch, std::size_t* scratch_bytes, cudaStream_t s) {

@@ -14,3 +14,8 @@ target_compile_definitions(test_cuda_kernels PRIVATE
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_backend.cpp)
   cnc_add_test(test_backend TEST_NAME backend_cuda ARGS cuda)
 endif()
+
+# cncSolveCSRDevice through the public library, with arrays the test puts on the device.
+find_package(CUDAToolkit REQUIRED)  # its imported targets are per directory
+cnc_add_test(test_cuda_device_arrays SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cuda_device_arrays.cpp
+             LIBS cnc CUDA::cudart TEST_NAME cuda_device_arrays)

@@ -683,21 +683,28 @@ CNC_API CNCstatus cncSolve(void) {
   });
 }
 
+// The checks cncSolveCSR and cncSolveCSRDevice share (pointers, state, sizes).
+static void check_csr_call(context& c, const char* args, CNCuint n, const void* row_ptr,
+                           const void* col_idx, const void* values, CNCint base, CNCuint nrhs,
+                           const void* b, const void* x) {
+  if (!row_ptr || !col_idx || !values || !b || !x)
+    fail(CNC_ERR_NULL_POINTER, "(%s): row_ptr, col_idx, values, b and x must not be NULL", args);
+  if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
+    fail(CNC_ERR_STATE, "(%s): not allowed in state %s", args, state_name(c.state));
+  if (n == 0 || n > CNCuint(INT32_MAX - 8))
+    fail(CNC_ERR_INVALID_VALUE, "(%s): n out of range", args);
+  if (base != 0 && base != 1) fail(CNC_ERR_INVALID_VALUE, "(%s): base must be 0 or 1", args);
+  if (nrhs == 0 || nrhs > 4096)
+    fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
+}
+
 CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
                               const double* values, CNCint base, CNCuint nrhs, const double* b,
                               double* x) {
   return guarded("cncSolveCSR", [&](context& c) {
     char args[160];
     std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
-    if (!row_ptr || !col_idx || !values || !b || !x)
-      fail(CNC_ERR_NULL_POINTER, "(%s): row_ptr, col_idx, values, b and x must not be NULL", args);
-    if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
-      fail(CNC_ERR_STATE, "(%s): not allowed in state %s", args, state_name(c.state));
-    if (n == 0 || n > CNCuint(INT32_MAX - 8))
-      fail(CNC_ERR_INVALID_VALUE, "(%s): n out of range", args);
-    if (base != 0 && base != 1) fail(CNC_ERR_INVALID_VALUE, "(%s): base must be 0 or 1", args);
-    if (nrhs == 0 || nrhs > 4096)
-      fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
+    check_csr_call(c, args, n, row_ptr, col_idx, values, base, nrhs, b, x);
     const std::size_t len = std::size_t(n) * nrhs;
     const std::int64_t bad = cnc::first_index(
         std::int64_t(len), 1 << 16, cnc::host_threads(),
@@ -726,6 +733,24 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     c.stats.assembly = 0;
     c.solve(a.view, next_version(), int(nrhs), b, xs.data());
     copy(x, xs.data());
+  });
+}
+
+CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
+                                    const double* values, CNCint base, CNCuint nrhs,
+                                    const double* b, double* x) {
+  return guarded("cncSolveCSRDevice", [&](context& c) {
+    char args[160];
+    std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
+    check_csr_call(c, args, n, row_ptr, col_idx, values, base, nrhs, b, x);
+    c.stats = cnc::solve_stats{};
+    try {
+      c.pipe.solve_device(c.options(),
+                          cnc::device_csr_input{std::int32_t(n), row_ptr, col_idx, values, base},
+                          int(nrhs), b, x, c.stats);
+    } catch (const error& e) {
+      fail(e.status(), "(%s)%s", args, e.what());
+    }
   });
 }
 

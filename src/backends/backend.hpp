@@ -63,6 +63,7 @@ class device_system {
  public:
   virtual ~device_system() = default;
   // Uploads b and the initial guess x (host, column-major, n real rows per system).
+  // (Backends that take_device_arrays() also accept device pointers here and in get_x.)
   virtual void set_vectors(const double* b, const double* x) = 0;
   virtual void init(const double* thr2) = 0;  // thr2: one value per system
   virtual void spmv_dot() = 0;
@@ -82,6 +83,23 @@ class device_system {
   // y = A x for k host columns, through the backend's SpMV (for tests and the true residual
   // check). Clobbers p and q: call it outside an iteration sequence.
   virtual void apply(const double* x, double* y) = 0;
+};
+
+// A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the
+// caller's own arrays (cncSolveCSRDevice), read during create_system_from_device only.
+struct device_csr {
+  std::int32_t n = 0;
+  std::int64_t nnz = 0;
+  const std::int64_t* row_ptr = nullptr;
+  const std::int32_t* col = nullptr;
+  const double* val = nullptr;
+};
+
+// One pass over a device CSR: whether it is canonical (offsets consistent, columns in range and
+// strictly increasing in each row, values finite), and the entries its SELL form would store.
+struct device_csr_scan {
+  bool canonical = false;
+  std::int64_t sell_entries = 0;
 };
 
 struct backend_options {
@@ -114,6 +132,26 @@ class backend {
   virtual std::unique_ptr<device_system> create_system(const host_matrix& a,
                                                        std::span<const double> d, precision p,
                                                        int nrhs) = 0;
+
+  // Caller arrays in device memory (CUDA only). When takes_device_arrays(), device_systems also
+  // accept device pointers in set_vectors/get_x, and the calls below work; the defaults throw.
+  virtual bool takes_device_arrays() const { return false; }
+  // Empty when `p` points into memory this backend's device can read and write (device or
+  // managed memory of that device); otherwise why not, for the caller's error message.
+  virtual std::string device_memory_problem(const void* p) const;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) const;
+  // Waits for all work queued on the device (the caller's kernels that fill its arrays, on any
+  // stream) before cnc reads device arrays.
+  virtual void synchronize_device() const;
+  // Index of the first non-finite value of a device array, or -1.
+  virtual std::int64_t first_not_finite(const double* p, std::int64_t count) const;
+  virtual device_csr_scan scan_device_csr(const device_csr& a) const;
+  // A double-precision device_system built from a canonical device CSR in format csr or sell,
+  // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or
+  // absent, counted in *zero_diagonals; all ones without jacobi).
+  virtual std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
+                                                                   bool jacobi, int nrhs,
+                                                                   std::int64_t* zero_diagonals);
 };
 
 // Factories: each returns nullptr and explains why in `why` when it cannot run here (no driver,

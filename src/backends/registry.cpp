@@ -1,9 +1,10 @@
 // Backend selection (see registry.hpp).
 #include "backends/registry.hpp"
 
+#include <strings.h>
+
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 #include "backends/opencl/opencl_backend.hpp"
 #include "cnc.h"
@@ -23,12 +24,36 @@ int backend_from_environment() {
 
 std::unique_ptr<backend> make_backend(int kind, const backend_options& o, std::string& why) {
   switch (kind) {
-    case CNC_BACKEND_CPU: return make_cpu_backend(o, why);
-    case CNC_BACKEND_OPENCL: return make_opencl_backend(o, why);
-    case CNC_BACKEND_CUDA: return make_cuda_backend(o, why);
+    case CNC_BACKEND_CPU:
+      return make_cpu_backend(o, why);
+    case CNC_BACKEND_OPENCL:
+      return make_opencl_backend(o, why);
+    case CNC_BACKEND_CUDA:
+      return make_cuda_backend(o, why);
   }
   why = "unknown backend";
   return nullptr;
+}
+
+// Device arrays: only backends that take them (CUDA) override these.
+namespace {
+[[noreturn]] void no_device_arrays(const backend& b) {
+  throw error(CNC_ERR_BACKEND_UNAVAILABLE,
+              std::string(": the ") + b.name() + " backend does not take device arrays");
+}
+}  // namespace
+std::string backend::device_memory_problem(const void*) const {
+  return std::string("the ") + name() + " backend does not take device arrays";
+}
+void backend::copy_to_host(void*, const void*, std::size_t) const { no_device_arrays(*this); }
+void backend::synchronize_device() const { no_device_arrays(*this); }
+std::int64_t backend::first_not_finite(const double*, std::int64_t) const {
+  no_device_arrays(*this);
+}
+device_csr_scan backend::scan_device_csr(const device_csr&) const { no_device_arrays(*this); }
+std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
+                                                                  int, std::int64_t*) {
+  no_device_arrays(*this);
 }
 
 bool backend_is_gpu(const backend& b) {

@@ -64,22 +64,26 @@ std::size_t canonical_row(std::vector<std::pair<std::int32_t, double>>& row, std
 }
 }  // namespace
 
-user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                       const double* val, int base) {
+void check_row_ptr(std::int32_t n, const std::int64_t* row_ptr, int base) {
   char msg[256];
   if (row_ptr[0] != base) {
     std::snprintf(msg, sizeof msg, "row_ptr[0]=%lld but base=%d", (long long)row_ptr[0], base);
     throw error(CNC_ERR_INVALID_VALUE, msg);
   }
-  const int threads = host_threads();
-  const std::int64_t pieces = piece_count(n, row_grain);
   const std::int64_t down = first_index(
-      n, row_grain, threads, [&](std::int64_t i) { return row_ptr[i + 1] < row_ptr[i]; });
+      n, row_grain, host_threads(), [&](std::int64_t i) { return row_ptr[i + 1] < row_ptr[i]; });
   if (down >= 0) {
     std::snprintf(msg, sizeof msg, "row_ptr decreases at row %lld (%lld > %lld)", (long long)down,
                   (long long)row_ptr[down], (long long)row_ptr[down + 1]);
     throw error(CNC_ERR_INVALID_VALUE, msg);
   }
+}
+
+user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                       const double* val, int base) {
+  check_row_ptr(n, row_ptr, base);
+  const int threads = host_threads();
+  const std::int64_t pieces = piece_count(n, row_grain);
   std::vector<piece_error> errs(static_cast<std::size_t>(pieces));
   // Entries: in range, finite; rows already canonical (sorted, no duplicates) need no sorting.
   // Non-canonical rows get their output length here (their entries are placed below).
@@ -336,12 +340,16 @@ sell_matrix csr_to_sell(const csr_view& a) {
   return m;
 }
 
-double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_bytes) {
-  if (f == format::csr) return double(a.nnz()) * (value_bytes + 4) + double(a.n + 1) * 8;
+double matrix_bytes(std::int32_t n, std::int64_t nnz, format f, std::int64_t stored,
+                    int value_bytes) {
+  if (f == format::csr) return double(nnz) * (value_bytes + 4) + double(n + 1) * 8;
   if (f == format::sell)
-    return double(stored) * (value_bytes + 4) + double((a.n + sell_slice - 1) / sell_slice + 1) * 8;
+    return double(stored) * (value_bytes + 4) + double((n + sell_slice - 1) / sell_slice + 1) * 8;
   int b = block_size(f);
-  return double(stored) * (double(b) * b * value_bytes + 4) + double((a.n + b - 1) / b + 1) * 8;
+  return double(stored) * (double(b) * b * value_bytes + 4) + double((n + b - 1) / b + 1) * 8;
+}
+double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_bytes) {
+  return matrix_bytes(a.n, a.nnz(), f, stored, value_bytes);
 }
 
 // Blocks of b x b over every `stride`-th block row only: a cheap estimate of count_blocks.
@@ -366,14 +374,18 @@ static double sampled_blocks(const csr_view& a, int b, std::int32_t stride) {
   return samples > 0 ? blocks * double(nbr) / double(samples) : 0;
 }
 
+format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_stored,
+                            int value_bytes, bool sliced) {
+  if (!sliced) return format::csr;
+  const double csr_bytes = matrix_bytes(n, nnz, format::csr, 0, value_bytes);
+  const double sell_bytes = matrix_bytes(n, nnz, format::sell, sell_stored, value_bytes);
+  return sell_bytes <= 1.1 * csr_bytes ? format::sell : format::csr;
+}
+
 format choose_format(const csr_view& a, int value_bytes, bool sliced) {
-  const double csr_bytes = matrix_bytes(a, format::csr, 0, value_bytes);
-  format scalar = format::csr;
-  double scalar_bytes = csr_bytes;
-  if (sliced) {
-    const double sell_bytes = matrix_bytes(a, format::sell, sell_entries(a), value_bytes);
-    if (sell_bytes <= 1.1 * csr_bytes) scalar = format::sell, scalar_bytes = sell_bytes;
-  }
+  const std::int64_t sell_stored = sliced ? sell_entries(a) : 0;
+  const format scalar = choose_scalar_format(a.n, a.nnz(), sell_stored, value_bytes, sliced);
+  const double scalar_bytes = matrix_bytes(a, scalar, sell_stored, value_bytes);
   // Past 8192 rows, a 1-in-32 sample of block rows rules out blocking when it clearly does not
   // pay (scalar stencils), so the exact count below runs only for plausible candidates.
   if (a.n > 8192) {

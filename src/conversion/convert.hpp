@@ -24,6 +24,9 @@ struct user_csr {
   csr_view view;
   bool copied() const { return !owned.row_ptr.empty(); }
 };
+// The row offsets of a caller's CSR: row_ptr[0] == base and never decreasing (what must hold
+// before the entries can be read). Throws cnc::error naming the first bad offset.
+void check_row_ptr(std::int32_t n, const std::int64_t* row_ptr, int base);
 user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
                        const double* val, int base);
 
@@ -40,10 +43,16 @@ sell_matrix csr_to_sell(const csr_view& a);
 // Bytes one SpMV reads from the matrix in format f with value_bytes-wide values; `stored` is the
 // number of blocks (BCRS) or entries (SELL) stored, unused for CSR.
 double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_bytes);
+double matrix_bytes(std::int32_t n, std::int64_t nnz, format f, std::int64_t stored,
+                    int value_bytes);
 // The format that moves the fewest bytes per SpMV; a block format must save >= 10% over the
 // scalar format. With `sliced` (GPU backends: one thread per row, coalesced by slice), SELL is
 // the scalar format whenever its padding adds at most 10% bytes over CSR; otherwise CSR.
 format choose_format(const csr_view& a, int value_bytes, bool sliced);
+// The scalar part of that choice (CSR or SELL), given the entries SELL would store: also used
+// for a matrix in device memory, whose block structure is not scanned.
+format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_stored,
+                            int value_bytes, bool sliced);
 
 // Inverse diagonal for Jacobi (1 where the diagonal is zero or absent; those are counted), padded
 // with 1 up to n_padded. With jacobi == false, all ones.

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cnc.h"
+#include "util/error.hpp"
 
 namespace cnc {
 
@@ -102,23 +103,51 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
   res.true_residual.assign(std::size_t(k), 0.0);
   std::vector<double> bnorm2(static_cast<std::size_t>(k)), thr2(static_cast<std::size_t>(k));
   std::vector<std::int64_t> done_before(std::size_t(k), 0);  // iterations before a restart
-  bool all_zero = true;
+  std::vector<rhs_state> st(static_cast<std::size_t>(k)), fresh(st.size());
+  if (prm.vectors_on_device) {
+    if (!prm.device_residual)
+      throw error(CNC_ERR_INTERNAL, ": device vectors need the device's true residual");
+    // init() with x = 0 leaves rr = Σ b² (r = b): no host copy of b.
+    sys.set_vectors(b, nullptr);
+    sys.init(thr2.data());  // all zero here: only rr is read
+    sys.read_state(st.data());
+    for (int j = 0; j < k; ++j) bnorm2[j] = st[j].rr;
+  } else {
+    for (int j = 0; j < k; ++j) {
+      double s = 0.0;
+      for (std::size_t i = 0; i < n; ++i) s += b[j * n + i] * b[j * n + i];
+      bnorm2[j] = s;
+    }
+  }
+  bool all_zero = true, any_zero = false;
   for (int j = 0; j < k; ++j) {
-    double s = 0.0;
-    for (std::size_t i = 0; i < n; ++i) s += b[j * n + i] * b[j * n + i];
-    bnorm2[j] = s;
-    thr2[j] = prm.threshold * prm.threshold * s;
-    if (s == 0.0) std::fill(x + j * n, x + (j + 1) * n, 0.0);  // b = 0: x = 0 at once
-    all_zero = all_zero && s == 0.0;
+    thr2[j] = prm.threshold * prm.threshold * bnorm2[j];
+    all_zero = all_zero && bnorm2[j] == 0.0;
+    any_zero = any_zero || bnorm2[j] == 0.0;
+  }
+  // b = 0: x = 0 at once, for that system.
+  if (prm.vectors_on_device && any_zero) {
+    std::vector<double> hx(n * std::size_t(k));
+    if (all_zero) {
+      sys.get_x(x);  // the device's x is 0 since set_vectors(b, nullptr)
+    } else {
+      sys.set_vectors(b, x);
+      sys.get_x(hx.data());
+      for (int j = 0; j < k; ++j)
+        if (bnorm2[j] == 0.0) std::fill(hx.begin() + j * n, hx.begin() + (j + 1) * n, 0.0);
+      sys.set_vectors(b, hx.data());
+    }
+  } else if (any_zero) {
+    for (int j = 0; j < k; ++j)
+      if (bnorm2[j] == 0.0) std::fill(x + j * n, x + (j + 1) * n, 0.0);
   }
   if (all_zero) {
     std::fill(res.reasons.begin(), res.reasons.end(), CNC_REASON_CONVERGED);
     res.reason = CNC_REASON_CONVERGED;
     return res;
   }
-  sys.set_vectors(b, x);
+  if (!(prm.vectors_on_device && any_zero)) sys.set_vectors(b, x);
   sys.init(thr2.data());
-  std::vector<rhs_state> st(static_cast<std::size_t>(k)), fresh(st.size());
   std::vector<double> tr2(static_cast<std::size_t>(k));
   // ||b - A x||² of every system. On the device, init() computes exactly that (r = b - A x,
   // rr = Σ r²); `st` keeps the finished states.

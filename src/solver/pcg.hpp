@@ -19,18 +19,22 @@ struct pcg_params {
   // computed there by init() (one state read, no vector traffic). Otherwise (single, mixed) it
   // is computed on the host against the double CSR, since the device's A is rounded to float.
   bool device_residual = false;
+  // True when b and x are in device memory (the backend takes device arrays): ‖b‖ is then also
+  // computed by init() (with x = 0), and x is written once, by get_x at the end. Needs
+  // device_residual; `a` is then only read for its n.
+  bool vectors_on_device = false;
   std::function<bool(std::int64_t, double)> progress;  // (iteration, max rel. residual) -> stop?
   std::function<void(int, const std::string&)> log;
 };
 
 struct pcg_result {
-  int reason = 0;                    // CNC_REASON_*, worst over the systems
-  std::int64_t iterations = 0;       // max over systems
-  std::vector<std::int64_t> iters;   // per system
-  std::vector<int> reasons;          // per system
-  std::vector<double> residual;      // recursive ||r||/||b|| per system
-  std::vector<double> true_residual; // ||b - A x||/||b|| in double per system
-  std::int64_t iteration_steps = 0;  // iterations actually executed (for flop/byte rates)
+  int reason = 0;                     // CNC_REASON_*, worst over the systems
+  std::int64_t iterations = 0;        // max over systems
+  std::vector<std::int64_t> iters;    // per system
+  std::vector<int> reasons;           // per system
+  std::vector<double> residual;       // recursive ||r||/||b|| per system
+  std::vector<double> true_residual;  // ||b - A x||/||b|| in double per system
+  std::int64_t iteration_steps = 0;   // iterations actually executed (for flop/byte rates)
 };
 
 // Solves a x = b for k systems (column-major b and x, n real rows). `a` is the double CSR used
@@ -40,7 +44,6 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
                      const pcg_params& prm);
 
 // Host reference y = b - A x (double), used for the true residual.
-void residual_norms(const csr_view& a, int k, const double* b, const double* x,
-                    double* norms2);
+void residual_norms(const csr_view& a, int k, const double* b, const double* x, double* norms2);
 
 }  // namespace cnc

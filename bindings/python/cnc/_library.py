@@ -65,6 +65,12 @@ _SIGNATURES = {
         [CNCuint, _P(CNCint64), _P(CNCuint), _P(_double), CNCint, CNCuint, _P(_double),
          _P(_double)],
     ),
+    # Device pointers (CUDA): plain addresses, as __cuda_array_interface__ gives them.
+    "cncSolveCSRDevice": (
+        CNCstatus,
+        [CNCuint, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, CNCint, CNCuint,
+         ctypes.c_void_p, ctypes.c_void_p],
+    ),
     "cncGetError": (CNCstatus, []),
     "cncGetErrorMessage": (_charp, []),
     "cncGetLastErrorMessage": (_charp, []),

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from . import _matrix
+from . import _device, _matrix
 from . import constants as _c
 from . import info as _info
 from ._library import LOG_CALLBACK, PROGRESS_CALLBACK, lib
@@ -278,7 +278,13 @@ class Context:
 
         b has shape (n,) or (n, k); x0 (initial guess) the shape of b or (n,). Returns (x, info)
         with x shaped like b. The context's assembled system is left untouched.
+
+        When A or b is on a CUDA device (CuPy, __cuda_array_interface__, DLPack), everything goes
+        to cncSolveCSRDevice with no copy through the host, and x is a CuPy array when b was on
+        the device (a numpy array otherwise).
         """
+        if _device.is_device_array(A) or _device.is_device_array(b):
+            return self._solve_device(A, b, x0)
         n, row_ptr, col_idx, values = _matrix.csr_arrays(A)
         b_block, k = _matrix.column_block(b, n)
         if x0 is None:
@@ -305,6 +311,28 @@ class Context:
             x_block.ctypes.data_as(dptr),
         )
         return x_block.reshape(np.shape(b)), info
+
+    def _solve_device(self, A, b, x0):
+        n, row_ptr, col_idx, values = _device.device_csr(A)
+        b_on_device = _device.is_device_array(b)
+        b_block, k, b_shape = _device.device_block(b, n)
+        cp, _ = _device._cupy()
+        if x0 is None:
+            x_block = cp.zeros((n, k), dtype=cp.float64, order="F")
+        else:
+            x0_block, k0, _ = _device.device_block(x0, n, "x0")
+            if k0 not in (1, k):
+                raise CncError(_c.ERR_SIZE_MISMATCH,
+                               f"cnc.solve: x0 has {k0} columns; b has {k}")
+            x_block = cp.empty((n, k), dtype=cp.float64, order="F")
+            x_block[...] = x0_block  # (n, 1) broadcasts to every right-hand side
+        p = _device.pointer
+        info = self._run_solve(
+            lib.cncSolveCSRDevice, n, p(row_ptr), p(col_idx), p(values), 0, k, p(b_block),
+            p(x_block),
+        )
+        x = x_block.reshape(b_shape)
+        return (x if b_on_device else cp.asnumpy(x)), info
 
     # ---- errors and callbacks ------------------------------------------------------------
     def get_error(self):

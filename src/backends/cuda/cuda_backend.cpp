@@ -263,6 +263,58 @@ class cuda_system final : public device_system, public cuda::system_probe {
     } else {
       d_ = upload(*stager_, d.data(), static_cast<std::size_t>(n_), stream_);
     }
+    setup_groups(sm_count, cooperative);
+  }
+
+  // From a canonical CSR in device memory (the caller's arrays), double precision: CSR is
+  // copied device to device, SELL built from it, the inverse diagonal computed here.
+  cuda_system(int dev, int sm_count, bool cooperative, stager& st, const device_csr& a, format f,
+              bool jacobi, int nrhs, std::int64_t* zero_diagonals)
+      : stager_(&st), dev_(dev), pr_(cuda::cprec::f64), nrhs_(nrhs) {
+    if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    n_real_ = a.n;
+    n_ = f == format::sell ? (a.n + sell_slice - 1) / sell_slice * sell_slice : a.n;
+    if (f == format::sell) {
+      build_sell(a.row_ptr, a.col, a.val, a.n, false);
+    } else if (f == format::csr) {
+      mat_.b = 1;
+      mat_.rows = a.n;
+      row_ptr_ = device_buffer(sizeof(std::int64_t) * (std::size_t(a.n) + 1));
+      col_ = device_buffer(sizeof(std::int32_t) * std::size_t(a.nnz));
+      val_ = device_buffer(sizeof(double) * std::size_t(a.nnz));
+      check(cudaMemcpyAsync(row_ptr_.get(), a.row_ptr, row_ptr_.bytes(), cudaMemcpyDeviceToDevice,
+                            stream_),
+            "matrix copy");
+      if (a.nnz) {
+        check(cudaMemcpyAsync(col_.get(), a.col, col_.bytes(), cudaMemcpyDeviceToDevice, stream_),
+              "matrix copy");
+        check(cudaMemcpyAsync(val_.get(), a.val, val_.bytes(), cudaMemcpyDeviceToDevice, stream_),
+              "matrix copy");
+      }
+      avg_per_row_ = a.n ? double(a.nnz) / a.n : 0.0;
+    } else {
+      throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: device arrays take CSR or SELL");
+    }
+    mat_.row_ptr = row_ptr_.as<std::int64_t>();
+    mat_.col = col_.as<std::int32_t>();
+    mat_.val = val_.get();
+    d_ = device_buffer(sizeof(double) * std::size_t(n_));
+    device_buffer zeros(sizeof(unsigned long long));
+    check(cuda::inverse_diagonal(a.n, n_, a.row_ptr, a.col, a.val, jacobi, d_.as<double>(),
+                                 zeros.as<unsigned long long>(), stream_),
+          "inverse diagonal");
+    unsigned long long z = 0;
+    check(cudaMemcpyAsync(&z, zeros.get(), sizeof z, cudaMemcpyDeviceToHost, stream_),
+          "inverse diagonal");
+    setup_groups(sm_count, cooperative);  // synchronizes
+    if (zero_diagonals) *zero_diagonals = std::int64_t(z);
+  }
+
+ private:
+  // Work vectors, groups, launch configuration; the matrix and d_ are on the device already.
+  void setup_groups(int sm_count, bool cooperative) {
     state_ = device_buffer(sizeof(rhs_state) * nrhs_);
     staging_ = device_buffer(sizeof(double) * static_cast<std::size_t>(n_) * nrhs_);
 
@@ -338,6 +390,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
     check(cudaStreamSynchronize(stream_), "upload");
   }
 
+ public:
   ~cuda_system() override {
     cudaSetDevice(dev_);
     for (auto& [count, exec] : graphs_) cudaGraphExecDestroy(exec);
@@ -467,19 +520,24 @@ class cuda_system final : public device_system, public cuda::system_probe {
   // SELL built on the device from the caller's CSR (backend::builds_on_device): the CSR goes up
   // once, the padded layout is written where it is read, and the CSR is freed.
   void build_sell(const csr_view& m, bool f32_values) {
-    mat_.b = cuda::sell_rows;
-    mat_.rows = (m.n + cuda::sell_rows - 1) / cuda::sell_rows;
     device_buffer rp = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
     device_buffer col = upload(*stager_, m.col.data(), m.col.size(), stream_);
     device_buffer val = upload_values(*stager_, m.val, f32_values, stream_);
+    build_sell(rp.as<std::int64_t>(), col.as<std::int32_t>(), val.get(), m.n, f32_values);
+  }
+  // The same from a CSR in device memory (values already in the device's precision).
+  void build_sell(const std::int64_t* rp, const std::int32_t* col, const void* val, std::int32_t n,
+                  bool f32_values) {
+    mat_.b = cuda::sell_rows;
+    mat_.rows = (n + cuda::sell_rows - 1) / cuda::sell_rows;
     row_ptr_ = device_buffer(sizeof(std::int64_t) * (static_cast<std::size_t>(mat_.rows) + 1));
     std::size_t scratch_bytes = 0;
-    check(cuda::sell_slice_offsets(m.n, nullptr, row_ptr_.as<std::int64_t>(), nullptr,
-                                   &scratch_bytes, stream_),
+    check(cuda::sell_slice_offsets(n, nullptr, row_ptr_.as<std::int64_t>(), nullptr, &scratch_bytes,
+                                   stream_),
           "SELL offsets (size)");
     device_buffer scratch(std::max<std::size_t>(scratch_bytes, 16));
-    check(cuda::sell_slice_offsets(m.n, rp.as<std::int64_t>(), row_ptr_.as<std::int64_t>(),
-                                   scratch.get(), &scratch_bytes, stream_),
+    check(cuda::sell_slice_offsets(n, rp, row_ptr_.as<std::int64_t>(), scratch.get(),
+                                   &scratch_bytes, stream_),
           "SELL offsets");
     std::int64_t entries = 0;
     check(cudaMemcpyAsync(&entries, row_ptr_.as<std::int64_t>() + mat_.rows, sizeof entries,
@@ -489,10 +547,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
     col_ = device_buffer(sizeof(std::int32_t) * static_cast<std::size_t>(entries));
     val_ = device_buffer((f32_values ? sizeof(float) : sizeof(double)) *
                          static_cast<std::size_t>(entries));
-    check(
-        cuda::sell_fill(f32_values, m.n, rp.as<std::int64_t>(), col.as<std::int32_t>(), val.get(),
-                        row_ptr_.as<std::int64_t>(), col_.as<std::int32_t>(), val_.get(), stream_),
-        "SELL fill");
+    check(cuda::sell_fill(f32_values, n, rp, col, val, row_ptr_.as<std::int64_t>(),
+                          col_.as<std::int32_t>(), val_.get(), stream_),
+          "SELL fill");
     check(cudaStreamSynchronize(stream_), "SELL fill");  // before the CSR buffers go
   }
 
@@ -547,11 +604,12 @@ class cuda_system final : public device_system, public cuda::system_probe {
     return exec;
   }
 
-  // Host column-major doubles (n_real rows per system) -> the vector `pick(g)` of every group.
+  // Column-major doubles (n_real rows per system; host or device memory: cudaMemcpyDefault) ->
+  // the vector `pick(g)` of every group.
   template <class Pick>
   void scatter_all(const double* host, Pick pick) {
-    check(cudaMemcpyAsync(staging_.get(), host, sizeof(double) * n_real_ * nrhs_,
-                          cudaMemcpyHostToDevice, stream_),
+    check(cudaMemcpyAsync(staging_.get(), host, sizeof(double) * n_real_ * nrhs_, cudaMemcpyDefault,
+                          stream_),
           "vector upload");
     for (group& g : groups_)
       check(cuda::scatter(pr_, g.view, staging_.as<double>() + std::size_t(g.j0) * n_real_, n_real_,
@@ -559,7 +617,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
             "scatter launch");
   }
 
-  // The vector `pick(g)` of every group -> host column-major doubles, `rows` rows per system.
+  // The vector `pick(g)` of every group -> column-major doubles (host or device memory), `rows`
+  // rows per system.
   template <class Pick>
   void gather_all(std::int32_t rows, Pick pick, double* host, std::int32_t host_rows) {
     for (group& g : groups_)
@@ -567,7 +626,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
                          staging_.as<double>() + std::size_t(g.j0) * rows, stream_),
             "gather launch");
     check(cudaMemcpyAsync(host, staging_.get(), sizeof(double) * host_rows * nrhs_,
-                          cudaMemcpyDeviceToHost, stream_),
+                          cudaMemcpyDefault, stream_),
           "vector read-back");
     check(cudaStreamSynchronize(stream_), "vector read-back");
   }
@@ -608,6 +667,57 @@ class cuda_backend final : public backend {
   std::unique_ptr<device_system> create_system(const host_matrix& a, std::span<const double> d,
                                                precision p, int nrhs) override {
     return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, stager_, a, d, p, nrhs);
+  }
+
+  bool takes_device_arrays() const override { return true; }
+  std::string device_memory_problem(const void* p) const override {
+    cudaPointerAttributes at{};
+    const cudaError_t e = cudaPointerGetAttributes(&at, p);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return "not a CUDA pointer (" + cuda_message(e) + ")";
+    }
+    if (at.type != cudaMemoryTypeDevice && at.type != cudaMemoryTypeManaged)
+      return "host memory, not CUDA device memory";
+    if (at.device != dev_)
+      return "memory of CUDA device " + std::to_string(at.device) + ", but cnc runs on device " +
+             std::to_string(dev_) + " (CNC_DEVICE_INDEX)";
+    return {};
+  }
+  void synchronize_device() const override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(cudaDeviceSynchronize(), "waiting for the caller's device work");
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) const override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "device read-back");
+  }
+  std::int64_t first_not_finite(const double* p, std::int64_t count) const override {
+    if (count <= 0) return -1;
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    device_buffer out(sizeof(unsigned long long));
+    check(cuda::first_not_finite(p, count, out.as<unsigned long long>(),
+                                 cuda::vector_max_grid(sm_count_), nullptr),
+          "finite check");
+    unsigned long long first = 0;
+    check(cudaMemcpy(&first, out.get(), sizeof first, cudaMemcpyDeviceToHost), "finite check");
+    return first == ~0ull ? -1 : std::int64_t(first);
+  }
+  device_csr_scan scan_device_csr(const device_csr& a) const override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    device_buffer out(2 * sizeof(unsigned long long));
+    check(
+        cuda::scan_csr(a.n, a.nnz, a.row_ptr, a.col, a.val, out.as<unsigned long long>(), nullptr),
+        "CSR scan");
+    unsigned long long r[2] = {1, 0};
+    check(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost), "CSR scan");
+    return device_csr_scan{r[0] == 0, std::int64_t(r[1])};
+  }
+  std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
+                                                           bool jacobi, int nrhs,
+                                                           std::int64_t* zero_diagonals) override {
+    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, stager_, a, f, jacobi, nrhs,
+                                         zero_diagonals);
   }
 
  private:

@@ -90,6 +90,19 @@ cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std:
 cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
                       std::int32_t* scol, void* sval, cudaStream_t s);
+// Caller arrays in device memory (cuda_convert.cu). scan_csr: out[0] != 0 when the CSR is not
+// canonical (see scan_rows), out[1] = entries of its SELL form; out: 2 device words.
+cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
+                     const std::int32_t* col, const double* val, unsigned long long* out,
+                     cudaStream_t s);
+// *out = index of the first NaN/Inf of v, or all ones (one device word).
+cudaError_t first_not_finite(const double* v, std::int64_t count, unsigned long long* out,
+                             int max_grid, cudaStream_t s);
+// The Jacobi inverse diagonal of a canonical CSR, padded with 1 to n_padded rows; *zeros counts
+// zero or absent diagonal entries (one device word). The host's inverse_diagonal bit for bit.
+cudaError_t inverse_diagonal(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
+                             const std::int32_t* col, const double* val, bool jacobi, double* d,
+                             unsigned long long* zeros, cudaStream_t s);
 // Occupancy-derived grid sizes (blocks resident at once on the device), for the launches above.
 int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
 int vector_max_grid(int sm_count);

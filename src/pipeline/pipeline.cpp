@@ -1,0 +1,346 @@
+// The solve pipeline (see pipeline.hpp).
+#include "pipeline/pipeline.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "backends/registry.hpp"
+#include "cnc.h"
+#include "conversion/convert.hpp"
+#include "solver/krylov.hpp"
+#include "solver/pcg.hpp"
+#include "util/error.hpp"
+#include "util/parallel.hpp"
+#include "util/timer.hpp"
+
+namespace cnc {
+
+namespace {
+
+int api_format(format f) {
+  switch (f) {
+    case format::csr:
+      return CNC_FORMAT_CSR;
+    case format::bcrs2:
+      return CNC_FORMAT_BCRS2;
+    case format::bcrs4:
+      return CNC_FORMAT_BCRS4;
+    case format::sell:
+      return CNC_FORMAT_SELL;
+  }
+  return CNC_FORMAT_CSR;
+}
+
+format from_api_format(int f) {
+  return f == CNC_FORMAT_BCRS2   ? format::bcrs2
+         : f == CNC_FORMAT_BCRS4 ? format::bcrs4
+         : f == CNC_FORMAT_SELL  ? format::sell
+                                 : format::csr;
+}
+
+int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
+
+// Stored blocks (BCRS) or entries (SELL) of a converted matrix: what matrix_bytes counts.
+std::int64_t stored_units(const prepared_system& p) {
+  return is_block(p.fmt) ? p.bcrs.n_blocks() : p.fmt == format::sell ? p.sell.entries() : 0;
+}
+
+int threads_from_environment() {
+  const char* e = std::getenv("CNC_NUM_THREADS");
+  return e ? std::max(0, std::atoi(e)) : 0;
+}
+
+void log_to(const solve_options& o, int level, const std::string& m) {
+  if (o.log) o.log(level, m);
+}
+
+// Minimum bytes one iteration must move: the matrix once, 13 vector passes per system (spmv:
+// read p, write q; update_xr: read x p r q, write x r; update_p: read r p, write p; plus the
+// diagonal read twice, shared by the systems).
+double bytes_per_iteration(std::int32_t n, std::int64_t nnz, const prepared_system& p) {
+  const int vb = p.key.prec == precision::f32 ? 4 : 8, mb = value_bytes(p.key.prec);
+  return matrix_bytes(n, nnz, p.fmt, p.stored, mb) +
+         double(p.n_padded) * vb * (11.0 * p.key.k + 2.0);
+}
+
+}  // namespace
+
+const char* reason_name(int reason) {
+  static const char* names[] = {
+      "none",       "converged", "max iterations", "indefinite matrix", "indefinite preconditioner",
+      "not finite", "stopped",   "stagnated",      "breakdown"};
+  const int i = reason - CNC_REASON_NONE;
+  return i >= 0 && i < int(sizeof names / sizeof *names) ? names[i] : "unknown";
+}
+
+void pipeline::reset() {
+  prep_ = prepared_system{};
+  be_.reset();
+  be_kind_ = 0;
+}
+
+backend* pipeline::backend_for(const solve_options& o, int kind, bool requested) {
+  const unsigned skip_bit = 1u << (kind - CNC_BACKEND_AUTO);
+  const int nthreads = o.threads > 0 ? o.threads : threads_from_environment();
+  if (!be_ || be_kind_ != kind || be_threads_ != nthreads || be_device_ != o.device_index) {
+    reset();
+    backend_options bo;
+    bo.threads = nthreads;
+    bo.device_index = o.device_index;
+    bo.log = o.log;
+    std::string why;
+    be_ = make_backend(kind, bo, why);
+    if (!be_) {
+      if (requested) throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": backend not available: " + why);
+      log_to(o, CNC_LOG_INFO,
+             std::string("auto backend: skipping ") +
+                 (kind == CNC_BACKEND_CUDA ? "cuda" : "opencl") + ": " + why);
+      auto_skip_ |= skip_bit;  // remembered for this context's next solves
+      return nullptr;
+    }
+    be_kind_ = kind, be_threads_ = nthreads, be_device_ = o.device_index;
+  }
+  if (!requested && kind == CNC_BACKEND_OPENCL && !backend_is_gpu(*be_)) {
+    log_to(o, CNC_LOG_INFO,
+           "auto backend: skipping OpenCL device '" + be_->device_name() + "' (not a GPU)");
+    auto_skip_ |= skip_bit;
+    reset();
+    return nullptr;
+  }
+  return be_.get();
+}
+
+void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
+                       solve_stats& stats) {
+  const prepared_key key{version, be_.get(), o.format, o.prec, k, o.jacobi};
+  if (prep_.dev && prep_.key == key) {
+    stats.conversion = 0, stats.upload = 0;
+    return;
+  }
+  const double tc = now_seconds();
+  prep_ = prepared_system{};
+  prep_.key = key;
+  prep_.fmt = o.format == CNC_FORMAT_AUTO
+                  ? choose_format(a, value_bytes(o.prec), be_->prefers_sliced())
+                  : from_api_format(o.format);
+  const format fmt = prep_.fmt;
+  const bool on_device = be_->builds_on_device(fmt);
+  if (is_block(fmt)) prep_.bcrs = csr_to_bcrs(a, block_size(fmt));
+  if (fmt == format::sell && !on_device) prep_.sell = csr_to_sell(a);
+  host_matrix hm;
+  hm.fmt = fmt, hm.csr = a;
+  hm.bcrs = is_block(fmt) ? &prep_.bcrs : nullptr;
+  hm.sell = fmt == format::sell && !on_device ? &prep_.sell : nullptr;
+  prep_.d = inverse_diagonal(a, hm.n_padded(), o.jacobi, &prep_.zero_diagonals);
+  const double tu = now_seconds();
+  stats.conversion = tu - tc;
+  prep_.dev = be_->create_system(hm, prep_.d, o.prec, k);
+  stats.upload = now_seconds() - tu;
+  prep_.stored = fmt == format::sell && on_device ? sell_entries(a) : stored_units(prep_);
+  prep_.n_padded = hm.n_padded();
+  if (!be_->keeps_host_matrix()) prep_.bcrs = bcrs_matrix{}, prep_.sell = sell_matrix{};
+}
+
+void pipeline::run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
+                   bool on_device, solve_stats& stats) {
+  if (prep_.zero_diagonals > 0 && o.jacobi)
+    log_to(o, CNC_LOG_WARNING,
+           std::to_string(prep_.zero_diagonals) + " zero diagonal entries: Jacobi uses 1 there");
+  log_to(o, CNC_LOG_INFO,
+         "solving n=" + std::to_string(a.n) + " nnz=" + std::to_string(stats.nnz) +
+             " k=" + std::to_string(k) + " on " + be_->name() + " (" + be_->device_name() +
+             "), format " + format_name(prep_.fmt) + (on_device ? ", arrays on the device" : ""));
+  pcg_params prm;
+  prm.max_iterations =
+      o.max_iterations > 0 ? o.max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(a.n));
+  prm.threshold = o.threshold;
+  prm.check_interval = o.check_interval > 0 ? o.check_interval : be_->default_check_interval();
+  prm.device_residual = o.prec == precision::f64;
+  prm.vectors_on_device = on_device;
+  prm.progress = o.progress;
+  prm.log = o.log;
+  const double ts = now_seconds();
+  pcg_result r;
+  if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) {  // DEFAULT and CG: PCG
+    krylov_params kp;
+    kp.base = prm;
+    kp.restart = o.gmres_restart;
+    kp.threads = be_threads_;
+    kp.d = o.jacobi ? prep_.d.data() : nullptr;
+    r = o.solver == CNC_BICGSTAB ? bicgstab_solve(*prep_.dev, a, k, b, x, kp)
+                                 : gmres_solve(*prep_.dev, a, k, b, x, kp);
+  } else {
+    r = pcg_solve(*prep_.dev, a, k, b, x, prm);
+  }
+  stats.solve = now_seconds() - ts;
+
+  stats.iterations = r.iterations;
+  stats.reason = r.reason;
+  auto max_of = [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+  };
+  stats.error = max_of(r.residual);
+  stats.true_error = max_of(r.true_residual);
+  stats.true_error_min = r.true_residual.empty()
+                             ? 0
+                             : *std::min_element(r.true_residual.begin(), r.true_residual.end());
+  stats.zero_diagonals = prep_.zero_diagonals;
+  stats.format_used = api_format(prep_.fmt);
+  const int bs = block_size(prep_.fmt);
+  stats.fill_ratio = prep_.fmt == format::csr || stats.nnz == 0
+                         ? 1.0
+                         : double(prep_.stored) * bs * bs / double(stats.nnz);
+  stats.backend_used = be_->api_id();
+  stats.backend_name = be_->name();
+  stats.device_name = be_->device_name();
+  const double bpi = bytes_per_iteration(a.n, stats.nnz, prep_);
+  stats.bytes_per_iteration = std::int64_t(bpi);
+  const double flops = (2.0 * double(stats.nnz) + 14.0 * a.n) * k * double(r.iteration_steps);
+  stats.gflops = stats.solve > 0 ? flops / stats.solve * 1e-9 : 0;
+  stats.gbps = stats.solve > 0 ? bpi * double(r.iteration_steps) / stats.solve * 1e-9 : 0;
+  char line[256];
+  std::snprintf(line, sizeof line, "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s",
+                reason_name(stats.reason), (long long)stats.iterations, stats.error,
+                stats.true_error, stats.solve);
+  log_to(o, CNC_LOG_INFO, line);
+}
+
+void pipeline::solve(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
+                     const double* b, double* x, solve_stats& stats) {
+  const double t0 = now_seconds();
+  const int requested = o.backend != CNC_BACKEND_AUTO ? o.backend : backend_from_environment();
+  std::vector<int> candidates;
+  if (requested != CNC_BACKEND_AUTO)
+    candidates = {requested};
+  else if (a.n < auto_gpu_min_rows)
+    candidates = {CNC_BACKEND_CPU};
+  else
+    candidates = {CNC_BACKEND_CUDA, CNC_BACKEND_OPENCL, CNC_BACKEND_CPU};
+  if (o.ssor_requested) log_to(o, CNC_LOG_WARNING, "SSOR is not available: using Jacobi");
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const int kind = candidates[c];
+    const bool last = c + 1 == candidates.size();
+    const bool forced = requested != CNC_BACKEND_AUTO;
+    if (!forced && !last && (auto_skip_ & (1u << (kind - CNC_BACKEND_AUTO)))) continue;
+    try {
+      if (!backend_for(o, kind, forced)) continue;
+      prepare(o, a, version, k, stats);
+      stats.nnz = a.nnz();
+      run(o, a, k, b, x, false, stats);
+      stats.elapsed = now_seconds() - t0;
+      return;
+    } catch (const error& e) {
+      // In auto mode a failing GPU backend falls back to the next candidate, saying why.
+      if (forced || last || e.status() == CNC_ERR_NOT_FINITE) throw;
+      log_to(o, CNC_LOG_WARNING,
+             std::string("backend ") + (be_ ? be_->name() : "?") + " failed (" + e.what() +
+                 "); falling back");
+      reset();
+    }
+  }
+  throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": no backend could run this solve");
+}
+
+void pipeline::solve_device(const solve_options& o, const device_csr_input& in, int k,
+                            const double* b, double* x, solve_stats& stats) {
+  const double t0 = now_seconds();
+  const int requested = o.backend != CNC_BACKEND_AUTO ? o.backend : backend_from_environment();
+  if (requested != CNC_BACKEND_AUTO && requested != CNC_BACKEND_CUDA)
+    throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory need the CUDA backend");
+  if (o.prec != precision::f64)
+    throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory are solved in CNC_DOUBLE only");
+  if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES)
+    throw error(CNC_ERR_INVALID_VALUE,
+                ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES run "
+                "their vector work on the host)");
+  if (o.format == CNC_FORMAT_BCRS2 || o.format == CNC_FORMAT_BCRS4)
+    throw error(CNC_ERR_INVALID_VALUE,
+                ": arrays in device memory are stored as CSR or SELL (not BCRS)");
+  backend& be = *backend_for(o, CNC_BACKEND_CUDA, true);
+  if (!be.takes_device_arrays())
+    throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": this backend does not take device arrays");
+  const std::pair<const char*, const void*> arrays[] = {
+      {"row_ptr", in.row_ptr}, {"col_idx", in.col}, {"values", in.val}, {"b", b}, {"x", x}};
+  for (const auto& [name, p] : arrays) {
+    const std::string why = be.device_memory_problem(p);
+    if (!why.empty()) throw error(CNC_ERR_INVALID_VALUE, std::string(": ") + name + ": " + why);
+  }
+  be.synchronize_device();
+  const std::int64_t len = std::int64_t(in.n) * k;
+  for (const auto& [name, p] : {std::pair{"b", b}, std::pair<const char*, const double*>{"x", x}}) {
+    const std::int64_t bad = be.first_not_finite(p, len);
+    if (bad >= 0) {
+      double v = 0;
+      be.copy_to_host(&v, p + bad, sizeof v);
+      char m[128];
+      std::snprintf(m, sizeof m, ": %s[%lld]=%g is not finite", name, (long long)bad, v);
+      throw error(CNC_ERR_NOT_FINITE, m);
+    }
+  }
+  const double tc = now_seconds();
+  // The matrix: scanned where it lies; a canonical 0-based CSR is converted on the device.
+  std::int64_t ends[2] = {0, 0};
+  be.copy_to_host(&ends[0], in.row_ptr, sizeof(std::int64_t));
+  be.copy_to_host(&ends[1], in.row_ptr + in.n, sizeof(std::int64_t));
+  const std::int64_t nnz = ends[1] - ends[0];
+  device_csr dc{in.n, nnz, in.row_ptr, reinterpret_cast<const std::int32_t*>(in.col), in.val};
+  device_csr_scan scan;
+  if (in.base == 0 && ends[0] == 0 && nnz >= 0 && nnz < (std::int64_t(1) << 40))
+    scan = be.scan_device_csr(dc);
+  user_csr host;  // the fallback's canonical copy
+  csr_view a{in.n, {}, {}, {}};
+  if (!scan.canonical) {
+    // Anything else (1-based, unsorted rows, duplicates, or an error to report exactly) takes
+    // the host path: the arrays come down once and csr_from_user handles them.
+    log_to(o, CNC_LOG_INFO,
+           "device CSR is not canonical (0-based, sorted, no duplicates): converted on the host");
+    std::vector<std::int64_t> rp(std::size_t(in.n) + 1);
+    be.copy_to_host(rp.data(), in.row_ptr, rp.size() * sizeof(std::int64_t));
+    std::vector<std::uint32_t> col;
+    std::vector<double> val;
+    try {  // the host path's checks and messages
+      check_row_ptr(in.n, rp.data(), in.base);
+      const std::size_t m = std::size_t(rp.back() - rp.front());
+      col.resize(m), val.resize(m);
+      be.copy_to_host(col.data(), in.col, m * sizeof(std::uint32_t));
+      be.copy_to_host(val.data(), in.val, m * sizeof(double));
+      host = csr_from_user(in.n, rp.data(), col.data(), val.data(), in.base);
+    } catch (const error& e) {
+      throw error(e.status(), std::string(": ") + e.what());
+    }
+    if (!host.copied()) {  // canonical after all (1-based input never is): keep our own copy
+      host.owned.n = in.n;
+      host.owned.row_ptr = rp;
+      host.owned.col.assign(col.begin(), col.end());
+      host.owned.val.assign(val.begin(), val.end());
+      host.view = host.owned;
+    }
+    a = host.view;
+  }
+  // Every device solve prepares anew: the caller's arrays may change between calls.
+  prep_ = prepared_system{};
+  if (!scan.canonical) {
+    prepare(o, a, 0, k, stats);
+    stats.conversion = now_seconds() - tc - stats.upload;  // scan, copy down, host conversion
+    stats.nnz = a.nnz();
+  } else {
+    prep_.key = prepared_key{0, &be, o.format, o.prec, k, o.jacobi};
+    prep_.fmt = o.format == CNC_FORMAT_AUTO
+                    ? choose_scalar_format(in.n, nnz, scan.sell_entries, 8, be.prefers_sliced())
+                    : from_api_format(o.format);
+    prep_.stored = prep_.fmt == format::sell ? scan.sell_entries : 0;
+    prep_.n_padded =
+        prep_.fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice : in.n;
+    const double tu = now_seconds();
+    stats.conversion = tu - tc;  // the scan
+    prep_.dev = be.create_system_from_device(dc, prep_.fmt, o.jacobi, k, &prep_.zero_diagonals);
+    stats.upload = now_seconds() - tu;  // device-side conversion and copies
+    stats.nnz = nnz;
+  }
+  run(o, a, k, b, x, true, stats);
+  prep_ = prepared_system{};  // the next solve must not take this matrix for the caller's
+  stats.elapsed = now_seconds() - t0;
+}
+
+}  // namespace cnc

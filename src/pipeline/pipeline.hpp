@@ -1,0 +1,116 @@
+// The solve pipeline, behind the C API: backend choice -> format choice -> conversion and upload
+// (kept while the matrix is unchanged) -> Krylov solver -> statistics.
+//
+// The API layer (api/) checks arguments and state and forwards here; every decision of how a
+// solve runs is made in this stage:
+//   - which backend runs it (solve_options::backend, CNC_BACKEND, the size of the system);
+//   - which format the matrix takes on it (choose_format, or the one the caller forced);
+//   - whether the device already holds this matrix (one cache, one key: prepared_key);
+//   - which method solves (PCG on the device; BiCGSTAB/GMRES over the same device system).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "backends/backend.hpp"
+#include "cnc.h"
+#include "conversion/matrix.hpp"
+
+namespace cnc {
+
+struct solve_options {
+  int backend = 0;  // CNC_BACKEND_* (AUTO: CNC_BACKEND environment, then by size)
+  int threads = 0, device_index = -1;
+  int format = 0;  // CNC_FORMAT_*
+  precision prec = precision::f64;
+  bool jacobi = true;
+  bool ssor_requested = false;      // logged: SSOR runs as Jacobi
+  int solver = 0;                   // CNC_SOLVER_DEFAULT / CNC_CG / CNC_BICGSTAB / CNC_GMRES
+  std::int64_t max_iterations = 0;  // 0 = automatic
+  double threshold = 1e-6;
+  int check_interval = 0, gmres_restart = 30;
+  std::function<bool(std::int64_t, double)> progress;  // may be empty
+  std::function<void(int, const std::string&)> log;    // CNC_LOG_* levels; may be empty
+};
+
+struct solve_stats {
+  std::int64_t iterations = 0;
+  double error = 0, true_error = 0, true_error_min = 0;
+  int reason = CNC_REASON_NONE;
+  double elapsed = 0, assembly = 0, conversion = 0, upload = 0, solve = 0, gflops = 0, gbps = 0;
+  std::int64_t bytes_per_iteration = 0, nnz = 0, zero_diagonals = 0;
+  int backend_used = 0, format_used = 0;
+  double fill_ratio = 1.0;
+  std::string backend_name, device_name;
+};
+
+// What a prepared (converted, device-resident) matrix was made from. A solve reuses the device
+// system exactly when its key is equal: same matrix version, same backend object, same requested
+// format (AUTO stays AUTO: the choice is part of what is cached), precision, systems and
+// preconditioner.
+struct prepared_key {
+  std::uint64_t version = 0;  // 0 = nothing prepared
+  const backend* owner = nullptr;
+  int format_requested = 0;
+  precision prec = precision::f64;
+  int k = 0;
+  bool jacobi = true;
+  bool operator==(const prepared_key&) const = default;
+};
+
+struct prepared_system {
+  prepared_key key;
+  format fmt = format::csr;
+  bcrs_matrix bcrs;           // when fmt is bcrs2/bcrs4 and the backend keeps the host matrix
+  sell_matrix sell;           // likewise for SELL
+  std::int64_t stored = 0;    // blocks (BCRS) or entries (SELL) of the matrix the backend got
+  std::int32_t n_padded = 0;  // its rows, padding included
+  host_vector<double> d;      // inverse diagonal (host), empty when built on the device
+  std::int64_t zero_diagonals = 0;
+  std::unique_ptr<device_system> dev;
+};
+
+// The caller's CSR in CUDA device memory (cncSolveCSRDevice), `base`-based as handed over.
+struct device_csr_input {
+  std::int32_t n = 0;
+  const std::int64_t* row_ptr = nullptr;
+  const std::uint32_t* col = nullptr;
+  const double* val = nullptr;
+  int base = 0;
+};
+
+// Text of a CNC_REASON_* value, e.g. "converged" (log lines and cncGetString).
+const char* reason_name(int reason);
+
+class pipeline {
+ public:
+  // Solves a x = b for k column-major systems of a.n rows; x is the initial guess in, the
+  // solution out (host memory). `version` identifies the matrix for the device cache (a new
+  // value for every new matrix). Throws cnc::error; fills *stats.
+  void solve(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
+             const double* b, double* x, solve_stats& stats);
+  // The same with the matrix, b and x in CUDA device memory of the backend's device. x is
+  // written once, at the end.
+  void solve_device(const solve_options& o, const device_csr_input& a, int k, const double* b,
+                    double* x, solve_stats& stats);
+  // Forgets the backend and the device-resident matrix.
+  void reset();
+
+ private:
+  // The backend of kind `kind` with the options' threads/device (cached), or nullptr when auto
+  // selection should try the next kind (reason logged). Throws when `kind` was requested.
+  backend* backend_for(const solve_options& o, int kind, bool requested);
+  void prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
+               solve_stats& stats);
+  void run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
+           bool on_device, solve_stats& stats);
+
+  std::unique_ptr<backend> be_;
+  int be_kind_ = 0, be_threads_ = -1, be_device_ = -2;
+  unsigned auto_skip_ = 0;  // kinds auto selection found absent or unsuitable (bit per kind)
+  prepared_system prep_;
+};
+
+}  // namespace cnc

@@ -1,0 +1,285 @@
+// cncSolveCSRDevice: a CSR, b and x in CUDA device memory, through the public API only.
+//
+// The answer is compared with cncSolveCSR on the same host arrays (the same backend and format:
+// the same iterations and x to rounding) and with the test's own residual ‖b − A x‖ in double.
+// Bad input (host memory, NaN, out-of-range columns, a CPU/BCRS/single/BiCGSTAB setting) must
+// answer with its status and leave x untouched. Without a usable CUDA device the program exits
+// 77 after saying why (CTest: skipped).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "cnc.h"
+
+namespace {
+
+int failures = 0;
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                                   \
+    }                                                                               \
+  } while (0)
+
+struct csr {
+  CNCuint n = 0;
+  std::vector<CNCint64> row_ptr;
+  std::vector<CNCuint> col;
+  std::vector<double> val;
+};
+
+// 7-point Laplacian on an m³ grid plus a small shift (SPD), natural order.
+csr stencil(int m) {
+  csr a;
+  a.n = CNCuint(m) * m * m;
+  a.row_ptr.push_back(0);
+  for (int z = 0; z < m; ++z)
+    for (int y = 0; y < m; ++y)
+      for (int x = 0; x < m; ++x) {
+        const long i = (long(z) * m + y) * m + x;
+        auto add = [&](long j, double v) { a.col.push_back(CNCuint(j)), a.val.push_back(v); };
+        if (z > 0) add(i - long(m) * m, -1);
+        if (y > 0) add(i - m, -1);
+        if (x > 0) add(i - 1, -1);
+        add(i, 6.01);
+        if (x + 1 < m) add(i + 1, -1);
+        if (y + 1 < m) add(i + m, -1);
+        if (z + 1 < m) add(i + long(m) * m, -1);
+        a.row_ptr.push_back(CNCint64(a.col.size()));
+      }
+  return a;
+}
+
+template <class T>
+struct dev_array {
+  T* p = nullptr;
+  std::size_t count = 0;
+  explicit dev_array(const std::vector<T>& h) : count(h.size()) {
+    if (cudaMalloc(&p, sizeof(T) * count) != cudaSuccess) std::abort();
+    cudaMemcpy(p, h.data(), sizeof(T) * count, cudaMemcpyHostToDevice);
+  }
+  ~dev_array() { cudaFree(p); }
+  std::vector<T> get() const {
+    std::vector<T> h(count);
+    cudaMemcpy(h.data(), p, sizeof(T) * count, cudaMemcpyDeviceToHost);
+    return h;
+  }
+  dev_array(const dev_array&) = delete;
+  dev_array& operator=(const dev_array&) = delete;
+};
+
+struct dev_csr {
+  dev_array<CNCint64> row_ptr;
+  dev_array<CNCuint> col;
+  dev_array<double> val;
+  explicit dev_csr(const csr& a) : row_ptr(a.row_ptr), col(a.col), val(a.val) {}
+};
+
+// max_j ‖b_j − A x_j‖ / ‖b_j‖ in double (systems with b_j = 0: ‖x_j‖ instead).
+double residual(const csr& a, int k, const std::vector<double>& b, const std::vector<double>& x) {
+  double worst = 0;
+  for (int j = 0; j < k; ++j) {
+    double rr = 0, bb = 0, xx = 0;
+    for (CNCuint i = 0; i < a.n; ++i) {
+      double ax = 0;
+      for (CNCint64 t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t)
+        ax += a.val[t] * x[std::size_t(j) * a.n + a.col[t]];
+      const double r = b[std::size_t(j) * a.n + i] - ax;
+      rr += r * r, bb += b[std::size_t(j) * a.n + i] * b[std::size_t(j) * a.n + i];
+      xx += x[std::size_t(j) * a.n + i] * x[std::size_t(j) * a.n + i];
+    }
+    worst = std::max(worst, bb > 0 ? std::sqrt(rr / bb) : std::sqrt(xx));
+  }
+  return worst;
+}
+
+std::vector<double> rhs(CNCuint n, int k) {
+  std::vector<double> b(std::size_t(n) * k);
+  for (std::size_t t = 0; t < b.size(); ++t) b[t] = std::sin(0.001 * double(t)) + 0.5;
+  return b;
+}
+
+void new_context() {
+  cncMakeCurrent(cncNewContext());
+  cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CUDA);
+  cncSolverParameterd(CNC_THRESHOLD, 1e-10);
+}
+void end_context() { cncDeleteContext(cncGetCurrent()); }
+
+// Device solve against the host solve of the same system, and against the test's residual.
+void same_as_host(const csr& a, int k, CNCenum format, int expect_format) {
+  new_context();
+  cncSolverParameteri(CNC_MATRIX_FORMAT, format);
+  std::vector<double> b = rhs(a.n, k), x0(b.size(), 0.0);
+  for (std::size_t t = 0; t < x0.size(); t += 7) x0[t] = 0.25;
+  std::vector<double> xh = x0;
+  CHECK(cncSolveCSR(a.n, a.row_ptr.data(), a.col.data(), a.val.data(), 0, CNCuint(k), b.data(),
+                    xh.data()) == CNC_OK);
+  CNCint it_host = 0, fmt_host = 0;
+  cncGetIntegerv(CNC_USED_ITERATIONS, &it_host);
+  cncGetIntegerv(CNC_FORMAT_USED, &fmt_host);
+  dev_csr d(a);
+  dev_array<double> db(b), dx(x0);
+  CHECK(cncSolveCSRDevice(a.n, d.row_ptr.p, d.col.p, d.val.p, 0, CNCuint(k), db.p, dx.p) == CNC_OK);
+  CNCint it = 0, fmt = 0, reason = 0, backend = 0;
+  cncGetIntegerv(CNC_USED_ITERATIONS, &it);
+  cncGetIntegerv(CNC_FORMAT_USED, &fmt);
+  cncGetIntegerv(CNC_REASON, &reason);
+  cncGetIntegerv(CNC_BACKEND_USED, &backend);
+  const std::vector<double> x = dx.get();
+  double diff = 0, scale = 0;
+  for (std::size_t t = 0; t < x.size(); ++t)
+    diff = std::max(diff, std::fabs(x[t] - xh[t])), scale = std::max(scale, std::fabs(xh[t]));
+  std::printf(
+      "  n=%u k=%d format %d: device %d its, host %d its, max|x_dev - x_host| = %.2e, "
+      "residual %.2e\n",
+      a.n, k, fmt, it, it_host, diff, residual(a, k, b, x));
+  CHECK(reason == CNC_REASON_CONVERGED);
+  CHECK(backend == CNC_BACKEND_CUDA);
+  CHECK(fmt == expect_format && fmt_host == expect_format);
+  CHECK(std::abs(it - it_host) <= 16);  // one convergence check apart at most
+  CHECK(diff <= 1e-8 * scale);
+  CHECK(residual(a, k, b, x) <= 2e-10);
+  CHECK(db.get() == b);  // b is not written
+  end_context();
+}
+
+void test_canonical() {
+  std::printf("canonical CSR, converted on the device:\n");
+  const csr a = stencil(40);  // 64000 rows
+  same_as_host(a, 1, CNC_FORMAT_AUTO, CNC_FORMAT_SELL);
+  same_as_host(a, 3, CNC_FORMAT_AUTO, CNC_FORMAT_SELL);
+  same_as_host(a, 1, CNC_FORMAT_CSR, CNC_FORMAT_CSR);
+}
+
+void test_fallbacks() {
+  std::printf("non-canonical CSR (through the host), 1-based and unsorted:\n");
+  const csr a = stencil(24);
+  csr one = a;  // 1-based
+  for (auto& r : one.row_ptr) ++r;
+  for (auto& c : one.col) ++c;
+  new_context();
+  std::vector<double> b = rhs(a.n, 1), x(a.n, 0.0);
+  dev_csr d(one);
+  dev_array<double> db(b), dx(x);
+  CHECK(cncSolveCSRDevice(a.n, d.row_ptr.p, d.col.p, d.val.p, 1, 1, db.p, dx.p) == CNC_OK);
+  CHECK(residual(a, 1, b, dx.get()) <= 2e-10);
+  end_context();
+  csr rev = a;  // every row's entries reversed
+  for (CNCuint i = 0; i < a.n; ++i) {
+    std::reverse(rev.col.begin() + rev.row_ptr[i], rev.col.begin() + rev.row_ptr[i + 1]);
+    std::reverse(rev.val.begin() + rev.row_ptr[i], rev.val.begin() + rev.row_ptr[i + 1]);
+  }
+  new_context();
+  dev_csr dr(rev);
+  dev_array<double> dx2(x);
+  CHECK(cncSolveCSRDevice(a.n, dr.row_ptr.p, dr.col.p, dr.val.p, 0, 1, db.p, dx2.p) == CNC_OK);
+  CHECK(residual(a, 1, b, dx2.get()) <= 2e-10);
+  end_context();
+}
+
+void test_zero_rhs() {
+  std::printf("a zero right-hand side gives x = 0 for that system only:\n");
+  const csr a = stencil(30);
+  new_context();
+  std::vector<double> b = rhs(a.n, 2), x(b.size(), 1.0);
+  std::fill(b.begin() + a.n, b.end(), 0.0);  // system 1: b = 0, x0 = 1
+  dev_csr d(a);
+  dev_array<double> db(b), dx(x);
+  CHECK(cncSolveCSRDevice(a.n, d.row_ptr.p, d.col.p, d.val.p, 0, 2, db.p, dx.p) == CNC_OK);
+  const std::vector<double> xs = dx.get();
+  bool zero = true;
+  for (CNCuint i = 0; i < a.n; ++i) zero = zero && xs[a.n + i] == 0.0;
+  CHECK(zero);
+  CHECK(residual(a, 2, b, xs) <= 2e-10);
+  std::vector<double> z(b.size(), 0.0);
+  dev_array<double> dz(z);
+  CHECK(cncSolveCSRDevice(a.n, d.row_ptr.p, d.col.p, d.val.p, 0, 2, dz.p, dx.p) == CNC_OK);
+  CHECK(dx.get() == z);
+  end_context();
+}
+
+// One bad call: the expected status, and x unchanged.
+void expect_error(const char* what, CNCstatus want, const csr& a, const CNCint64* rp,
+                  const CNCuint* col, const double* val, int base, const double* b, double* x,
+                  const dev_array<double>& dx) {
+  const std::vector<double> before = dx.get();
+  const CNCstatus got = cncSolveCSRDevice(a.n, rp, col, val, base, 1, b, x);
+  std::printf("  %-34s -> %s\n", what, cncGetLastErrorMessage());
+  CHECK(got == want);
+  CHECK(dx.get() == before);
+  cncClearError();
+}
+
+void test_bad_input() {
+  std::printf("bad input answered with a status, x unchanged:\n");
+  const csr a = stencil(24);
+  std::vector<double> b = rhs(a.n, 1), x(a.n, 0.5);
+  dev_csr d(a);
+  dev_array<double> db(b), dx(x);
+  new_context();
+  expect_error("b in host memory", CNC_ERR_INVALID_VALUE, a, d.row_ptr.p, d.col.p, d.val.p, 0,
+               b.data(), dx.p, dx);
+  expect_error("row_ptr in host memory", CNC_ERR_INVALID_VALUE, a, a.row_ptr.data(), d.col.p,
+               d.val.p, 0, db.p, dx.p, dx);
+  std::vector<double> nb = b;
+  nb[123] = NAN;
+  dev_array<double> dnb(nb);
+  expect_error("NaN in b", CNC_ERR_NOT_FINITE, a, d.row_ptr.p, d.col.p, d.val.p, 0, dnb.p, dx.p,
+               dx);
+  csr bad = a;
+  bad.val[77] = INFINITY;
+  dev_csr dbad(bad);
+  expect_error("Inf in values", CNC_ERR_NOT_FINITE, a, dbad.row_ptr.p, dbad.col.p, dbad.val.p, 0,
+               db.p, dx.p, dx);
+  csr oob = a;
+  oob.col[100] = a.n + 5;
+  dev_csr doob(oob);
+  expect_error("column out of range", CNC_ERR_INDEX_OUT_OF_RANGE, a, doob.row_ptr.p, doob.col.p,
+               doob.val.p, 0, db.p, dx.p, dx);
+  csr dec = a;
+  dec.row_ptr[50] = dec.row_ptr[52];
+  dev_csr ddec(dec);
+  expect_error("row_ptr decreasing", CNC_ERR_INVALID_VALUE, a, ddec.row_ptr.p, ddec.col.p,
+               ddec.val.p, 0, db.p, dx.p, dx);
+  expect_error("base 1 with 0-based arrays", CNC_ERR_INVALID_VALUE, a, d.row_ptr.p, d.col.p,
+               d.val.p, 1, db.p, dx.p, dx);
+  const std::pair<CNCenum, CNCint> settings[] = {{CNC_BACKEND, CNC_BACKEND_CPU},
+                                                 {CNC_MATRIX_FORMAT, CNC_FORMAT_BCRS2},
+                                                 {CNC_PRECISION, CNC_SINGLE},
+                                                 {CNC_SOLVER, CNC_BICGSTAB}};
+  for (const auto& [p, v] : settings) {
+    new_context();
+    cncSolverParameteri(p, v);
+    expect_error("unsupported setting", CNC_ERR_INVALID_VALUE, a, d.row_ptr.p, d.col.p, d.val.p, 0,
+                 db.p, dx.p, dx);
+    end_context();
+  }
+  end_context();
+}
+
+}  // namespace
+
+int main() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0 || !cncBackendAvailable(CNC_BACKEND_CUDA)) {
+    std::printf("SKIP: no usable CUDA device (%s)\n",
+                e != cudaSuccess ? cudaGetErrorString(e) : "cnc's CUDA backend unavailable");
+    return 77;
+  }
+  test_canonical();
+  test_fallbacks();
+  test_zero_rhs();
+  test_bad_input();
+  std::printf(failures ? "FAILED: %d check(s)\n" : "all checks passed\n", failures);
+  return failures ? 1 : 0;
+}
