@@ -4,9 +4,8 @@
  * cnc builds and solves large sparse linear systems A x = b on whatever is present: an NVIDIA
  * GPU (CUDA), an OpenCL device, or every core and SIMD lane of the CPU. Symmetric positive
  * definite systems use a Jacobi-preconditioned conjugate gradient (the default, fused and
- * device-resident); nonsymmetric ones use BiCGSTAB or restarted GMRES (CNC_SOLVER). The API is
- * shaped like OpenNL's (nlBegin / nlCoefficient / nlEnd / nlSolve) with a `cnc` prefix; every call
- * returns a status.
+ * device-resident); nonsymmetric ones use BiCGSTAB or restarted GMRES (CNC_SOLVER). The API is shaped like OpenNL's
+ * (nlBegin / nlCoefficient / nlEnd / nlSolve) with a `cnc` prefix; every call returns a status.
  *
  * ---------------------------------------------------------------------------------------------
  * Example 1: assemble a tridiagonal system entry by entry and solve it.
@@ -139,35 +138,37 @@ extern "C" {
 #endif
 
 /* ---- Types ----------------------------------------------------------------------------------- */
-typedef int32_t CNCint;   /**< signed 32-bit integer */
-typedef uint32_t CNCuint; /**< unsigned 32-bit index (variables, rows, columns) */
-typedef int64_t CNCint64; /**< 64-bit count or offset */
-typedef int CNCenum;      /**< one of the CNC_* constants below */
-typedef int CNCboolean;   /**< CNC_TRUE or CNC_FALSE */
-typedef int CNCstatus;    /**< CNC_OK or a negative CNC_ERR_* code */
+typedef int32_t CNCint;     /**< signed 32-bit integer */
+typedef uint32_t CNCuint;   /**< unsigned 32-bit index (variables, rows, columns) */
+typedef int64_t CNCint64;   /**< 64-bit count or offset */
+typedef int CNCenum;        /**< one of the CNC_* constants below */
+typedef int CNCboolean;     /**< CNC_TRUE or CNC_FALSE */
+typedef int CNCstatus;      /**< CNC_OK or a negative CNC_ERR_* code */
 /** Opaque handle to a context: parameters, variables, the assembled system and the backend. */
 typedef struct CNCContextStruct* CNCcontext;
 
 #define CNC_FALSE 0
 #define CNC_TRUE 1
 
+/* One constant per line: tools and bindings parse these lines. */
+/* clang-format off */
 /* ---- Status codes: fixed negative numbers, never reused -------------------------------------- */
 #define CNC_OK 0
-#define CNC_ERR_STATE (-1)               /**< call not allowed in the current state */
-#define CNC_ERR_INVALID_ENUM (-2)        /**< unknown or inapplicable enum */
-#define CNC_ERR_INVALID_VALUE (-3)       /**< a value outside its allowed range */
-#define CNC_ERR_INDEX_OUT_OF_RANGE (-4)  /**< variable, row, column or system index too large */
-#define CNC_ERR_NOT_FINITE (-5)          /**< NaN or Inf in a coefficient, right-hand side, ... */
-#define CNC_ERR_SIZE_MISMATCH (-6)       /**< array sizes or counts disagree */
-#define CNC_ERR_OUT_OF_MEMORY (-7)       /**< host or device allocation failed */
-#define CNC_ERR_NO_CONTEXT (-8)          /**< no current context on this thread */
-#define CNC_ERR_BACKEND_UNAVAILABLE (-9) /**< the requested backend is not available here */
-#define CNC_ERR_DEVICE (-10)             /**< a device or driver call failed (message says which) */
-#define CNC_ERR_UNSUPPORTED (-11)        /**< valid request this build or device cannot do */
-#define CNC_ERR_OVERFLOW (-12)           /**< a count would exceed what cnc can index */
-#define CNC_ERR_NULL_POINTER (-13)       /**< a required pointer argument is NULL */
-#define CNC_ERR_INTERNAL (-14)           /**< a bug in cnc: please report the message */
-#define CNC_ERR_NO_FP64 (-15)            /**< double precision asked of a device without it */
+#define CNC_ERR_STATE (-1)                 /**< call not allowed in the current state */
+#define CNC_ERR_INVALID_ENUM (-2)          /**< unknown or inapplicable enum */
+#define CNC_ERR_INVALID_VALUE (-3)         /**< a value outside its allowed range */
+#define CNC_ERR_INDEX_OUT_OF_RANGE (-4)    /**< variable, row, column or system index too large */
+#define CNC_ERR_NOT_FINITE (-5)            /**< NaN or Inf in a coefficient, right-hand side, ... */
+#define CNC_ERR_SIZE_MISMATCH (-6)         /**< array sizes or counts disagree */
+#define CNC_ERR_OUT_OF_MEMORY (-7)         /**< host or device allocation failed */
+#define CNC_ERR_NO_CONTEXT (-8)            /**< no current context on this thread */
+#define CNC_ERR_BACKEND_UNAVAILABLE (-9)   /**< the requested backend is not available here */
+#define CNC_ERR_DEVICE (-10)               /**< a device or driver call failed (message says which) */
+#define CNC_ERR_UNSUPPORTED (-11)          /**< valid request this build or device cannot do */
+#define CNC_ERR_OVERFLOW (-12)             /**< a count would exceed what cnc can index */
+#define CNC_ERR_NULL_POINTER (-13)         /**< a required pointer argument is NULL */
+#define CNC_ERR_INTERNAL (-14)             /**< a bug in cnc: please report the message */
+#define CNC_ERR_NO_FP64 (-15)              /**< double precision asked of a device without it */
 
 /* ---- Primitives for cncBegin / cncEnd (0x000) ------------------------------------------------ */
 #define CNC_SYSTEM 0x000
@@ -175,24 +176,22 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_ROW 0x002
 
 /* ---- Solver parameters, cncSolverParameteri/d and cncGetIntegerv/Doublev (0x100) ------------- */
-#define CNC_NB_VARIABLES 0x101   /**< int: number of unknowns n (INITIAL state only) */
-#define CNC_NB_SYSTEMS 0x102     /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
-#define CNC_LEAST_SQUARES 0x103  /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
-#define CNC_SYMMETRIC 0x104      /**< bool: the caller states A is symmetric (informative) */
-#define CNC_SOLVER 0x105         /**< CNC_SOLVER_DEFAULT (= CG), CNC_CG, CNC_BICGSTAB, CNC_GMRES */
-#define CNC_PRECONDITIONER 0x106 /**< CNC_PRECOND_NONE, _JACOBI (default) or _SSOR */
-#define CNC_MAX_ITERATIONS 0x107 /**< int > 0: iteration limit (default 5 n, at least 100) */
-#define CNC_THRESHOLD 0x108      /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
-#define CNC_PRECISION 0x109      /**< CNC_DOUBLE (default), CNC_SINGLE or CNC_MIXED */
-#define CNC_MATRIX_FORMAT 0x10A  /**< CNC_FORMAT_AUTO (default), _CSR, _BCRS2, _BCRS4, _SELL */
-#define CNC_BACKEND 0x10B        /**< CNC_BACKEND_AUTO (default), _CPU, _OPENCL, _CUDA */
-#define CNC_NB_THREADS 0x10C     /**< int >= 0: CPU threads, 0 = one per core (default) */
-#define CNC_NNZ_HINT 0x10D       /**< int64 >= 0: expected coefficient count, sizes the table */
-#define CNC_DEVICE_INDEX 0x10E   /**< int >= -1: device ordinal for GPU backends, -1 = auto */
-#define CNC_CHECK_INTERVAL \
-  0x10F /**< int >= 0: GPU iterations between convergence checks, 0 = auto */
-#define CNC_GMRES_RESTART 0x110 /**< int >= 1: Krylov vectors kept by GMRES before a restart (30) \
-                                 */
+#define CNC_NB_VARIABLES 0x101    /**< int: number of unknowns n (INITIAL state only) */
+#define CNC_NB_SYSTEMS 0x102      /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
+#define CNC_LEAST_SQUARES 0x103   /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
+#define CNC_SYMMETRIC 0x104       /**< bool: the caller states A is symmetric (informative) */
+#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT (= CG), CNC_CG, CNC_BICGSTAB, CNC_GMRES */
+#define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE, _JACOBI (default) or _SSOR */
+#define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
+#define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
+#define CNC_PRECISION 0x109       /**< CNC_DOUBLE (default), CNC_SINGLE or CNC_MIXED */
+#define CNC_MATRIX_FORMAT 0x10A   /**< CNC_FORMAT_AUTO (default), _CSR, _BCRS2, _BCRS4, _SELL */
+#define CNC_BACKEND 0x10B         /**< CNC_BACKEND_AUTO (default), _CPU, _OPENCL, _CUDA */
+#define CNC_NB_THREADS 0x10C      /**< int >= 0: CPU threads, 0 = one per core (default) */
+#define CNC_NNZ_HINT 0x10D        /**< int64 >= 0: expected coefficient count, sizes the table */
+#define CNC_DEVICE_INDEX 0x10E    /**< int >= -1: device ordinal for GPU backends, -1 = auto */
+#define CNC_CHECK_INTERVAL 0x10F  /**< int >= 0: GPU iterations between convergence checks, 0 = auto */
+#define CNC_GMRES_RESTART 0x110   /**< int >= 1: Krylov vectors kept by GMRES before a restart (30) */
 
 /* Values of CNC_SOLVER (0x200) */
 #define CNC_SOLVER_DEFAULT 0x200
@@ -203,8 +202,7 @@ typedef struct CNCContextStruct* CNCcontext;
 /* Values of CNC_PRECONDITIONER (0x300) */
 #define CNC_PRECOND_NONE 0x300
 #define CNC_PRECOND_JACOBI 0x301
-#define CNC_PRECOND_SSOR \
-  0x302 /**< accepted; runs as Jacobi (with a warning) where SSOR is absent */
+#define CNC_PRECOND_SSOR 0x302 /**< accepted; runs as Jacobi (with a warning) where SSOR is absent */
 
 /* Values of CNC_PRECISION (0x400) */
 #define CNC_DOUBLE 0x400 /**< double matrix and vectors */
@@ -212,7 +210,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_MIXED 0x402  /**< float matrix values, double vectors and reductions */
 
 /* Values of CNC_MATRIX_FORMAT (0x500) */
-#define CNC_FORMAT_AUTO 0x500 /**< the format that moves the fewest bytes per SpMV */
+#define CNC_FORMAT_AUTO 0x500  /**< the format that moves the fewest bytes per SpMV */
 #define CNC_FORMAT_CSR 0x501
 #define CNC_FORMAT_BCRS2 0x502 /**< 2x2 blocks (rows padded to a multiple of 2) */
 #define CNC_FORMAT_BCRS4 0x503 /**< 4x4 blocks (rows padded to a multiple of 4) */
@@ -229,25 +227,20 @@ typedef struct CNCContextStruct* CNCcontext;
 
 /* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
 #define CNC_VERBOSE 0x701        /**< log solver progress (to the log callback, else stderr) */
-#define CNC_NORMALIZE_ROWS 0x702 /**< divide each row (and its rhs) by its coefficients' L2 norm \
-                                  */
+#define CNC_NORMALIZE_ROWS 0x702 /**< divide each row (and its rhs) by its coefficients' L2 norm */
 
 /* ---- Read-only statistics for cncGetIntegerv / cncGetDoublev (0x800) ------------------------- */
-#define CNC_USED_ITERATIONS 0x801 /**< int: iterations of the last solve (max over systems) */
-#define CNC_ERROR 0x802           /**< double: final ||r||/||b|| (recursive, max over systems) */
-#define CNC_TRUE_ERROR 0x803    /**< double: final ||b - A x||/||b|| in double (max over systems) */
-#define CNC_REASON 0x804        /**< int: CNC_REASON_* of the last solve (worst over systems) */
-#define CNC_ELAPSED_TIME 0x805  /**< double: seconds of the last cncSolve, everything included */
-#define CNC_ASSEMBLY_TIME 0x806 /**< double: seconds from Begin(MATRIX) to End(MATRIX) */
-#define CNC_CONVERSION_TIME \
-  0x807 /**< double: seconds of host conversion: COO or caller's CSR -> CSR -> chosen format */
-#define CNC_UPLOAD_TIME                                                                           \
-  0x808 /**< double: seconds moving the matrix to the backend (and, on CUDA, building SELL there) \
-         */
-#define CNC_SOLVE_TIME 0x809 /**< double: seconds in the iterations */
-#define CNC_GFLOPS 0x80A     /**< double: useful GFLOP/s of the iterations */
-#define CNC_BYTES_PER_ITERATION \
-  0x80B                             /**< int64 (via Doublev or Integerv): minimum bytes/iteration */
+#define CNC_USED_ITERATIONS 0x801   /**< int: iterations of the last solve (max over systems) */
+#define CNC_ERROR 0x802             /**< double: final ||r||/||b|| (recursive, max over systems) */
+#define CNC_TRUE_ERROR 0x803        /**< double: final ||b - A x||/||b|| in double (max over systems) */
+#define CNC_REASON 0x804            /**< int: CNC_REASON_* of the last solve (worst over systems) */
+#define CNC_ELAPSED_TIME 0x805      /**< double: seconds of the last cncSolve, everything included */
+#define CNC_ASSEMBLY_TIME 0x806     /**< double: seconds from Begin(MATRIX) to End(MATRIX) */
+#define CNC_CONVERSION_TIME 0x807   /**< double: seconds of host conversion: COO or caller's CSR -> CSR -> chosen format */
+#define CNC_UPLOAD_TIME 0x808       /**< double: seconds moving the matrix to the backend (and, on CUDA, building SELL there) */
+#define CNC_SOLVE_TIME 0x809        /**< double: seconds in the iterations */
+#define CNC_GFLOPS 0x80A            /**< double: useful GFLOP/s of the iterations */
+#define CNC_BYTES_PER_ITERATION 0x80B /**< int64 (via Doublev or Integerv): minimum bytes/iteration */
 #define CNC_NNZ 0x80C               /**< int64: stored nonzeros of the assembled matrix */
 #define CNC_BACKEND_USED 0x80D      /**< int: CNC_BACKEND_* that ran the last solve */
 #define CNC_FORMAT_USED 0x80E       /**< int: CNC_FORMAT_* used by the last solve */
@@ -258,13 +251,13 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
 
 /* Values of CNC_REASON (0x900), worst first when several systems are solved together */
-#define CNC_REASON_NONE 0x900               /**< no solve yet */
-#define CNC_REASON_CONVERGED 0x901          /**< ||r|| <= threshold ||b||, true residual too */
-#define CNC_REASON_MAX_ITERATIONS 0x902     /**< iteration limit reached */
-#define CNC_REASON_INDEFINITE_MATRIX 0x903  /**< pᵀAp <= 0: A is not positive definite */
-#define CNC_REASON_INDEFINITE_PRECOND 0x904 /**< rᵀz <= 0: the preconditioner is not SPD */
-#define CNC_REASON_NOT_FINITE 0x905         /**< NaN or Inf appeared in the iteration */
-#define CNC_REASON_STOPPED 0x906            /**< the progress callback asked to stop */
+#define CNC_REASON_NONE 0x900                  /**< no solve yet */
+#define CNC_REASON_CONVERGED 0x901             /**< ||r|| <= threshold ||b||, true residual too */
+#define CNC_REASON_MAX_ITERATIONS 0x902        /**< iteration limit reached */
+#define CNC_REASON_INDEFINITE_MATRIX 0x903     /**< pᵀAp <= 0: A is not positive definite */
+#define CNC_REASON_INDEFINITE_PRECOND 0x904    /**< rᵀz <= 0: the preconditioner is not SPD */
+#define CNC_REASON_NOT_FINITE 0x905            /**< NaN or Inf appeared in the iteration */
+#define CNC_REASON_STOPPED 0x906               /**< the progress callback asked to stop */
 #define CNC_REASON_STAGNATED 0x907 /**< recursive residual converged, true residual did not */
 #define CNC_REASON_BREAKDOWN 0x908 /**< BiCGSTAB/GMRES breakdown (a zero inner product) */
 
@@ -278,12 +271,13 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_STATE_SOLVED 0xA06
 
 /* ---- Strings for cncGetString (0xB00) -------------------------------------------------------- */
-#define CNC_BACKEND_NAME 0xB01   /**< "cpu", "opencl" or "cuda": backend of the last solve */
-#define CNC_DEVICE_NAME 0xB02    /**< the device of the last solve, e.g. "NVIDIA H200" */
-#define CNC_FORMAT_NAME 0xB03    /**< "csr", "bcrs2", "bcrs4" or "sell" */
-#define CNC_REASON_NAME 0xB04    /**< e.g. "converged" */
+#define CNC_BACKEND_NAME 0xB01 /**< "cpu", "opencl" or "cuda": backend of the last solve */
+#define CNC_DEVICE_NAME 0xB02  /**< the device of the last solve, e.g. "NVIDIA H200" */
+#define CNC_FORMAT_NAME 0xB03  /**< "csr", "bcrs2", "bcrs4" or "sell" */
+#define CNC_REASON_NAME 0xB04  /**< e.g. "converged" */
 #define CNC_VERSION_STRING 0xB05 /**< e.g. "0.1.0" */
-#define CNC_CPU_SIMD 0xB06       /**< SIMD level the CPU kernels run with, e.g. "avx2" */
+#define CNC_CPU_SIMD 0xB06     /**< SIMD level the CPU kernels run with, e.g. "avx2" */
+/* clang-format on */
 
 /* ---- Log levels for the log callback --------------------------------------------------------- */
 #define CNC_LOG_ERROR 0
@@ -349,8 +343,7 @@ CNC_API CNCstatus cncGetVariable(CNCuint i, double* value);
 CNC_API CNCstatus cncMultiSetVariable(CNCuint i, CNCuint k, double value);
 /** Reads variable i of system k. */
 CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* value);
-/** Locks variable i: its value (in every system) is fixed and it leaves the unknowns. SYSTEM state.
- */
+/** Locks variable i: its value (in every system) is fixed and it leaves the unknowns. SYSTEM state. */
 CNC_API CNCstatus cncLockVariable(CNCuint i);
 /** Unlocks variable i. SYSTEM state. */
 CNC_API CNCstatus cncUnlockVariable(CNCuint i);

@@ -44,8 +44,8 @@ def _cupy():
 def _as_cupy(cp, obj, what):
     if hasattr(obj, "__cuda_array_interface__"):
         return cp.asarray(obj)  # no copy
-    if hasattr(obj, "__dlpack_device__"):
-        return cp.from_dlpack(obj)  # no copy
+    if is_device_array(obj):
+        return cp.from_dlpack(obj)  # a CUDA DLPack producer: no copy
     return cp.asarray(obj)  # host data: uploaded once
 
 
