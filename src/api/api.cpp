@@ -722,16 +722,14 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
                            });
     };
     copy(xs.data(), x);
-    const double t0 = cnc::now_seconds();
-    cnc::user_csr a;
+    c.stats = cnc::solve_stats{};
     try {
-      a = cnc::csr_from_user(std::int32_t(n), row_ptr, col_idx, values, base);
+      c.pipe.solve_user(c.options(),
+                        cnc::device_csr_input{std::int32_t(n), row_ptr, col_idx, values, base},
+                        next_version(), int(nrhs), b, xs.data(), c.stats);
     } catch (const error& e) {
-      fail(e.status(), "(%s): %s", args, e.what());
+      fail(e.status(), "(%s)%s", args, e.what());
     }
-    c.csr_conversion_time = cnc::now_seconds() - t0;
-    c.stats.assembly = 0;
-    c.solve(a.view, next_version(), int(nrhs), b, xs.data());
     copy(x, xs.data());
   });
 }

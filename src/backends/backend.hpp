@@ -102,6 +102,12 @@ struct device_csr_scan {
   std::int64_t sell_entries = 0;
 };
 
+// A copy of a caller's CSR in device memory, made by backend::upload_csr (freed with it).
+struct device_csr_copy {
+  virtual ~device_csr_copy() = default;
+  device_csr view;
+};
+
 struct backend_options {
   int threads = 0;        // CPU threads, 0 = one per core
   int device_index = -1;  // GPU ordinal, -1 = backend's choice / environment
@@ -146,6 +152,9 @@ class backend {
   // Index of the first non-finite value of a device array, or -1.
   virtual std::int64_t first_not_finite(const double* p, std::int64_t count) const;
   virtual device_csr_scan scan_device_csr(const device_csr& a) const;
+  // The caller's host CSR (0-based, row offsets already checked, entries not yet) copied as it
+  // is to the device, to be checked and converted there.
+  virtual std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw);
   // A double-precision device_system built from a canonical device CSR in format csr or sell,
   // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or
   // absent, counted in *zero_diagonals; all ones without jacobi).

@@ -39,6 +39,11 @@ format from_api_format(int f) {
                                  : format::csr;
 }
 
+// A bad matrix handed over by the caller (reported as it is, whatever the backend).
+struct input_error : error {
+  using error::error;
+};
+
 int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
 
 // Stored blocks (BCRS) or entries (SELL) of a converted matrix: what matrix_bytes counts.
@@ -208,12 +213,92 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
 
 void pipeline::solve(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                      const double* b, double* x, solve_stats& stats) {
+  solve_any(o, &a, nullptr, version, k, b, x, stats);
+}
+
+void pipeline::solve_user(const solve_options& o, const device_csr_input& in,
+                          std::uint64_t version, int k, const double* b, double* x,
+                          solve_stats& stats) {
+  solve_any(o, nullptr, &in, version, k, b, x, stats);
+}
+
+bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
+                             std::uint64_t version, int k, solve_stats& stats) {
+  const double tc = now_seconds();
+  try {
+    check_row_ptr(in.n, in.row_ptr, in.base);  // before anything reads the entries
+  } catch (const error& e) {
+    throw input_error(e.status(), std::string(": ") + e.what());
+  }
+  const std::int64_t nnz = in.row_ptr[in.n];
+  // The entries are not checked yet, but the format choice only sorts and counts columns.
+  const csr_view raw{in.n, {in.row_ptr, std::size_t(in.n) + 1},
+                     {reinterpret_cast<const std::int32_t*>(in.col), std::size_t(nnz)},
+                     {in.val, std::size_t(nnz)}};
+  const format fmt = o.format == CNC_FORMAT_AUTO ? choose_format(raw, 8, be_->prefers_sliced())
+                                                 : from_api_format(o.format);
+  if (is_block(fmt)) return false;
+  const double tu = now_seconds();
+  std::unique_ptr<device_csr_copy> up;
+  try {
+    up = be_->upload_csr(raw);
+  } catch (const error& e) {
+    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+    return false;  // the host path needs less device memory
+  }
+  const double ts = now_seconds();
+  const device_csr_scan scan = be_->scan_device_csr(up->view);
+  if (!scan.canonical) {
+    log_to(o, CNC_LOG_INFO, "CSR is not canonical (sorted, no duplicates, valid): host path");
+    return false;
+  }
+  prep_ = prepared_system{};
+  prep_.key = prepared_key{version, be_.get(), o.format, o.prec, k, o.jacobi};
+  prep_.fmt = fmt;
+  prep_.stored = fmt == format::sell ? scan.sell_entries : 0;
+  prep_.n_padded = fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice : in.n;
+  const double tb = now_seconds();
+  try {
+    prep_.dev = be_->create_system_from_device(up->view, fmt, o.jacobi, k, &prep_.zero_diagonals);
+  } catch (const error& e) {
+    prep_ = prepared_system{};
+    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+    return false;
+  }
+  const double te = now_seconds();
+  stats.conversion = (tu - tc) + (tb - ts) + (te - tb);  // host checks, device check, build
+  stats.upload = ts - tu;
+  stats.nnz = nnz;
+  return true;
+}
+
+void pipeline::solve_any(const solve_options& o, const csr_view* canonical,
+                         const device_csr_input* raw, std::uint64_t version, int k,
+                         const double* b, double* x, solve_stats& stats) {
   const double t0 = now_seconds();
+  const std::int32_t n = canonical ? canonical->n : raw->n;
+  user_csr host;  // the caller's CSR made canonical on the host, when a stage needs it
+  csr_view a = canonical ? *canonical : csr_view{};
+  bool have = canonical != nullptr;
+  double host_conversion = 0;
+  auto canonical_view = [&]() -> const csr_view& {
+    if (!have) {
+      const double t = now_seconds();
+      try {
+        host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
+      } catch (const error& e) {
+        throw input_error(e.status(), std::string(": ") + e.what());
+      }
+      a = host.view, have = true;
+      host_conversion = now_seconds() - t;
+    }
+    return a;
+  };
   const int requested = o.backend != CNC_BACKEND_AUTO ? o.backend : backend_from_environment();
   std::vector<int> candidates;
   if (requested != CNC_BACKEND_AUTO)
     candidates = {requested};
-  else if (a.n < auto_gpu_min_rows)
+  else if (n < auto_gpu_min_rows)
     candidates = {CNC_BACKEND_CPU};
   else
     candidates = {CNC_BACKEND_CUDA, CNC_BACKEND_OPENCL, CNC_BACKEND_CPU};
@@ -225,17 +310,28 @@ void pipeline::solve(const solve_options& o, const csr_view& a, std::uint64_t ve
     if (!forced && !last && (auto_skip_ & (1u << (kind - CNC_BACKEND_AUTO)))) continue;
     try {
       if (!backend_for(o, kind, forced)) continue;
-      prepare(o, a, version, k, stats);
-      stats.nnz = a.nnz();
-      run(o, a, k, b, x, false, stats);
+      // The device path needs what it checks on the device to be all there is to check: CG in
+      // double (its true residual is then computed on the device too).
+      const bool intake = !have && raw->base == 0 && be_->takes_device_arrays() &&
+                          o.prec == precision::f64 && o.solver != CNC_BICGSTAB &&
+                          o.solver != CNC_GMRES;
+      if (intake && device_intake(o, *raw, version, k, stats)) {
+        run(o, csr_view{n, {}, {}, {}}, k, b, x, false, stats);
+      } else {
+        prepare(o, canonical_view(), version, k, stats);
+        stats.conversion += host_conversion;
+        stats.nnz = a.nnz();
+        run(o, a, k, b, x, false, stats);
+      }
       stats.elapsed = now_seconds() - t0;
       return;
+    } catch (const input_error&) {
+      throw;  // the caller's data, not the backend: no other backend would take it
     } catch (const error& e) {
       // In auto mode a failing GPU backend falls back to the next candidate, saying why.
       if (forced || last || e.status() == CNC_ERR_NOT_FINITE) throw;
-      log_to(o, CNC_LOG_WARNING,
-             std::string("backend ") + (be_ ? be_->name() : "?") + " failed (" + e.what() +
-                 "); falling back");
+      log_to(o, CNC_LOG_WARNING, std::string("backend ") + (be_ ? be_->name() : "?") +
+                                     " failed (" + e.what() + "); falling back");
       reset();
     }
   }

@@ -72,7 +72,8 @@ struct prepared_system {
   std::unique_ptr<device_system> dev;
 };
 
-// The caller's CSR in CUDA device memory (cncSolveCSRDevice), `base`-based as handed over.
+// The caller's CSR as handed over (cncSolveCSR: host memory; cncSolveCSRDevice: CUDA device
+// memory), `base`-based.
 struct device_csr_input {
   std::int32_t n = 0;
   const std::int64_t* row_ptr = nullptr;
@@ -91,6 +92,13 @@ class pipeline {
   // value for every new matrix). Throws cnc::error; fills *stats.
   void solve(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
              const double* b, double* x, solve_stats& stats);
+  // The same from the caller's CSR as handed to cncSolveCSR (host memory, `base`-based, rows
+  // maybe unsorted or with duplicates). On a backend that converts on the device, a 0-based
+  // CSR goes up as it is and is checked and converted there (CG in double; no host pass over
+  // the entries); anything else is made canonical on the host first (csr_from_user), which
+  // also names the first bad entry of a CSR the device check refused.
+  void solve_user(const solve_options& o, const device_csr_input& in, std::uint64_t version,
+                  int k, const double* b, double* x, solve_stats& stats);
   // The same with the matrix, b and x in CUDA device memory of the backend's device. x is
   // written once, at the end.
   void solve_device(const solve_options& o, const device_csr_input& a, int k, const double* b,
@@ -104,6 +112,12 @@ class pipeline {
   backend* backend_for(const solve_options& o, int kind, bool requested);
   void prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                solve_stats& stats);
+  void solve_any(const solve_options& o, const csr_view* canonical, const device_csr_input* raw,
+                 std::uint64_t version, int k, const double* b, double* x, solve_stats& stats);
+  // Host CSR -> device as it is -> checked and converted there. False (nothing kept) when the
+  // format is a block one or the device finds the CSR not canonical: the host path follows.
+  bool device_intake(const solve_options& o, const device_csr_input& in, std::uint64_t version,
+                     int k, solve_stats& stats);
   void run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
            bool on_device, solve_stats& stats);
 

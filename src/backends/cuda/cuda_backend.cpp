@@ -713,6 +713,29 @@ class cuda_backend final : public backend {
     check(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost), "CSR scan");
     return device_csr_scan{r[0] == 0, std::int64_t(r[1])};
   }
+  std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw) override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    struct copy final : device_csr_copy {
+      device_buffer rp, col, val;
+    };
+    auto c = std::make_unique<copy>();
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    try {
+      c->rp = upload(stager_, raw.row_ptr.data(), raw.row_ptr.size(), s);
+      c->col = upload(stager_, raw.col.data(), raw.col.size(), s);
+      c->val = upload(stager_, raw.val.data(), raw.val.size(), s);
+      check(cudaStreamSynchronize(s), "matrix upload");
+    } catch (...) {
+      cudaStreamSynchronize(s);
+      cudaStreamDestroy(s);
+      throw;
+    }
+    cudaStreamDestroy(s);
+    c->view = device_csr{raw.n, raw.nnz(), c->rp.as<std::int64_t>(), c->col.as<std::int32_t>(),
+                         c->val.as<double>()};
+    return c;
+  }
   std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
                                                            bool jacobi, int nrhs,
                                                            std::int64_t* zero_diagonals) override {
