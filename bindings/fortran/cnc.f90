@@ -374,6 +374,18 @@ module cnc
       real(c_double), intent(inout) :: x(*)
       integer(c_int) :: status
     end function cncSolveCSR
+    ! The same with every array in CUDA device memory (CUDA Fortran, OpenACC/OpenMP device
+    ! pointers): addresses passed as c_ptr.
+    function cncSolveCSRDevice(n, row_ptr, col_idx, values, base, nrhs, b, x) result(status) &
+        bind(C, name="cncSolveCSRDevice")
+      import :: c_int, c_int32_t, c_ptr
+      integer(c_int32_t), value :: n
+      type(c_ptr), value :: row_ptr, col_idx, values
+      integer(c_int32_t), value :: base
+      integer(c_int32_t), value :: nrhs
+      type(c_ptr), value :: b, x
+      integer(c_int) :: status
+    end function cncSolveCSRDevice
 
     ! Errors, callbacks, version
     function cncGetError() result(status) bind(C, name="cncGetError")
