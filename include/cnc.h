@@ -408,10 +408,10 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
  * CNC_ERR_INVALID_VALUE naming the array. Needs the CUDA backend (CNC_BACKEND AUTO or CUDA;
  * otherwise CNC_ERR_INVALID_VALUE, and CNC_ERR_BACKEND_UNAVAILABLE without a CUDA device),
  * CNC_DOUBLE precision and CG (other settings: CNC_ERR_INVALID_VALUE). A canonical CSR (0-based,
- * rows sorted, no duplicates) is checked and converted on the device, to CSR or SELL (forcing a
- * BCRS format is CNC_ERR_INVALID_VALUE); any other CSR (1-based, unsorted, duplicates, or one
- * with an error) is copied to the host once and handled as cncSolveCSR does, with the same
- * messages. The matrix is not kept between calls. cnc waits for the work queued on the device
+ * rows sorted, no duplicates) is checked and converted on the device (CNC_FORMAT_AUTO picks CSR
+ * or SELL there; a forced BCRS format is built on the device too); any other CSR (1-based,
+ * unsorted, duplicates, or one with an error) is copied to the host once and handled as
+ * cncSolveCSR does, with the same messages. The matrix is not kept between calls. cnc waits for the work queued on the device
  * (any stream) before it reads the arrays, and x is complete when the call returns.
  */
 CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,

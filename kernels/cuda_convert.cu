@@ -107,6 +107,72 @@ __global__ void inverse_diag(std::int32_t n, std::int32_t n_padded, const std::i
   d[i] = di;
 }
 
+// Block columns of block row br in order, merged from its b sorted rows (and the padding
+// block br when the block row runs past n), as the host's block_columns lists them. For each
+// distinct block column c, visit(c, slot) is called with slot = its index in the block row.
+template <int B, class Visit>
+__device__ std::int64_t merge_block_row(std::int32_t n, std::int64_t br,
+                                        const std::int64_t* row_ptr, const std::int32_t* col,
+                                        Visit visit) {
+  std::int64_t at[B], end[B];
+  for (int l = 0; l < B; ++l) {
+    const std::int64_t i = br * B + l;
+    at[l] = i < n ? row_ptr[i] : 0;
+    end[l] = i < n ? row_ptr[i + 1] : 0;
+  }
+  const bool pad = (br + 1) * B > n;
+  std::int64_t count = 0;
+  std::int64_t last = -1;
+  for (;;) {
+    std::int64_t c = pad && last < br ? br : INT64_MAX;
+    for (int l = 0; l < B; ++l)
+      if (at[l] < end[l]) c = min(c, std::int64_t(col[at[l]] / B));
+    if (c == INT64_MAX) break;
+    visit(c, count, at);
+    for (int l = 0; l < B; ++l)
+      while (at[l] < end[l] && col[at[l]] / B == c) ++at[l];
+    last = c;
+    ++count;
+  }
+  return count;
+}
+
+template <int B>
+__global__ void bcrs_counts(std::int32_t n, std::int32_t nbr, const std::int64_t* row_ptr,
+                            const std::int32_t* col, std::int64_t* out) {
+  const std::int64_t br = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (br == 0) out[0] = 0;
+  if (br >= nbr) return;
+  out[br + 1] = merge_block_row<B>(n, br, row_ptr, col,
+                                   [](std::int64_t, std::int64_t, const std::int64_t*) {});
+}
+
+// Block row br's block columns and values (row-major b x b, zeros where A has none), the unit
+// diagonal of padding rows: the host's csr_to_bcrs bit for bit.
+template <int B>
+__global__ void bcrs_fill_rows(std::int32_t n, std::int32_t nbr, const std::int64_t* row_ptr,
+                               const std::int32_t* col, const double* val,
+                               const std::int64_t* block_ptr, std::int32_t* bcol, double* bval) {
+  const std::int64_t br = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (br >= nbr) return;
+  const std::int64_t base = block_ptr[br];
+  merge_block_row<B>(n, br, row_ptr, col,
+                     [&](std::int64_t c, std::int64_t slot, const std::int64_t* at) {
+                       bcol[base + slot] = std::int32_t(c);
+                       double* v = bval + (base + slot) * B * B;
+                       for (int t = 0; t < B * B; ++t) v[t] = 0.0;
+                       for (int l = 0; l < B; ++l) {
+                         const std::int64_t i = br * B + l;
+                         if (i >= n) {
+                           if (c == br) v[l * (B + 1)] = 1.0;
+                           continue;
+                         }
+                         for (std::int64_t k = at[l]; k < row_ptr[i + 1] && col[k] / B == c; ++k)
+                           v[l * B + col[k] % B] += val[k];
+                       }
+                     });
+}
+
 int blocks_for(std::int64_t threads) {
   return int(std::max<std::int64_t>(1, (threads + block_threads - 1) / block_threads));
 }
@@ -140,6 +206,38 @@ cudaError_t inverse_diagonal(std::int32_t n, std::int32_t n_padded, const std::i
   if (e != cudaSuccess) return e;
   inverse_diag<<<blocks_for(n_padded), block_threads, 0, s>>>(n, n_padded, row_ptr, col, val,
                                                               jacobi, d, zeros);
+  return cudaGetLastError();
+}
+
+cudaError_t bcrs_offsets(int b, std::int32_t n, const std::int64_t* row_ptr,
+                         const std::int32_t* col, std::int64_t* block_ptr, void* scratch,
+                         std::size_t* scratch_bytes, cudaStream_t s) {
+  const std::int32_t nbr = (n + b - 1) / b;
+  if (!scratch)  // size query
+    return cub::DeviceScan::InclusiveSum(nullptr, *scratch_bytes, block_ptr, block_ptr, nbr + 1, s);
+  if (b == 2)
+    bcrs_counts<2><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
+  else if (b == 4)
+    bcrs_counts<4><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
+  else
+    return cudaErrorInvalidValue;
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  return cub::DeviceScan::InclusiveSum(scratch, *scratch_bytes, block_ptr, block_ptr, nbr + 1, s);
+}
+
+cudaError_t bcrs_fill(int b, std::int32_t n, const std::int64_t* row_ptr, const std::int32_t* col,
+                      const double* val, const std::int64_t* block_ptr, std::int32_t* bcol,
+                      double* bval, cudaStream_t s) {
+  const std::int32_t nbr = (n + b - 1) / b;
+  if (b == 2)
+    bcrs_fill_rows<2><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, val,
+                                                                block_ptr, bcol, bval);
+  else if (b == 4)
+    bcrs_fill_rows<4><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, val,
+                                                                block_ptr, bcol, bval);
+  else
+    return cudaErrorInvalidValue;
   return cudaGetLastError();
 }
 

@@ -152,10 +152,12 @@ class backend {
   // Index of the first non-finite value of a device array, or -1.
   virtual std::int64_t first_not_finite(const double* p, std::int64_t count) const;
   virtual device_csr_scan scan_device_csr(const device_csr& a) const;
+  // Blocks of a canonical device CSR cut into b x b blocks (count_blocks, on the device).
+  virtual std::int64_t device_block_count(const device_csr& a, int b) const;
   // The caller's host CSR (0-based, row offsets already checked, entries not yet) copied as it
   // is to the device, to be checked and converted there.
   virtual std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw);
-  // A double-precision device_system built from a canonical device CSR in format csr or sell,
+  // A double-precision device_system built from a canonical device CSR in any format,
   // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or
   // absent, counted in *zero_diagonals; all ones without jacobi).
   virtual std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,

@@ -383,7 +383,12 @@ format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_
 }
 
 format choose_format(const csr_view& a, int value_bytes, bool sliced) {
-  const std::int64_t sell_stored = sliced ? sell_entries(a) : 0;
+  return choose_format(a, value_bytes, sliced, sliced ? sell_entries(a) : 0,
+                       [&](int b) { return count_blocks(a, b); });
+}
+
+format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64_t sell_stored,
+                     const std::function<std::int64_t(int)>& exact_blocks) {
   const format scalar = choose_scalar_format(a.n, a.nnz(), sell_stored, value_bytes, sliced);
   const double scalar_bytes = matrix_bytes(a, scalar, sell_stored, value_bytes);
   // Past 8192 rows, a 1-in-32 sample of block rows rules out blocking when it clearly does not
@@ -398,7 +403,7 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced) {
   format best = scalar;
   double best_bytes = scalar_bytes;
   for (format f : {format::bcrs2, format::bcrs4}) {
-    double bytes = matrix_bytes(a, f, count_blocks(a, block_size(f)), value_bytes);
+    double bytes = matrix_bytes(a, f, exact_blocks(block_size(f)), value_bytes);
     if (bytes < 0.9 * scalar_bytes && bytes < best_bytes) best = f, best_bytes = bytes;
   }
   return best;

@@ -216,9 +216,8 @@ void pipeline::solve(const solve_options& o, const csr_view& a, std::uint64_t ve
   solve_any(o, &a, nullptr, version, k, b, x, stats);
 }
 
-void pipeline::solve_user(const solve_options& o, const device_csr_input& in,
-                          std::uint64_t version, int k, const double* b, double* x,
-                          solve_stats& stats) {
+void pipeline::solve_user(const solve_options& o, const device_csr_input& in, std::uint64_t version,
+                          int k, const double* b, double* x, solve_stats& stats) {
   solve_any(o, nullptr, &in, version, k, b, x, stats);
 }
 
@@ -231,13 +230,10 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
     throw input_error(e.status(), std::string(": ") + e.what());
   }
   const std::int64_t nnz = in.row_ptr[in.n];
-  // The entries are not checked yet, but the format choice only sorts and counts columns.
-  const csr_view raw{in.n, {in.row_ptr, std::size_t(in.n) + 1},
+  const csr_view raw{in.n,
+                     {in.row_ptr, std::size_t(in.n) + 1},
                      {reinterpret_cast<const std::int32_t*>(in.col), std::size_t(nnz)},
                      {in.val, std::size_t(nnz)}};
-  const format fmt = o.format == CNC_FORMAT_AUTO ? choose_format(raw, 8, be_->prefers_sliced())
-                                                 : from_api_format(o.format);
-  if (is_block(fmt)) return false;
   const double tu = now_seconds();
   std::unique_ptr<device_csr_copy> up;
   try {
@@ -252,11 +248,16 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
     log_to(o, CNC_LOG_INFO, "CSR is not canonical (sorted, no duplicates, valid): host path");
     return false;
   }
+  // Checked: the host may now read the entries (the sampled block screen); exact counts come
+  // from the device.
+  const format fmt =
+      o.format == CNC_FORMAT_AUTO
+          ? choose_format(raw, 8, be_->prefers_sliced(), scan.sell_entries,
+                          [&](int b) { return be_->device_block_count(up->view, b); })
+          : from_api_format(o.format);
   prep_ = prepared_system{};
   prep_.key = prepared_key{version, be_.get(), o.format, o.prec, k, o.jacobi};
   prep_.fmt = fmt;
-  prep_.stored = fmt == format::sell ? scan.sell_entries : 0;
-  prep_.n_padded = fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice : in.n;
   const double tb = now_seconds();
   try {
     prep_.dev = be_->create_system_from_device(up->view, fmt, o.jacobi, k, &prep_.zero_diagonals);
@@ -265,6 +266,12 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
     if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
     return false;
   }
+  const int bs = block_size(fmt);
+  prep_.stored = fmt == format::sell ? scan.sell_entries
+                 : is_block(fmt)     ? be_->device_block_count(up->view, bs)
+                                     : 0;
+  prep_.n_padded = fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice
+                                       : (in.n + bs - 1) / bs * bs;
   const double te = now_seconds();
   stats.conversion = (tu - tc) + (tb - ts) + (te - tb);  // host checks, device check, build
   stats.upload = ts - tu;
@@ -273,8 +280,8 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
 }
 
 void pipeline::solve_any(const solve_options& o, const csr_view* canonical,
-                         const device_csr_input* raw, std::uint64_t version, int k,
-                         const double* b, double* x, solve_stats& stats) {
+                         const device_csr_input* raw, std::uint64_t version, int k, const double* b,
+                         double* x, solve_stats& stats) {
   const double t0 = now_seconds();
   const std::int32_t n = canonical ? canonical->n : raw->n;
   user_csr host;  // the caller's CSR made canonical on the host, when a stage needs it
@@ -330,8 +337,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical,
     } catch (const error& e) {
       // In auto mode a failing GPU backend falls back to the next candidate, saying why.
       if (forced || last || e.status() == CNC_ERR_NOT_FINITE) throw;
-      log_to(o, CNC_LOG_WARNING, std::string("backend ") + (be_ ? be_->name() : "?") +
-                                     " failed (" + e.what() + "); falling back");
+      log_to(o, CNC_LOG_WARNING,
+             std::string("backend ") + (be_ ? be_->name() : "?") + " failed (" + e.what() +
+                 "); falling back");
       reset();
     }
   }
@@ -350,9 +358,6 @@ void pipeline::solve_device(const solve_options& o, const device_csr_input& in, 
     throw error(CNC_ERR_INVALID_VALUE,
                 ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES run "
                 "their vector work on the host)");
-  if (o.format == CNC_FORMAT_BCRS2 || o.format == CNC_FORMAT_BCRS4)
-    throw error(CNC_ERR_INVALID_VALUE,
-                ": arrays in device memory are stored as CSR or SELL (not BCRS)");
   backend& be = *backend_for(o, CNC_BACKEND_CUDA, true);
   if (!be.takes_device_arrays())
     throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": this backend does not take device arrays");
@@ -425,9 +430,12 @@ void pipeline::solve_device(const solve_options& o, const device_csr_input& in, 
     prep_.fmt = o.format == CNC_FORMAT_AUTO
                     ? choose_scalar_format(in.n, nnz, scan.sell_entries, 8, be.prefers_sliced())
                     : from_api_format(o.format);
-    prep_.stored = prep_.fmt == format::sell ? scan.sell_entries : 0;
-    prep_.n_padded =
-        prep_.fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice : in.n;
+    const int bs = block_size(prep_.fmt);
+    prep_.stored = prep_.fmt == format::sell ? scan.sell_entries
+                   : is_block(prep_.fmt)     ? be.device_block_count(dc, bs)
+                                             : 0;
+    prep_.n_padded = prep_.fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice
+                                               : (in.n + bs - 1) / bs * bs;
     const double tu = now_seconds();
     stats.conversion = tu - tc;  // the scan
     prep_.dev = be.create_system_from_device(dc, prep_.fmt, o.jacobi, k, &prep_.zero_diagonals);

@@ -294,8 +294,19 @@ class cuda_system final : public device_system, public cuda::system_probe {
               "matrix copy");
       }
       avg_per_row_ = a.n ? double(a.nnz) / a.n : 0.0;
-    } else {
-      throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: device arrays take CSR or SELL");
+    } else {  // BCRS 2x2 / 4x4
+      const int b = block_size(f);
+      mat_.b = b;
+      mat_.rows = (a.n + b - 1) / b;
+      n_ = mat_.rows * b;
+      row_ptr_ = device_buffer(sizeof(std::int64_t) * (std::size_t(mat_.rows) + 1));
+      const std::int64_t blocks = bcrs_offsets(a, b, row_ptr_.as<std::int64_t>(), stream_);
+      col_ = device_buffer(sizeof(std::int32_t) * std::size_t(blocks));
+      val_ = device_buffer(sizeof(double) * std::size_t(blocks) * b * b);
+      check(cuda::bcrs_fill(b, a.n, a.row_ptr, a.col, a.val, row_ptr_.as<std::int64_t>(),
+                            col_.as<std::int32_t>(), val_.as<double>(), stream_),
+            "BCRS fill");
+      avg_per_row_ = mat_.rows ? double(blocks) / mat_.rows : 0.0;
     }
     mat_.row_ptr = row_ptr_.as<std::int64_t>();
     mat_.col = col_.as<std::int32_t>();
@@ -553,6 +564,25 @@ class cuda_system final : public device_system, public cuda::system_probe {
     check(cudaStreamSynchronize(stream_), "SELL fill");  // before the CSR buffers go
   }
 
+ public:
+  // BCRS block-row offsets of a device CSR into block_ptr; returns the block count.
+  static std::int64_t bcrs_offsets(const device_csr& a, int b, std::int64_t* block_ptr,
+                                   cudaStream_t s) {
+    std::size_t scratch_bytes = 0;
+    check(cuda::bcrs_offsets(b, a.n, a.row_ptr, a.col, block_ptr, nullptr, &scratch_bytes, s),
+          "BCRS offsets (size)");
+    device_buffer scratch(std::max<std::size_t>(scratch_bytes, 16));
+    check(cuda::bcrs_offsets(b, a.n, a.row_ptr, a.col, block_ptr, scratch.get(), &scratch_bytes, s),
+          "BCRS offsets");
+    std::int64_t blocks = 0;
+    check(cudaMemcpyAsync(&blocks, block_ptr + (a.n + b - 1) / b, sizeof blocks,
+                          cudaMemcpyDeviceToHost, s),
+          "BCRS size read-back");
+    check(cudaStreamSynchronize(s), "BCRS offsets");
+    return blocks;
+  }
+
+ private:
   cuda::matrix_view matrix_for(const group& g) const {
     cuda::matrix_view m = mat_;
     m.grid = g.spmv_grid;
@@ -712,6 +742,11 @@ class cuda_backend final : public backend {
     unsigned long long r[2] = {1, 0};
     check(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost), "CSR scan");
     return device_csr_scan{r[0] == 0, std::int64_t(r[1])};
+  }
+  std::int64_t device_block_count(const device_csr& a, int b) const override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    device_buffer ptr(sizeof(std::int64_t) * (std::size_t(a.n + b - 1) / b + 1));
+    return cuda_system::bcrs_offsets(a, b, ptr.as<std::int64_t>(), nullptr);
   }
   std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw) override {
     check(cudaSetDevice(dev_), "cudaSetDevice");

@@ -103,6 +103,15 @@ cudaError_t first_not_finite(const double* v, std::int64_t count, unsigned long 
 cudaError_t inverse_diagonal(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
                              const std::int32_t* col, const double* val, bool jacobi, double* d,
                              unsigned long long* zeros, cudaStream_t s);
+// CSR -> BCRS b x b (b = 2 or 4) on the device from a canonical CSR, the host layout
+// (conversion/matrix.hpp) bit for bit: block_ptr gets (n+b-1)/b + 1 offsets in blocks (size
+// query first, as sell_slice_offsets), then bcrs_fill writes block_ptr[last] blocks.
+cudaError_t bcrs_offsets(int b, std::int32_t n, const std::int64_t* row_ptr,
+                         const std::int32_t* col, std::int64_t* block_ptr, void* scratch,
+                         std::size_t* scratch_bytes, cudaStream_t s);
+cudaError_t bcrs_fill(int b, std::int32_t n, const std::int64_t* row_ptr, const std::int32_t* col,
+                      const double* val, const std::int64_t* block_ptr, std::int32_t* bcol,
+                      double* bval, cudaStream_t s);
 // Occupancy-derived grid sizes (blocks resident at once on the device), for the launches above.
 int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
 int vector_max_grid(int sm_count);
