@@ -44,6 +44,16 @@ struct input_error : error {
   using error::error;
 };
 
+prepared_key key_for(const solve_options& o, std::uint64_t version, const backend* be, int k) {
+  return prepared_key{version,
+                      be,
+                      o.format,
+                      o.prec,
+                      k,
+                      o.jacobi,
+                      o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES};
+}
+
 int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
 
 // Stored blocks (BCRS) or entries (SELL) of a converted matrix: what matrix_bytes counts.
@@ -118,7 +128,7 @@ backend* pipeline::backend_for(const solve_options& o, int kind, bool requested)
 
 void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                        solve_stats& stats) {
-  const prepared_key key{version, be_.get(), o.format, o.prec, k, o.jacobi};
+  const prepared_key key = key_for(o, version, be_.get(), k);
   if (prep_.dev && prep_.key == key) {
     stats.conversion = 0, stats.upload = 0;
     return;
@@ -256,7 +266,7 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
                           [&](int b) { return be_->device_block_count(up->view, b); })
           : from_api_format(o.format);
   prep_ = prepared_system{};
-  prep_.key = prepared_key{version, be_.get(), o.format, o.prec, k, o.jacobi};
+  prep_.key = key_for(o, version, be_.get(), k);
   prep_.fmt = fmt;
   const double tb = now_seconds();
   try {
@@ -319,10 +329,18 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical,
       if (!backend_for(o, kind, forced)) continue;
       // The device path needs what it checks on the device to be all there is to check: CG in
       // double (its true residual is then computed on the device too).
-      const bool intake = !have && raw->base == 0 && be_->takes_device_arrays() &&
+      // An assembled CSR (canonical, kept by the context) takes the same route: its blocks and
+      // diagonal are then computed on the device too.
+      const device_csr_input in =
+          have ? device_csr_input{a.n, a.row_ptr.data(),
+                                  reinterpret_cast<const std::uint32_t*>(a.col.data()),
+                                  a.val.data(), 0}
+               : *raw;
+      const bool cached = prep_.dev && prep_.key == key_for(o, version, be_.get(), k);
+      const bool intake = !cached && in.base == 0 && be_->takes_device_arrays() &&
                           o.prec == precision::f64 && o.solver != CNC_BICGSTAB &&
                           o.solver != CNC_GMRES;
-      if (intake && device_intake(o, *raw, version, k, stats)) {
+      if (intake && device_intake(o, in, version, k, stats)) {
         run(o, csr_view{n, {}, {}, {}}, k, b, x, false, stats);
       } else {
         prepare(o, canonical_view(), version, k, stats);
@@ -426,7 +444,7 @@ void pipeline::solve_device(const solve_options& o, const device_csr_input& in, 
     stats.conversion = now_seconds() - tc - stats.upload;  // scan, copy down, host conversion
     stats.nnz = a.nnz();
   } else {
-    prep_.key = prepared_key{0, &be, o.format, o.prec, k, o.jacobi};
+    prep_.key = key_for(o, 0, &be, k);
     prep_.fmt = o.format == CNC_FORMAT_AUTO
                     ? choose_scalar_format(in.n, nnz, scan.sell_entries, 8, be.prefers_sliced())
                     : from_api_format(o.format);

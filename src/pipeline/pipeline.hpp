@@ -48,8 +48,8 @@ struct solve_stats {
 
 // What a prepared (converted, device-resident) matrix was made from. A solve reuses the device
 // system exactly when its key is equal: same matrix version, same backend object, same requested
-// format (AUTO stays AUTO: the choice is part of what is cached), precision, systems and
-// preconditioner.
+// format (AUTO stays AUTO: the choice is part of what is cached), precision, systems,
+// preconditioner and solver family.
 struct prepared_key {
   std::uint64_t version = 0;  // 0 = nothing prepared
   const backend* owner = nullptr;
@@ -57,6 +57,7 @@ struct prepared_key {
   precision prec = precision::f64;
   int k = 0;
   bool jacobi = true;
+  bool host_krylov = false;  // BiCGSTAB/GMRES: they read the host diagonal (prepared_system::d)
   bool operator==(const prepared_key&) const = default;
 };
 
@@ -97,8 +98,8 @@ class pipeline {
   // CSR goes up as it is and is checked and converted there (CG in double; no host pass over
   // the entries); anything else is made canonical on the host first (csr_from_user), which
   // also names the first bad entry of a CSR the device check refused.
-  void solve_user(const solve_options& o, const device_csr_input& in, std::uint64_t version,
-                  int k, const double* b, double* x, solve_stats& stats);
+  void solve_user(const solve_options& o, const device_csr_input& in, std::uint64_t version, int k,
+                  const double* b, double* x, solve_stats& stats);
   // The same with the matrix, b and x in CUDA device memory of the backend's device. x is
   // written once, at the end.
   void solve_device(const solve_options& o, const device_csr_input& a, int k, const double* b,
