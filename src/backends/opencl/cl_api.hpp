@@ -29,8 +29,6 @@ struct api {
   decltype(&::clEnqueueWriteBuffer) EnqueueWriteBuffer;
   decltype(&::clEnqueueReadBuffer) EnqueueReadBuffer;
   decltype(&::clEnqueueCopyBuffer) EnqueueCopyBuffer;
-  decltype(&::clEnqueueMapBuffer) EnqueueMapBuffer;
-  decltype(&::clEnqueueUnmapMemObject) EnqueueUnmapMemObject;
   decltype(&::clCreateProgramWithSource) CreateProgramWithSource;
   decltype(&::clBuildProgram) BuildProgram;
   decltype(&::clGetProgramBuildInfo) GetProgramBuildInfo;

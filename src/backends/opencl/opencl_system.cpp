@@ -21,7 +21,6 @@
 #include "backends/opencl/cl_error.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
-#include "util/parallel.hpp"
 
 namespace cnc::ocl {
 namespace {
@@ -260,54 +259,6 @@ class opencl_system final : public device_system {
     check(cl_.EnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
   }
-  // Large host arrays (the matrix) go through two pinned staging buffers: every core copies one
-  // chunk in while the DMA engine moves the previous one, instead of the driver staging pageable
-  // memory on one thread (the CUDA backend's stager, in OpenCL). Plain writes where pinned
-  // memory cannot be had.
-  static constexpr std::size_t stage_chunk = std::size_t(64) << 20;
-  void write_large(cl_mem m, const void* src, std::size_t bytes) {
-    if (bytes < 2 * stage_chunk || !staging_ready()) return write(m, src, bytes);
-    const int threads = host_threads();
-    for (std::size_t off = 0, i = 0; off < bytes; off += stage_chunk, ++i) {
-      char* to = static_cast<char*>(stage_ptr_[i % 2]);  // its last DMA ended at the Finish below
-      const char* from = static_cast<const char*>(src) + off;
-      const std::size_t len = std::min(stage_chunk, bytes - off);
-      parallel_pieces(std::int64_t(len), std::int64_t(1) << 20, threads,
-                      [&](std::int64_t, std::int64_t a, std::int64_t e) {
-                        std::memcpy(to + a, from + a, std::size_t(e - a));
-                      });
-      check(cl_.Finish(queue_), "clFinish");  // the previous chunk's DMA
-      check(cl_.EnqueueWriteBuffer(queue_, m, CL_FALSE, off, len, to, 0, nullptr, nullptr),
-            "clEnqueueWriteBuffer");
-    }
-    check(cl_.Finish(queue_), "clFinish");
-  }
-  bool staging_ready() {
-    if (stage_ptr_[0]) return true;
-    for (int i = 0; i < 2; ++i) {
-      cl_int err = CL_SUCCESS;
-      stage_[i] = cl_.CreateBuffer(ctx_, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, stage_chunk,
-                                   nullptr, &err);
-      if (err == CL_SUCCESS)
-        stage_ptr_[i] = cl_.EnqueueMapBuffer(queue_, stage_[i], CL_TRUE, CL_MAP_WRITE, 0,
-                                             stage_chunk, 0, nullptr, nullptr, &err);
-      if (err != CL_SUCCESS) {
-        staging_release();
-        return false;
-      }
-    }
-    return true;
-  }
-  void staging_release() {
-    for (int i = 0; i < 2; ++i) {
-      if (stage_ptr_[i])
-        cl_.EnqueueUnmapMemObject(queue_, stage_[i], stage_ptr_[i], 0, nullptr, nullptr);
-      if (stage_[i]) cl_.ReleaseMemObject(stage_[i]);
-      stage_[i] = nullptr, stage_ptr_[i] = nullptr;
-    }
-    cl_.Finish(queue_);
-  }
-
   void read(cl_mem m, void* dst, std::size_t bytes) {
     check(cl_.EnqueueReadBuffer(queue_, m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
           "clEnqueueReadBuffer");
@@ -334,10 +285,9 @@ class opencl_system final : public device_system {
   void upload_matrix(const host_matrix& a, std::span<const double> d) {
     // SELL's slice_ptr plays the part of the row offsets (in entries, 64-bit on the host).
     const bool csr = a.fmt == format::csr, sell = a.fmt == format::sell;
-    const std::span<const std::int64_t> rp = csr ? a.csr.row_ptr
-                                             : sell
-                                                 ? std::span<const std::int64_t>(a.sell->slice_ptr)
-                                                 : std::span<const std::int64_t>(a.bcrs->row_ptr);
+    const std::span<const std::int64_t> rp = csr    ? a.csr.row_ptr
+                                             : sell ? std::span<const std::int64_t>(a.sell->slice_ptr)
+                                                    : std::span<const std::int64_t>(a.bcrs->row_ptr);
     const std::span<const std::int32_t> col =
         csr ? a.csr.col : std::span<const std::int32_t>(sell ? a.sell->col : a.bcrs->col);
     const std::span<const double> val =
@@ -351,16 +301,15 @@ class opencl_system final : public device_system {
       write(rowp_, r32.data(), r32.size() * 4);
     }
     col_ = alloc(col.size() * 4, "column indices");
-    if (!col.empty()) write_large(col_, col.data(), col.size() * 4);
+    if (!col.empty()) write(col_, col.data(), col.size() * 4);
     const std::size_t vsz = val_f32_ ? 4 : 8;
     val_ = alloc(val.size() * vsz, "matrix values");
     if (!val.empty() && !val_f32_) {
-      write_large(val_, val.data(), val.size() * vsz);  // doubles go as they are: no host copy
+      write(val_, val.data(), val.size() * vsz);  // doubles go as they are: no host copy
     } else if (!val.empty()) {
       const std::vector<float> v(val.begin(), val.end());
-      write_large(val_, v.data(), v.size() * vsz);
+      write(val_, v.data(), v.size() * vsz);
     }
-    staging_release();
     dv_ = alloc(static_cast<std::size_t>(np_) * vs_, "inverse diagonal");
     {
       std::vector<unsigned char> v(static_cast<std::size_t>(np_) * vs_);
@@ -452,7 +401,6 @@ class opencl_system final : public device_system {
     }
   }
   void release() {
-    if (queue_) staging_release();  // (left there only by a failed upload)
     if (queue_) cl_.Finish(queue_);
     release_kernels();
     for (cl_mem m : mems_) cl_.ReleaseMemObject(m);
@@ -473,8 +421,6 @@ class opencl_system final : public device_system {
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
   std::vector<cl_mem> mems_;
-  cl_mem stage_[2] = {nullptr, nullptr};  // pinned staging for write_large, during the upload
-  void* stage_ptr_[2] = {nullptr, nullptr};
   cl_mem rowp_ = nullptr, col_ = nullptr, val_ = nullptr, dv_ = nullptr;
   cl_mem x_ = nullptr, r_ = nullptr, p_ = nullptr, q_ = nullptr, bv_ = nullptr;
   cl_mem state_ = nullptr, aux_ = nullptr, thr2_ = nullptr, partA_ = nullptr, partB_ = nullptr;
