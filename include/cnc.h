@@ -72,6 +72,9 @@
  *     +--Begin(MATRIX)--> MATRIX (assemble a new matrix for the same variables)
  *     +--Begin(SYSTEM)--> SYSTEM (start over; variables keep their values and locks)
  *
+ *   SYSTEM, SYSTEM_CONSTRUCTED or SOLVED --Begin(MATRIX_PATTERN)--> MATRIX_PATTERN
+ *     --End(MATRIX_PATTERN)--> back to the state it came from (pattern-first assembly, below)
+ *
  * - Structural parameters (CNC_NB_VARIABLES, CNC_NB_SYSTEMS, CNC_LEAST_SQUARES) may be set only
  *   in the INITIAL state; solver parameters may be set in any state except MATRIX and ROW.
  * - Variables can be read in every state from SYSTEM on, and set in every such state except
@@ -174,6 +177,9 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_SYSTEM 0x000
 #define CNC_MATRIX 0x001
 #define CNC_ROW 0x002
+/** Pattern-first assembly (OpenNL 4's NL_MATRIX_PATTERN): row lengths first, then coefficients
+ *  straight into their rows' slots. See "Pattern-first assembly" below. */
+#define CNC_MATRIX_PATTERN 0x003
 
 /* ---- Solver parameters, cncSolverParameteri/d and cncGetIntegerv/Doublev (0x100) ------------- */
 #define CNC_NB_VARIABLES 0x101    /**< int: number of unknowns n (INITIAL state only) */
@@ -269,6 +275,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_STATE_MATRIX_CONSTRUCTED 0xA04
 #define CNC_STATE_SYSTEM_CONSTRUCTED 0xA05
 #define CNC_STATE_SOLVED 0xA06
+#define CNC_STATE_MATRIX_PATTERN 0xA07 /**< inside Begin/End(CNC_MATRIX_PATTERN) */
 
 /* ---- Strings for cncGetString (0xB00) -------------------------------------------------------- */
 #define CNC_BACKEND_NAME 0xB01 /**< "cpu", "opencl" or "cuda": backend of the last solve */
@@ -329,9 +336,10 @@ CNC_API CNCstatus cncDisable(CNCenum flag);
 CNC_API CNCstatus cncIsEnabled(CNCenum flag, CNCboolean* value);
 
 /* ---- Life cycle ------------------------------------------------------------------------------ */
-/** Enters CNC_SYSTEM, CNC_MATRIX or CNC_ROW (see the state diagram above). */
+/** Enters CNC_SYSTEM, CNC_MATRIX, CNC_ROW or CNC_MATRIX_PATTERN (see the state diagram above). */
 CNC_API CNCstatus cncBegin(CNCenum primitive);
-/** Leaves CNC_ROW, CNC_MATRIX or CNC_SYSTEM. End(MATRIX) converts the coefficients to CSR. */
+/** Leaves CNC_ROW, CNC_MATRIX, CNC_SYSTEM or CNC_MATRIX_PATTERN. End(MATRIX) converts the
+ *  coefficients to CSR (on every core). */
 CNC_API CNCstatus cncEnd(CNCenum primitive);
 
 /* ---- Variables (states SYSTEM and later) ----------------------------------------------------- */
@@ -361,12 +369,21 @@ CNC_API CNCstatus cncMultiRightHandSide(CNCuint k, double value);
 CNC_API CNCstatus cncRowScaling(double value);
 
 /* ---- Entry-wise assembly (inside Begin/End(MATRIX), plain mode) ------------------------------ */
-/** a_ij += value (duplicates are summed). */
+/**
+ * a_ij += value. Duplicates are summed in double-double: the stored value is the correctly
+ * rounded sum, whatever the order of the calls, except in pathological cases. With a pattern
+ * active (below): the slot of row i that holds j, else the row's next unused slot; a full row
+ * fails with CNC_ERR_OVERFLOW and adds nothing.
+ */
 CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double value);
 /**
  * a_{i[t] j[t]} += values[t] for t < count: the same as count calls of cncAddIJCoefficient (same
- * result bits), without a call per entry. Every entry is checked first: an index out of range or
- * a value that is not finite fails the whole call (naming the first bad entry) and adds nothing.
+ * result bits, for any CNC_NB_THREADS), without a call per entry. Every entry is checked first:
+ * an index out of range or a value that is not finite fails the whole call (naming the first bad
+ * entry) and adds nothing; so does, with a pattern active, an entry whose row is full
+ * (CNC_ERR_OVERFLOW). Large calls insert on every core (CNC_NB_THREADS): rows in order need no
+ * extra pass; other orders are bucketed by row range first, through 64 MiB of temporary memory
+ * (4 M entries at a time). With a pattern active they insert on one thread.
  */
 CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const CNCuint* j,
                                        const double* values);
@@ -374,6 +391,54 @@ CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const C
 CNC_API CNCstatus cncAddIRightHandSide(CNCuint i, double value);
 /** b_i += value in system k. */
 CNC_API CNCstatus cncMultiAddIRightHandSide(CNCuint i, CNCuint k, double value);
+
+/* ---- Pattern-first assembly (OpenNL 4's NL_MATRIX_PATTERN; plain mode only) ------------------
+ *
+ * When the rows' lengths are known before the coefficients (finite elements, stencils), state
+ * them once; coefficients then go straight into their slots, with no hashing:
+ *
+ *     cncBegin(CNC_MATRIX_PATTERN);                 // states SYSTEM, SYSTEM_CONSTRUCTED, SOLVED
+ *     cncSetRowLengths(lengths);                    // or cncSetRowLength(i, length) per row
+ *     cncEnd(CNC_MATRIX_PATTERN);                   // back to the state Begin was called in
+ *     cncBegin(CNC_MATRIX);
+ *     for each row i, for each of its entries e:  cncSetIJCoefficientAtRowOffset(i, j_e, v_e, e);
+ *     cncEnd(CNC_MATRIX);
+ *
+ * - Row i owns lengths[i] slots, numbered globally from row_ptr[i] = lengths[0] + ... +
+ *   lengths[i-1]. Each Begin(CNC_MATRIX) starts with every slot unused; a slot takes a column
+ *   at its first coefficient. End(CNC_MATRIX) drops unused slots and sums repeated columns of a
+ *   row in slot order (plain double sums, unlike the hash path's double-double): with each
+ *   (i, j) given once, the CSR is the same, bit for bit, as cncAddIJCoefficient's.
+ * - Locked variables behave as with cncAddIJCoefficient: coefficients of a locked row are
+ *   dropped; on a locked column j the term moves to the right-hand side at the call
+ *   (b_i -= value x_j) and the slot stays unused.
+ * - The pattern persists across Begin/End(CNC_MATRIX) and Begin(CNC_SYSTEM) until the next
+ *   Begin/End(CNC_MATRIX_PATTERN) replaces it, or the context is deleted. A pattern with every
+ *   length 0 discards it: the next matrices are assembled through the hash table again.
+ * - Not available in least-squares mode (cncBegin(CNC_MATRIX_PATTERN) fails with CNC_ERR_STATE).
+ * - The slots cost 12 bytes each and stay allocated while the pattern lives.
+ * - A refused call changes nothing. Statuses: CNC_ERR_STATE outside the states above, or a slot
+ *   call without a pattern; CNC_ERR_INDEX_OUT_OF_RANGE for i or j >= n, an offset >= the row's
+ *   length, an index outside row i; CNC_ERR_INVALID_VALUE for a slot that holds another column;
+ *   CNC_ERR_NOT_FINITE for NaN or Inf; CNC_ERR_OVERFLOW for a full row (cncAddIJCoefficient) or
+ *   more than 2^40 slots in all (cncEnd(CNC_MATRIX_PATTERN), which then stays in the pattern).
+ */
+/** Row i gets `length` slots (the last value given counts). Inside Begin/End(MATRIX_PATTERN). */
+CNC_API CNCstatus cncSetRowLength(CNCuint i, CNCuint length);
+/** Row lengths of every row at once: lengths[i] for i < CNC_NB_VARIABLES. */
+CNC_API CNCstatus cncSetRowLengths(const CNCuint* lengths);
+/**
+ * Slot `offset` (0 <= offset < length of row i) of row i holds column j with value `value`
+ * (set, not added: setting the slot again replaces the value). The slot must be unused or
+ * already hold j. Inside Begin/End(CNC_MATRIX) with a pattern.
+ */
+CNC_API CNCstatus cncSetIJCoefficientAtRowOffset(CNCuint i, CNCuint j, double value,
+                                                 CNCuint offset);
+/**
+ * a_ij += value in global slot `index` (row_ptr[i] <= index < row_ptr[i+1], see above), which
+ * must be unused or already hold j. Inside Begin/End(CNC_MATRIX) with a pattern.
+ */
+CNC_API CNCstatus cncAddIJCoefficientAt(CNCuint i, CNCuint j, double value, CNCint64 index);
 
 /* ---- Solving --------------------------------------------------------------------------------- */
 /**

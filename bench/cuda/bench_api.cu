@@ -10,8 +10,9 @@
 // Both to ||r|| <= tol ||b|| from x = 0; the true residual of each answer is computed here on
 // the host. Medians of `reps` runs after a warm-up run (CUDA context and cnc backend made).
 // A second table runs a fixed number of iterations (threshold 0) and prints per-iteration times.
-// A third times assembly: cncAddIJCoefficient per entry, cncAddIJCoefficients in bulk, and
-// cncEnd(CNC_MATRIX), from the same COO.
+// A third times assembly: cncAddIJCoefficient per entry, cncAddIJCoefficients in bulk,
+// pattern-first (row lengths, then cncSetIJCoefficientAtRowOffset per entry), each with its
+// cncEnd(CNC_MATRIX), and Eigen's setFromTriplets (eigen_peer.cpp), from the same COO.
 //
 //   bench_api [--quick] [--reps R] [--tol T] [--max-n N]
 #include <algorithm>
@@ -27,6 +28,9 @@
 
 #include "cnc.h"
 #include "textbook_pcg.cuh"
+#if CNC_BENCH_EIGEN
+#include "eigen_peer.hpp"
+#endif
 
 namespace {
 
@@ -282,35 +286,73 @@ void iteration_table(const std::vector<problem>& probs, int reps, int iters) {
 void assembly_table(const std::vector<problem>& probs) {
   std::printf("\n## Assembly from COO (rows in order): million coefficients per second\n\n");
   std::printf(
+      "Per call and bulk fill the hash table (CNC_NNZ_HINT = nnz). Pattern-first states the row "
+      "lengths (cncSetRowLengths, timed) and sets each entry at its row offset "
+      "(cncSetIJCoefficientAtRowOffset). Eigen: SparseMatrix<double, RowMajor>::setFromTriplets "
+      "(one thread) from a triplet vector built before its clock.\n\n");
+  std::printf(
       "| problem | nnz | per call (cncAddIJCoefficient) M/s | bulk (cncAddIJCoefficients) M/s | "
-      "cncEnd(MATRIX) s | total bulk+End s |\n|---|---|---|---|---|---|\n");
+      "pattern-first M/s | Eigen setFromTriplets M/s | cncEnd(MATRIX) s bulk / pattern | "
+      "total bulk+End s | total pattern+End s | Eigen s |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   for (const problem& p : probs) {
     std::vector<std::uint32_t> ri(static_cast<std::size_t>(p.nnz()));
-    for (std::int32_t i = 0; i < p.n; ++i)
+    std::vector<CNCuint> lengths(static_cast<std::size_t>(p.n));
+    for (std::int32_t i = 0; i < p.n; ++i) {
       for (std::int64_t k = p.rp[i]; k < p.rp[i + 1]; ++k) ri[k] = std::uint32_t(i);
-    double per_call = 0, bulk = 0, end_s = 0;
-    for (int mode = 0; mode < 2; ++mode) {
+      lengths[i] = CNCuint(p.rp[i + 1] - p.rp[i]);
+    }
+    double rate[3] = {0, 0, 0}, fill_s[3] = {0, 0, 0}, end_s[3] = {0, 0, 0};
+    for (int mode = 0; mode < 3; ++mode) {  // per call, bulk, pattern-first
       CNCcontext c = cncNewContext();
       cncMakeCurrent(c);
       check(cncSolverParameteri(CNC_NB_VARIABLES, p.n), "n");
-      check(cncSolverParameteri64(CNC_NNZ_HINT, p.nnz()), "hint");
+      if (mode < 2) check(cncSolverParameteri64(CNC_NNZ_HINT, p.nnz()), "hint");
       check(cncBegin(CNC_SYSTEM), "begin");
+      double pattern_s = 0;
+      if (mode == 2) {
+        const double tp = now();
+        check(cncBegin(CNC_MATRIX_PATTERN), "begin pattern");
+        check(cncSetRowLengths(lengths.data()), "row lengths");
+        check(cncEnd(CNC_MATRIX_PATTERN), "end pattern");
+        pattern_s = now() - tp;
+      }
       check(cncBegin(CNC_MATRIX), "begin");
       const double t0 = now();
       if (mode == 0) {
         for (std::int64_t k = 0; k < p.nnz(); ++k) cncAddIJCoefficient(ri[k], p.col[k], p.val[k]);
-      } else {
+      } else if (mode == 1) {
         check(cncAddIJCoefficients(p.nnz(), ri.data(), p.col.data(), p.val.data()), "bulk");
+      } else {
+        for (std::int32_t i = 0; i < p.n; ++i)
+          for (std::int64_t k = p.rp[i]; k < p.rp[i + 1]; ++k)
+            cncSetIJCoefficientAtRowOffset(CNCuint(i), p.col[k], p.val[k], CNCuint(k - p.rp[i]));
       }
       const double t1 = now();
+      check(cncGetError(), "per-entry calls");
       check(cncEnd(CNC_MATRIX), "end");
       const double t2 = now();
-      (mode == 0 ? per_call : bulk) = double(p.nnz()) / (t1 - t0) * 1e-6;
-      end_s = t2 - t1;  // the bulk run's is kept (the last)
+      fill_s[mode] = t1 - t0 + pattern_s;
+      rate[mode] = double(p.nnz()) / fill_s[mode] * 1e-6;
+      end_s[mode] = t2 - t1;
       cncDeleteContext(c);
     }
-    std::printf("| %s | %lld | %.1f | %.1f | %.3f | %.3f |\n", p.name.c_str(), (long long)p.nnz(),
-                per_call, bulk, end_s, double(p.nnz()) / (bulk * 1e6) + end_s);
+    char eigen_rate[32] = "-", eigen_time[32] = "-";
+#if CNC_BENCH_EIGEN
+    std::int64_t eigen_nnz = 0;
+    const double e = eigen_peer::set_from_triplets_seconds(p.n, p.nnz(), ri.data(), p.col.data(),
+                                                           p.val.data(), &eigen_nnz);
+    if (eigen_nnz != p.nnz()) {
+      std::fprintf(stderr, "Eigen kept %lld of %lld entries\n", (long long)eigen_nnz,
+                   (long long)p.nnz());
+      std::exit(1);
+    }
+    std::snprintf(eigen_rate, sizeof eigen_rate, "%.1f", double(p.nnz()) / e * 1e-6);
+    std::snprintf(eigen_time, sizeof eigen_time, "%.3f", e);
+#endif
+    std::printf("| %s | %lld | %.1f | %.1f | %.1f | %s | %.3f / %.3f | %.3f | %.3f | %s |\n",
+                p.name.c_str(), (long long)p.nnz(), rate[0], rate[1], rate[2], eigen_rate, end_s[1],
+                end_s[2], fill_s[1] + end_s[1], fill_s[2] + end_s[2], eigen_time);
     std::fflush(stdout);
   }
 }

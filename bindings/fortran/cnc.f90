@@ -58,6 +58,7 @@ module cnc
   integer(c_int), parameter :: CNC_SYSTEM = int(z'000', c_int)
   integer(c_int), parameter :: CNC_MATRIX = int(z'001', c_int)
   integer(c_int), parameter :: CNC_ROW = int(z'002', c_int)
+  integer(c_int), parameter :: CNC_MATRIX_PATTERN = int(z'003', c_int)
 
   ! ---- Solver parameters -----------------------------------------------------------------------
   integer(c_int), parameter :: CNC_NB_VARIABLES = int(z'101', c_int)
@@ -143,6 +144,7 @@ module cnc
   integer(c_int), parameter :: CNC_STATE_MATRIX_CONSTRUCTED = int(z'A04', c_int)
   integer(c_int), parameter :: CNC_STATE_SYSTEM_CONSTRUCTED = int(z'A05', c_int)
   integer(c_int), parameter :: CNC_STATE_SOLVED = int(z'A06', c_int)
+  integer(c_int), parameter :: CNC_STATE_MATRIX_PATTERN = int(z'A07', c_int)
 
   ! ---- Strings for cncGetString ----------------------------------------------------------------
   integer(c_int), parameter :: CNC_BACKEND_NAME = int(z'B01', c_int)
@@ -354,6 +356,34 @@ module cnc
       real(c_double), value :: value
       integer(c_int) :: status
     end function cncMultiAddIRightHandSide
+
+    ! Pattern-first assembly (0-based rows, offsets and slot indices)
+    function cncSetRowLength(i, length) result(status) bind(C, name="cncSetRowLength")
+      import :: c_int, c_int32_t
+      integer(c_int32_t), value :: i, length
+      integer(c_int) :: status
+    end function cncSetRowLength
+    function cncSetRowLengths(lengths) result(status) bind(C, name="cncSetRowLengths")
+      import :: c_int, c_int32_t
+      integer(c_int32_t), intent(in) :: lengths(*)
+      integer(c_int) :: status
+    end function cncSetRowLengths
+    function cncSetIJCoefficientAtRowOffset(i, j, value, offset) result(status) &
+        bind(C, name="cncSetIJCoefficientAtRowOffset")
+      import :: c_int, c_int32_t, c_double
+      integer(c_int32_t), value :: i, j
+      real(c_double), value :: value
+      integer(c_int32_t), value :: offset
+      integer(c_int) :: status
+    end function cncSetIJCoefficientAtRowOffset
+    function cncAddIJCoefficientAt(i, j, value, index) result(status) &
+        bind(C, name="cncAddIJCoefficientAt")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: i, j
+      real(c_double), value :: value
+      integer(c_int64_t), value :: index
+      integer(c_int) :: status
+    end function cncAddIJCoefficientAt
 
     ! Solving
     function cncSolve() result(status) bind(C, name="cncSolve")

@@ -27,6 +27,9 @@ using cnc::error;
 
 namespace {
 
+// Read on every call: the build gives this file TLS descriptors (CMakeLists.txt), which make the
+// read a few instructions instead of a __tls_get_addr call, dlopen'ed or not (initial-exec TLS
+// would be cheaper still but fails to load from Python: the library's TLS block is too big).
 thread_local context* tls_current = nullptr;
 thread_local std::string tls_no_context_message;
 
@@ -40,8 +43,9 @@ thread_local std::string tls_no_context_message;
   throw error(status, buf);
 }
 
+// Inlined into each entry point: the per-entry calls then keep their arguments in registers.
 template <class F>
-CNCstatus guarded(const char* call, F&& body) {
+__attribute__((always_inline)) inline CNCstatus guarded(const char* call, F&& body) {
   context* c = tls_current;
   if (!c) {
     tls_no_context_message =
@@ -62,8 +66,10 @@ CNCstatus guarded(const char* call, F&& body) {
 
 const char* state_name(int s) {
   static const char* names[] = {
-      "INITIAL", "SYSTEM", "MATRIX", "ROW", "MATRIX_CONSTRUCTED", "SYSTEM_CONSTRUCTED", "SOLVED"};
-  return s >= CNC_STATE_INITIAL && s <= CNC_STATE_SOLVED ? names[s - CNC_STATE_INITIAL] : "?";
+      "INITIAL", "SYSTEM",        "MATRIX", "ROW", "MATRIX_CONSTRUCTED", "SYSTEM_CONSTRUCTED",
+      "SOLVED",  "MATRIX_PATTERN"};
+  return s >= CNC_STATE_INITIAL && s <= CNC_STATE_MATRIX_PATTERN ? names[s - CNC_STATE_INITIAL]
+                                                                 : "?";
 }
 
 void need_state(const context& c, const char* args, std::initializer_list<int> allowed) {
@@ -445,7 +451,7 @@ CNC_API CNCstatus cncBegin(CNCenum prim) {
         need_state(c, args, {CNC_STATE_SYSTEM, CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED});
         c.assembly_start = cnc::now_seconds();
         c.build.begin_matrix(c.n, c.k, c.least_squares, c.normalize_rows, c.locked, c.values,
-                             c.nnz_hint);
+                             c.nnz_hint, c.threads);
         c.sys = cnc::assembled_system{};
         c.state = CNC_STATE_MATRIX;
         break;
@@ -454,8 +460,19 @@ CNC_API CNCstatus cncBegin(CNCenum prim) {
         c.build.begin_row();
         c.state = CNC_STATE_ROW;
         break;
+      case CNC_MATRIX_PATTERN:
+        need_state(c, args, {CNC_STATE_SYSTEM, CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED});
+        if (c.least_squares)
+          fail(CNC_ERR_STATE,
+               "(%s): pattern-first assembly is not available in least-squares mode "
+               "(CNC_LEAST_SQUARES)",
+               args);
+        c.build.pattern().begin(c.n, c.state);
+        c.state = CNC_STATE_MATRIX_PATTERN;
+        break;
       default:
-        fail(CNC_ERR_INVALID_ENUM, "(%s): not CNC_SYSTEM, CNC_MATRIX or CNC_ROW", args);
+        fail(CNC_ERR_INVALID_ENUM,
+             "(%s): not CNC_SYSTEM, CNC_MATRIX, CNC_ROW or CNC_MATRIX_PATTERN", args);
     }
   });
 }
@@ -465,14 +482,21 @@ CNC_API CNCstatus cncEnd(CNCenum prim) {
     char args[48];
     std::snprintf(args, sizeof args, "primitive=0x%x", prim);
     switch (prim) {
-      case CNC_ROW:
+      case CNC_ROW: {
         need_state(c, args, {CNC_STATE_ROW});
         c.state = CNC_STATE_MATRIX;
-        if (!c.build.end_row())
+        const cnc::builder::row_end r = c.build.end_row();
+        if (r == cnc::builder::row_end::beyond_n)
           fail(CNC_ERR_INDEX_OUT_OF_RANGE,
                "(%s): row %d >= CNC_NB_VARIABLES=%d in plain mode (row dropped)", args,
                c.build.rows_done(), c.n);
+        if (r == cnc::builder::row_end::pattern_full)
+          fail(CNC_ERR_OVERFLOW,
+               "(%s): row %d has no room for its columns in the pattern (row dropped; "
+               "cncSetRowLength)",
+               args, c.build.rows_done());
         break;
+      }
       case CNC_MATRIX: {
         need_state(c, args, {CNC_STATE_MATRIX});
         const double t = cnc::now_seconds();
@@ -487,21 +511,33 @@ CNC_API CNCstatus cncEnd(CNCenum prim) {
         need_state(c, args, {CNC_STATE_MATRIX_CONSTRUCTED});
         c.state = CNC_STATE_SYSTEM_CONSTRUCTED;
         break;
+      case CNC_MATRIX_PATTERN: {
+        need_state(c, args, {CNC_STATE_MATRIX_PATTERN});
+        const std::int64_t slots = c.build.pattern().compile(c.threads);
+        if (slots > cnc::row_pattern::max_slots)
+          fail(CNC_ERR_OVERFLOW, "(%s): the row lengths add up to %lld slots (at most %lld)", args,
+               (long long)slots, (long long)cnc::row_pattern::max_slots);
+        c.state = c.build.pattern().return_state();
+        break;
+      }
       default:
-        fail(CNC_ERR_INVALID_ENUM, "(%s): not CNC_SYSTEM, CNC_MATRIX or CNC_ROW", args);
+        fail(CNC_ERR_INVALID_ENUM,
+             "(%s): not CNC_SYSTEM, CNC_MATRIX, CNC_ROW or CNC_MATRIX_PATTERN", args);
     }
   });
 }
 
 // Variables ------------------------------------------------------------------------------------
 static const std::initializer_list<int> settable = {CNC_STATE_SYSTEM, CNC_STATE_MATRIX_CONSTRUCTED,
-                                                    CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED};
+                                                    CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED,
+                                                    CNC_STATE_MATRIX_PATTERN};
 static const std::initializer_list<int> readable = {CNC_STATE_SYSTEM,
                                                     CNC_STATE_MATRIX,
                                                     CNC_STATE_ROW,
                                                     CNC_STATE_MATRIX_CONSTRUCTED,
                                                     CNC_STATE_SYSTEM_CONSTRUCTED,
-                                                    CNC_STATE_SOLVED};
+                                                    CNC_STATE_SOLVED,
+                                                    CNC_STATE_MATRIX_PATTERN};
 
 static CNCstatus set_variable(const char* call, CNCuint i, CNCuint k, double v) {
   return guarded(call, [&](context& c) {
@@ -610,19 +646,30 @@ CNC_API CNCstatus cncRowScaling(double v) {
   });
 }
 
+// Why an entry was refused (cold: the hot paths test everything in one expression).
+[[noreturn]] __attribute__((noinline, cold)) static void refuse_entry(const context& c, CNCuint i,
+                                                                      CNCuint j, double v) {
+  char args[96];
+  std::snprintf(args, sizeof args, "i=%u, j=%u, value=%g", i, j, v);
+  need_state(c, args, {CNC_STATE_MATRIX});
+  need_variable(c, i, args);
+  need_variable(c, j, args);
+  need_finite(v, "value", args);
+  if (!c.build.uses_pattern()) fail(CNC_ERR_INTERNAL, "(%s): entry refused for no reason", args);
+  const cnc::row_pattern& p = c.build.pattern();
+  fail(CNC_ERR_OVERFLOW,
+       "(%s): row %u is full: its %lld pattern slots hold other columns (cncSetRowLength)", args, i,
+       (long long)(p.row_end(std::int32_t(i)) - p.row_begin(std::int32_t(i))));
+}
+
 CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double v) {
   return guarded("cncAddIJCoefficient", [&](context& c) {
-    // Hot path: one combined test, details only when something is wrong.
-    if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || j >= CNCuint(c.n) ||
-        !std::isfinite(v)) {
-      char args[96];
-      std::snprintf(args, sizeof args, "i=%u, j=%u, value=%g", i, j, v);
-      need_state(c, args, {CNC_STATE_MATRIX});
-      need_variable(c, i, args);
-      need_variable(c, j, args);
-      need_finite(v, "value", args);
+    if (c.state == CNC_STATE_MATRIX && i < CNCuint(c.n) && j < CNCuint(c.n) && std::isfinite(v))
+        [[likely]] {
+      if (c.build.add_ij(std::int32_t(i), std::int32_t(j), v)) [[likely]]
+        return;
     }
-    c.build.add_ij(std::int32_t(i), std::int32_t(j), v);
+    refuse_entry(c, i, j, v);
   });
 }
 
@@ -639,7 +686,7 @@ CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const C
     // Every entry is checked before any is added, so a bad call changes nothing.
     const CNCuint n = CNCuint(c.n);
     const std::int64_t bad = cnc::first_index(
-        count, 1 << 16, cnc::host_threads(),
+        count, 1 << 16, cnc::host_threads(c.threads),
         [&](std::int64_t e) { return i[e] >= n || j[e] >= n || !std::isfinite(values[e]); });
     if (bad >= 0) {
       std::snprintf(args, sizeof args, "count=%lld, entry %lld: i=%u, j=%u, value=%g",
@@ -648,8 +695,100 @@ CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const C
       need_variable(c, j[bad], args);
       need_finite(values[bad], "value", args);
     }
-    for (std::int64_t t = 0; t < count; ++t)
-      c.build.add_ij(std::int32_t(i[t]), std::int32_t(j[t]), values[t]);
+    const std::int64_t full = c.build.add_ij_many(count, i, j, values);
+    if (full >= 0) {
+      const cnc::row_pattern& p = c.build.pattern();
+      const std::int32_t r = std::int32_t(i[full]);
+      fail(CNC_ERR_OVERFLOW,
+           "(%s, entry %lld: i=%u, j=%u): row %u is full: its %lld pattern slots hold other "
+           "columns (nothing added; cncSetRowLength)",
+           args, (long long)full, i[full], j[full], i[full],
+           (long long)(p.row_end(r) - p.row_begin(r)));
+    }
+  });
+}
+
+// Pattern-first assembly -----------------------------------------------------------------------
+CNC_API CNCstatus cncSetRowLength(CNCuint i, CNCuint length) {
+  return guarded("cncSetRowLength", [&](context& c) {
+    if (c.state != CNC_STATE_MATRIX_PATTERN || i >= CNCuint(c.n)) {
+      char args[64];
+      std::snprintf(args, sizeof args, "i=%u, length=%u", i, length);
+      need_state(c, args, {CNC_STATE_MATRIX_PATTERN});
+      need_variable(c, i, args);
+    }
+    c.build.pattern().set_length(std::int32_t(i), length);
+  });
+}
+
+CNC_API CNCstatus cncSetRowLengths(const CNCuint* lengths) {
+  return guarded("cncSetRowLengths", [&](context& c) {
+    const char* args = lengths ? "lengths" : "lengths=NULL";
+    need_state(c, args, {CNC_STATE_MATRIX_PATTERN});
+    if (!lengths) fail(CNC_ERR_NULL_POINTER, "(%s): lengths must not be NULL", args);
+    c.build.pattern().set_lengths(lengths, c.threads);
+  });
+}
+
+// Why a slot call was refused. `where` is the row offset (by_offset) or the global slot index.
+[[noreturn]] __attribute__((noinline, cold)) static void refuse_slot(const context& c, CNCuint i,
+                                                                     CNCuint j, double v,
+                                                                     std::int64_t where,
+                                                                     bool by_offset) {
+  char args[128];
+  std::snprintf(args, sizeof args, "i=%u, j=%u, value=%g, %s=%lld", i, j, v,
+                by_offset ? "offset" : "index", (long long)where);
+  need_state(c, args, {CNC_STATE_MATRIX});
+  if (!c.build.uses_pattern())
+    fail(CNC_ERR_STATE,
+         "(%s): no pattern in use: cncBegin/cncEnd(CNC_MATRIX_PATTERN) before cncBegin(CNC_MATRIX)",
+         args);
+  need_variable(c, i, args);
+  need_variable(c, j, args);
+  need_finite(v, "value", args);
+  const cnc::row_pattern& p = c.build.pattern();
+  const std::int64_t b = p.row_begin(std::int32_t(i)), e = p.row_end(std::int32_t(i));
+  if (by_offset && where >= e - b)
+    fail(CNC_ERR_INDEX_OUT_OF_RANGE, "(%s): offset >= row %u's length %lld", args, i,
+         (long long)(e - b));
+  const std::int64_t s = by_offset ? b + where : where;
+  if (s < b || s >= e)
+    fail(CNC_ERR_INDEX_OUT_OF_RANGE, "(%s): index outside row %u's slots [%lld, %lld)", args, i,
+         (long long)b, (long long)e);
+  fail(CNC_ERR_INVALID_VALUE, "(%s): slot %lld already holds column %d", args, (long long)s,
+       p.slot_col(s));
+}
+
+// Row i's slot s takes (j, v) when the call is valid: one combined test for the hot path.
+static bool slot_call_ok(const context& c, CNCuint i, CNCuint j, double v, std::int64_t s) {
+  const cnc::row_pattern& p = c.build.pattern();
+  if (s < p.row_begin(std::int32_t(i)) || s >= p.row_end(std::int32_t(i))) return false;
+  const std::int32_t col = p.slot_col(s);
+  return col < 0 || col == std::int32_t(j);
+}
+
+CNC_API CNCstatus cncSetIJCoefficientAtRowOffset(CNCuint i, CNCuint j, double v, CNCuint offset) {
+  return guarded("cncSetIJCoefficientAtRowOffset", [&](context& c) {
+    if (c.state == CNC_STATE_MATRIX && c.build.uses_pattern() && i < CNCuint(c.n) &&
+        j < CNCuint(c.n) && std::isfinite(v)) [[likely]] {
+      const std::int64_t s = c.build.pattern().row_begin(std::int32_t(i)) + std::int64_t(offset);
+      if (slot_call_ok(c, i, j, v, s)) [[likely]] {
+        c.build.put(std::int32_t(i), std::int32_t(j), v, s, true);
+        return;
+      }
+    }
+    refuse_slot(c, i, j, v, std::int64_t(offset), true);
+  });
+}
+
+CNC_API CNCstatus cncAddIJCoefficientAt(CNCuint i, CNCuint j, double v, CNCint64 index) {
+  return guarded("cncAddIJCoefficientAt", [&](context& c) {
+    if (c.state == CNC_STATE_MATRIX && c.build.uses_pattern() && i < CNCuint(c.n) &&
+        j < CNCuint(c.n) && std::isfinite(v) && slot_call_ok(c, i, j, v, index)) [[likely]] {
+      c.build.put(std::int32_t(i), std::int32_t(j), v, index, false);
+      return;
+    }
+    refuse_slot(c, i, j, v, index, false);
   });
 }
 

@@ -3,22 +3,234 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+
+#include "util/parallel.hpp"
 
 namespace cnc {
 
+namespace {
+constexpr std::int64_t bulk_parallel_min = std::int64_t(1) << 16;  // smaller calls: one thread
+constexpr std::int64_t max_buckets = 512;  // row ranges of the parallel pass
+}  // namespace
+
 void builder::begin_matrix(std::int32_t n, std::int32_t k, bool least_squares, bool normalize_rows,
                            const std::vector<std::uint8_t>& locked,
-                           const std::vector<double>& values, std::int64_t nnz_hint) {
-  n_ = n, k_ = k, ls_ = least_squares, normalize_ = normalize_rows;
+                           const std::vector<double>& values, std::int64_t nnz_hint, int threads) {
+  n_ = n, k_ = k, ls_ = least_squares, normalize_ = normalize_rows, threads_ = threads;
   // Own copies: the caller may not change variables during assembly, but we do not rely on it.
   locked_copy_ = locked;
-  x_copy_ = values;
   locked_ = locked_copy_.data();
+  any_locked_ = std::any_of(locked.begin(), locked.end(), [](std::uint8_t l) { return l != 0; });
+  // The values are read only for locked columns.
+  x_copy_ = any_locked_ ? values : std::vector<double>{};
   x_ = x_copy_.data();
-  coo_.reset(n, nnz_hint);
-  b_.assign(std::size_t(n) * k, 0.0);
+  use_pattern_ = pattern_.active() && !least_squares && pattern_.rows() == n;
+  if (use_pattern_) {
+    pattern_.clear(threads);
+    coo_.reset(1, 0, threads);
+  } else {
+    coo_.reset(n, nnz_hint, threads);
+  }
+  b_.resize(std::size_t(n) * k);  // zeroed (first touched) by every core
+  double* b = b_.data();
+  parallel_pieces(
+      std::int64_t(b_.size()), std::int64_t(1) << 18, host_threads(threads),
+      [&](std::int64_t, std::int64_t a, std::int64_t e) { std::fill(b + a, b + e, 0.0); });
   row_b_.assign(std::size_t(k), 0.0);
   row_count_ = 0;
+}
+
+// Pattern rows cannot grow: every entry first finds or takes its slot (taking marks the slot's
+// column only), and only when all found room are the values added, so a full row adds nothing.
+template <class Entry>
+std::int64_t builder::pattern_add_all(std::int64_t count, Entry&& get) {
+  std::vector<std::int64_t> taken_slots;
+  for (std::int64_t t = 0; t < count; ++t) {
+    const auto [i, j, v] = get(t);
+    if (any_locked_ && (locked_[i] || locked_[j])) continue;
+    bool taken;
+    const std::int64_t s = pattern_.find_or_take(i, j, taken);
+    if (s < 0) {
+      for (std::int64_t q : taken_slots) pattern_.release(q);
+      return t;
+    }
+    if (taken) taken_slots.push_back(s);
+  }
+  for (std::int64_t t = 0; t < count; ++t) {
+    const auto [i, j, v] = get(t);
+    add_ij(i, j, v);
+  }
+  return -1;
+}
+
+namespace {
+// Rows of a run of entries: the smallest and largest, and whether they never decrease. Fixed
+// pieces, so the answer (and what is built on it) does not depend on the thread count.
+builder_rows scan_rows(std::int64_t m, const std::uint32_t* ri, int threads) {
+  const std::int64_t grain = std::max<std::int64_t>(std::int64_t(1) << 16, m / 256);
+  const std::size_t np = std::size_t(piece_count(m, grain));
+  std::vector<std::uint32_t> lo(np), hi(np), first(np), last(np);
+  std::vector<std::uint8_t> ordered(np);
+  parallel_pieces(m, grain, threads, [&](std::int64_t p, std::int64_t a, std::int64_t e) {
+    std::uint32_t l = ri[a], h = ri[a], prev = ri[a];
+    bool ok = true;
+    for (std::int64_t t = a; t < e; ++t) {
+      const std::uint32_t r = ri[t];
+      l = std::min(l, r), h = std::max(h, r);
+      ok &= r >= prev;
+      prev = r;
+    }
+    lo[std::size_t(p)] = l, hi[std::size_t(p)] = h, first[std::size_t(p)] = ri[a];
+    last[std::size_t(p)] = prev, ordered[std::size_t(p)] = ok;
+  });
+  builder_rows out{lo[0], hi[0], true};
+  for (std::size_t p = 0; p < np; ++p) {
+    out.lo = std::min(out.lo, lo[p]), out.hi = std::max(out.hi, hi[p]);
+    out.in_order = out.in_order && ordered[p] && (p == 0 || first[p] >= last[p - 1]);
+  }
+  return out;
+}
+}  // namespace
+
+std::int64_t builder::add_ij_many(std::int64_t count, const std::uint32_t* i,
+                                  const std::uint32_t* j, const double* v) {
+  if (use_pattern_)  // one thread: a row-full entry anywhere must leave everything unchanged
+    return pattern_add_all(count, [&](std::int64_t t) {
+      return std::make_tuple(std::int32_t(i[t]), std::int32_t(j[t]), v[t]);
+    });
+  if (count < bulk_parallel_min) {
+    for (std::int64_t t = 0; t < count; ++t) add_ij(std::int32_t(i[t]), std::int32_t(j[t]), v[t]);
+    return -1;
+  }
+  const int threads = host_threads(threads_);
+  const builder_rows all = scan_rows(count, i, threads);
+  if (all.in_order) {  // rows in order: already in bucket order, no copy, one pass
+    add_bulk_parallel(count, i, j, v, all);
+    return -1;
+  }
+  // Other orders are bucketed through a buffer, a chunk at a time (bounded memory); each chunk
+  // buckets its own row range, so that every thread has rows to insert.
+  for (std::int64_t a = 0; a < count; a += bulk_chunk_) {
+    const std::int64_t m = std::min(bulk_chunk_, count - a);
+    add_bulk_parallel(m, i + a, j + a, v + a, scan_rows(m, i + a, threads));
+  }
+  return -1;
+}
+
+// One run of a bulk call on the hash table, in parallel and deterministic:
+//  1. the run's row range is cut into at most max_buckets buckets (ranges of rows); in-order
+//     input is already in bucket order (buckets start where a binary search says); other input
+//     is counted per bucket by fixed pieces and scattered stably into bucket order;
+//  2. each bucket is inserted by one thread with add_in_window: a row's window and b_i are only
+//     touched by its bucket's thread, and a row's entries go in input order;
+//  3. what found no room (full windows, or duplicates before the low parts exist) goes in again
+//     once the low parts exist or the windows grew, in parallel, and at last with add() on one
+//     thread in bucket order (spills, growth). Each key still sees its entries in input order.
+// Pieces and buckets depend on the input only, so the result does not depend on the threads.
+void builder::add_bulk_parallel(std::int64_t m, const std::uint32_t* ri, const std::uint32_t* rj,
+                                const double* rv, const builder_rows& rows) {
+  const int threads = host_threads(threads_);
+  int shift = 0;
+  while ((std::int64_t(rows.hi - rows.lo) >> shift) >= max_buckets) ++shift;
+  const std::int64_t nb = (std::int64_t(rows.hi - rows.lo) >> shift) + 1;
+  const std::uint32_t lo = rows.lo;
+  std::vector<std::int64_t> start(static_cast<std::size_t>(nb) + 1);
+  if (rows.in_order) {
+    for (std::int64_t b = 0; b < nb; ++b)
+      start[std::size_t(b)] = std::lower_bound(ri, ri + m, lo + (std::uint32_t(b) << shift)) - ri;
+    start[std::size_t(nb)] = m;
+  } else {
+    const std::int64_t grain = std::max<std::int64_t>(std::int64_t(1) << 14, m / 64);
+    const std::int64_t np = piece_count(m, grain);
+    std::vector<std::int64_t> at(std::size_t(np * nb), 0);  // count, then first place
+    parallel_pieces(m, grain, threads, [&](std::int64_t p, std::int64_t a, std::int64_t e) {
+      std::int64_t* h = &at[std::size_t(p * nb)];
+      for (std::int64_t t = a; t < e; ++t) ++h[(ri[t] - lo) >> shift];
+    });
+    std::int64_t pos = 0;  // bucket-major: bucket b's entries from piece 0, then 1, ... (stable)
+    for (std::int64_t b = 0; b < nb; ++b) {
+      start[std::size_t(b)] = pos;
+      for (std::int64_t p = 0; p < np; ++p) {
+        const std::int64_t c = at[std::size_t(p * nb + b)];
+        at[std::size_t(p * nb + b)] = pos;
+        pos += c;
+      }
+    }
+    start[std::size_t(nb)] = pos;
+    if (std::int64_t(bulk_buffer_.size()) < m) {
+      bulk_buffer_ = host_vector<bulk_entry>(static_cast<std::size_t>(m));
+      advise_huge_pages(bulk_buffer_.data(), sizeof(bulk_entry) * bulk_buffer_.size());
+    }
+    bulk_entry* out = bulk_buffer_.data();
+    parallel_pieces(m, grain, threads, [&](std::int64_t p, std::int64_t a, std::int64_t e) {
+      std::int64_t* cur = &at[std::size_t(p * nb)];
+      for (std::int64_t t = a; t < e; ++t)
+        out[cur[(ri[t] - lo) >> shift]++] = {ri[t], rj[t], rv[t]};
+    });
+  }
+  const bool in_order = rows.in_order;
+  const bulk_entry* sorted = bulk_buffer_.data();
+
+  std::vector<std::vector<bulk_entry>> misses(static_cast<std::size_t>(nb));
+  std::vector<std::int64_t> added(static_cast<std::size_t>(nb), 0), full(added), low(added);
+  // Inserts one entry of bucket b; what does not fit is kept for later, in order.
+  auto insert = [&](const bulk_entry& e, std::vector<bulk_entry>& miss, std::int64_t& new_keys,
+                    std::int64_t& n_full, std::int64_t& n_low) {
+    const std::int32_t i = std::int32_t(e.i), j = std::int32_t(e.j);
+    if (any_locked_) {
+      if (locked_[i]) return;
+      if (locked_[j]) {  // row i's right-hand side: only this bucket's thread writes it
+        for (std::int32_t s = 0; s < k_; ++s)
+          b_[i + std::size_t(s) * n_] -= e.v * x_[j + std::size_t(s) * n_];
+        return;
+      }
+    }
+    switch (coo_.add_in_window(i, j, e.v, new_keys)) {
+      case hash_coo::placed::yes:
+        return;
+      case hash_coo::placed::window_full:
+        ++n_full;
+        break;
+      case hash_coo::placed::needs_low:
+        ++n_low;
+        break;
+    }
+    miss.push_back(e);
+  };
+  parallel_pieces(nb, 1, threads, [&](std::int64_t b, std::int64_t, std::int64_t) {
+    std::int64_t new_keys = 0, n_full = 0, n_low = 0;
+    std::vector<bulk_entry>& miss = misses[std::size_t(b)];
+    if (in_order) {
+      for (std::int64_t q = start[std::size_t(b)]; q < start[std::size_t(b) + 1]; ++q)
+        insert(bulk_entry{ri[q], rj[q], rv[q]}, miss, new_keys, n_full, n_low);
+    } else {
+      for (std::int64_t q = start[std::size_t(b)]; q < start[std::size_t(b) + 1]; ++q)
+        insert(sorted[q], miss, new_keys, n_full, n_low);
+    }
+    added[std::size_t(b)] = new_keys, full[std::size_t(b)] = n_full, low[std::size_t(b)] = n_low;
+  });
+  for (;;) {
+    std::int64_t n_full = 0, n_low = 0, new_keys = 0;
+    for (std::int64_t b = 0; b < nb; ++b)
+      n_full += full[std::size_t(b)], n_low += low[std::size_t(b)],
+          new_keys += added[std::size_t(b)];
+    coo_.note_added(new_keys);
+    if (n_full + n_low == 0) return;
+    bool again = false;
+    if (n_low > 0 && !coo_.has_low_parts()) coo_.make_low_parts(), again = true;
+    if (coo_.grow_for(n_full)) again = true;
+    if (!again) break;
+    parallel_pieces(nb, 1, threads, [&](std::int64_t b, std::int64_t, std::int64_t) {
+      std::vector<bulk_entry> todo;
+      todo.swap(misses[std::size_t(b)]);
+      std::int64_t keys = 0, nf = 0, nl = 0;
+      for (const bulk_entry& e : todo) insert(e, misses[std::size_t(b)], keys, nf, nl);
+      added[std::size_t(b)] = keys, full[std::size_t(b)] = nf, low[std::size_t(b)] = nl;
+    });
+  }
+  for (const std::vector<bulk_entry>& miss : misses)
+    for (const bulk_entry& e : miss) coo_.add(std::int32_t(e.i), std::int32_t(e.j), e.v);
 }
 
 void builder::begin_row() {
@@ -27,7 +239,7 @@ void builder::begin_row() {
   row_w_ = 1.0;
 }
 
-bool builder::end_row() {
+builder::row_end builder::end_row() {
   // Merge repeated columns so that normalization sees the row's true coefficients.
   std::sort(row_.begin(), row_.end(), [](const entry& a, const entry& b) { return a.j < b.j; });
   std::size_t m = 0;
@@ -45,13 +257,20 @@ bool builder::end_row() {
     if (norm2 > 0.0) w /= std::sqrt(norm2);
   }
   if (!ls_) {
-    std::int32_t i = row_count_;
-    if (i >= n_) return false;
+    const std::int32_t i = row_count_;
+    if (i >= n_) return row_end::beyond_n;
+    if (use_pattern_) {
+      if (pattern_add_all(std::int64_t(row_.size()), [&](std::int64_t t) {
+            return std::make_tuple(i, row_[std::size_t(t)].j, w * row_[std::size_t(t)].v);
+          }) >= 0)
+        return row_end::pattern_full;
+    } else {
+      for (const entry& e : row_) add_ij(i, e.j, w * e.v);
+    }
     ++row_count_;
-    for (const entry& e : row_) add_ij(i, e.j, w * e.v);
     if (!locked_[i])
       for (std::int32_t s = 0; s < k_; ++s) add_rhs(i, s, w * row_b_[s]);
-    return true;
+    return row_end::ok;
   }
   ++row_count_;
   // Least squares: right-hand sides minus the locked part, then the weighted outer product.
@@ -67,26 +286,41 @@ bool builder::end_row() {
     for (const entry& q : row_)
       if (!locked_[q.j]) coo_.add(p.j, q.j, w * w * p.v * q.v);
   }
-  return true;
+  return row_end::ok;
 }
 
 assembled_system builder::end_matrix() {
   assembled_system out;
-  std::vector<std::int32_t> map(std::size_t(n_), -1);
-  std::int32_t n_free = 0;
-  for (std::int32_t i = 0; i < n_; ++i)
-    if (!locked_[i]) {
-      map[i] = n_free++;
-      out.to_var.push_back(i);
-    }
-  out.a = coo_.to_csr(n_free == n_ ? std::vector<std::int32_t>{} : map, n_free);
-  out.b.resize(std::size_t(n_free) * k_);
-  for (std::int32_t s = 0; s < k_; ++s)
-    for (std::int32_t f = 0; f < n_free; ++f)
-      out.b[f + std::size_t(s) * n_free] = b_[out.to_var[f] + std::size_t(s) * n_];
-  coo_.reset(1, 0);  // release the table's memory
-  b_.clear();
-  b_.shrink_to_fit();
+  const int threads = host_threads(threads_);
+  std::vector<std::int32_t> map;  // empty: every variable free (the identity)
+  std::int32_t n_free = n_;
+  if (any_locked_) {
+    map.assign(std::size_t(n_), -1);
+    n_free = 0;
+    for (std::int32_t i = 0; i < n_; ++i)
+      if (!locked_[i]) map[std::size_t(i)] = n_free++;
+  }
+  out.a = use_pattern_ ? pattern_.to_csr(map, n_free, threads_) : coo_.to_csr(map, n_free);
+  out.to_var.resize(std::size_t(n_free));
+  if (!any_locked_) {
+    std::int32_t* to = out.to_var.data();
+    parallel_pieces(n_, std::int64_t(1) << 18, threads,
+                    [&](std::int64_t, std::int64_t a, std::int64_t e) {
+                      for (std::int64_t i = a; i < e; ++i) to[i] = std::int32_t(i);
+                    });
+    out.b = std::move(b_);  // same layout: n rows per system
+  } else {
+    for (std::int32_t i = 0; i < n_; ++i)
+      if (map[std::size_t(i)] >= 0) out.to_var[std::size_t(map[std::size_t(i)])] = i;
+    out.b.resize(std::size_t(n_free) * k_);
+    for (std::int32_t s = 0; s < k_; ++s)
+      for (std::int32_t f = 0; f < n_free; ++f)
+        out.b[f + std::size_t(s) * n_free] = b_[out.to_var[f] + std::size_t(s) * n_];
+  }
+  coo_.reset(1, 0, threads_);  // release the table's memory (a pattern's slots persist)
+  b_ = host_vector<double>{};
+  x_copy_ = std::vector<double>{};
+  bulk_buffer_ = host_vector<bulk_entry>{};
   return out;
 }
 

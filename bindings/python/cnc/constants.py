@@ -34,6 +34,7 @@ ERR_NO_FP64 = -15
 SYSTEM = 0x000
 MATRIX = 0x001
 ROW = 0x002
+MATRIX_PATTERN = 0x003
 
 # ---- Solver parameters, cncSolverParameteri/d and cncGetIntegerv/Doublev (0x100)
 NB_VARIABLES = 0x101
@@ -126,6 +127,7 @@ STATE_ROW = 0xA03
 STATE_MATRIX_CONSTRUCTED = 0xA04
 STATE_SYSTEM_CONSTRUCTED = 0xA05
 STATE_SOLVED = 0xA06
+STATE_MATRIX_PATTERN = 0xA07
 
 # ---- Strings for cncGetString (0xB00)
 BACKEND_NAME = 0xB01
