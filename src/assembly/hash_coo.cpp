@@ -34,6 +34,17 @@ void advise_huge_pages(void* p, std::size_t bytes) {
 #endif
 }
 
+csr_matrix empty_csr(std::int32_t n, std::int64_t nnz) {
+  csr_matrix m;
+  m.n = n;
+  m.row_ptr.assign(std::size_t(n) + 1, 0);
+  m.col.resize(std::size_t(nnz));
+  m.val.resize(std::size_t(nnz));
+  advise_huge_pages(m.col.data(), sizeof(std::int32_t) * m.col.size());
+  advise_huge_pages(m.val.data(), sizeof(double) * m.val.size());
+  return m;
+}
+
 void hash_coo::reset(std::int32_t n_rows, std::int64_t nnz_hint, int threads) {
   n_rows_ = std::max<std::int32_t>(n_rows, 1);
   threads_ = threads;
@@ -211,13 +222,7 @@ csr_matrix hash_coo::to_csr(const std::vector<std::int32_t>& map, std::int32_t n
     }
   });
   const std::int64_t nnz = exclusive_scan(part);
-  csr_matrix m;
-  m.n = n_out;
-  m.row_ptr.assign(std::size_t(n_out) + 1, 0);
-  m.col.resize(std::size_t(nnz));
-  m.val.resize(std::size_t(nnz));
-  advise_huge_pages(m.col.data(), sizeof(std::int32_t) * m.col.size());
-  advise_huge_pages(m.val.data(), sizeof(double) * m.val.size());
+  csr_matrix m = empty_csr(n_out, nnz);
   parallel_pieces(n_rows_, grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
     std::vector<std::pair<std::int32_t, double>> tmp;
     std::size_t x = extra_begin(i0);

@@ -30,6 +30,9 @@ namespace cnc {
 // Asks the kernel for 2 MiB pages over [p, p + bytes) (Linux, before first touch): fewer page
 // faults when the pages are first touched and fewer TLB misses when the table is filled.
 void advise_huge_pages(void* p, std::size_t bytes);
+// A CSR of n rows and nnz entries, row offsets zero, index and value arrays not yet touched
+// (huge pages asked for): what the assembly stages fill in parallel pieces.
+csr_matrix empty_csr(std::int32_t n, std::int64_t nnz);
 
 class hash_coo {
  public:

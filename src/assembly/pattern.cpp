@@ -149,13 +149,7 @@ csr_matrix row_pattern::to_csr(const std::vector<std::int32_t>& map, std::int32_
     part[std::size_t(p)] = c;
   });
   const std::int64_t nnz = exclusive_scan(part);
-  csr_matrix m;
-  m.n = n_out;
-  m.row_ptr.assign(std::size_t(n_out) + 1, 0);
-  m.col.resize(std::size_t(nnz));
-  m.val.resize(std::size_t(nnz));
-  advise_huge_pages(m.col.data(), sizeof(std::int32_t) * m.col.size());
-  advise_huge_pages(m.val.data(), sizeof(double) * m.val.size());
+  csr_matrix m = empty_csr(n_out, nnz);
   parallel_pieces(n_, row_grain, t, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
     std::vector<std::pair<std::int32_t, double>> row;
     std::int64_t at = part[std::size_t(p)];
