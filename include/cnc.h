@@ -459,7 +459,11 @@ CNC_API CNCstatus cncSolve(void);
  *   nrhs     number of right-hand sides (>= 1)
  *   b        nrhs * n values, system k at b + k*n
  *   x        nrhs * n values: initial guess on input, solution on output
- * Statistics are read back as after cncSolve.
+ * Statistics are read back as after cncSolve. On the CUDA backend (CG in double, base 0) the
+ * arrays are copied to the GPU as they are and checked and converted there; a CSR the GPU finds
+ * not canonical (unsorted, duplicates, an error), or that does not fit in device memory beside
+ * its converted form, takes the host path instead (said at CNC_LOG_INFO), which names the first
+ * bad entry.
  */
 CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
                               const double* values, CNCint base, CNCuint nrhs, const double* b,

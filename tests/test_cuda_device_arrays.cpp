@@ -201,11 +201,19 @@ void test_blocks_built_on_the_device() {
     CNCint it_host = 0, fmt_host = 0;
     cncGetIntegerv(CNC_USED_ITERATIONS, &it_host);
     cncGetIntegerv(CNC_FORMAT_USED, &fmt_host);
+    // What the device reports of its build (stored blocks, padding) gives the host's statistics.
+    double fill_host = 0, bytes_host = 0;
+    cncGetDoublev(CNC_BLOCK_FILL_RATIO, &fill_host);
+    cncGetDoublev(CNC_BYTES_PER_ITERATION, &bytes_host);
     std::vector<double> xi(a.n, 0.0);
     CHECK(cncSolveCSR(a.n, a.row_ptr.data(), a.col.data(), a.val.data(), 0, 1, b.data(),
                       xi.data()) == CNC_OK);  // uploaded as it is, converted on the device
     CNCint fmt_intake = 0;
     cncGetIntegerv(CNC_FORMAT_USED, &fmt_intake);
+    double fill = 0, bytes = 0;
+    cncGetDoublev(CNC_BLOCK_FILL_RATIO, &fill);
+    cncGetDoublev(CNC_BYTES_PER_ITERATION, &bytes);
+    CHECK(fill == fill_host && bytes == bytes_host);
     dev_csr d(a);
     dev_array<double> db(b), dx(std::vector<double>(a.n, 0.0));
     const CNCstatus st = cncSolveCSRDevice(a.n, d.row_ptr.p, d.col.p, d.val.p, 0, 1, db.p, dx.p);

@@ -864,7 +864,7 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
     c.stats = cnc::solve_stats{};
     try {
       c.pipe.solve_user(c.options(),
-                        cnc::device_csr_input{std::int32_t(n), row_ptr, col_idx, values, base},
+                        cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
                         next_version(), int(nrhs), b, xs.data(), c.stats);
     } catch (const error& e) {
       fail(e.status(), "(%s)%s", args, e.what());
@@ -883,7 +883,7 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
     c.stats = cnc::solve_stats{};
     try {
       c.pipe.solve_device(c.options(),
-                          cnc::device_csr_input{std::int32_t(n), row_ptr, col_idx, values, base},
+                          cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
                           int(nrhs), b, x, c.stats);
     } catch (const error& e) {
       fail(e.status(), "(%s)%s", args, e.what());

@@ -108,6 +108,12 @@ struct device_csr_copy {
   device_csr view;
 };
 
+// What create_system_from_device reports about the matrix it built.
+struct device_build {
+  std::int64_t zero_diagonals = 0;  // zero or absent diagonal entries (Jacobi uses 1 there)
+  std::int64_t stored = 0;          // blocks (BCRS) or entries (SELL) stored; 0 for CSR
+};
+
 struct backend_options {
   int threads = 0;        // CPU threads, 0 = one per core
   int device_index = -1;  // GPU ordinal, -1 = backend's choice / environment
@@ -159,10 +165,10 @@ class backend {
   virtual std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw);
   // A double-precision device_system built from a canonical device CSR in any format,
   // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or
-  // absent, counted in *zero_diagonals; all ones without jacobi).
+  // absent, counted in info.zero_diagonals; all ones without jacobi).
   virtual std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
                                                                    bool jacobi, int nrhs,
-                                                                   std::int64_t* zero_diagonals);
+                                                                   device_build& info);
 };
 
 // Factories: each returns nullptr and explains why in `why` when it cannot run here (no driver,

@@ -54,7 +54,7 @@ device_csr_scan backend::scan_device_csr(const device_csr&) const { no_device_ar
 std::int64_t backend::device_block_count(const device_csr&, int) const { no_device_arrays(*this); }
 std::unique_ptr<device_csr_copy> backend::upload_csr(const csr_view&) { no_device_arrays(*this); }
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
-                                                                  int, std::int64_t*) {
+                                                                  int, device_build&) {
   no_device_arrays(*this);
 }
 

@@ -51,6 +51,11 @@ enum class format { csr = 1, bcrs2 = 2, bcrs4 = 4, sell = sell_slice };
 
 inline int group_rows(format f) { return static_cast<int>(f); }
 inline bool is_block(format f) { return f == format::bcrs2 || f == format::bcrs4; }
+// Rows a backend sees for n real rows in format f: n rounded up to a whole row group.
+inline std::int32_t padded_rows(std::int32_t n, format f) {
+  const int g = group_rows(f);
+  return (n + g - 1) / g * g;
+}
 // Block size of a BCRS format (1 for the scalar formats CSR and SELL).
 inline int block_size(format f) { return is_block(f) ? static_cast<int>(f) : 1; }
 const char* format_name(format f);
@@ -102,11 +107,7 @@ struct host_matrix {
   csr_view csr;                       // always set
   const bcrs_matrix* bcrs = nullptr;  // set when fmt is bcrs2/bcrs4
   const sell_matrix* sell = nullptr;  // set when fmt is sell, unless the backend builds it
-  std::int32_t n_padded() const {
-    return fmt == format::csr    ? csr.n
-           : fmt == format::sell ? (csr.n + sell_slice - 1) / sell_slice * sell_slice
-                                 : bcrs->n_padded();
-  }
+  std::int32_t n_padded() const { return padded_rows(csr.n, fmt); }
 };
 
 }  // namespace cnc

@@ -226,13 +226,13 @@ void pipeline::solve(const solve_options& o, const csr_view& a, std::uint64_t ve
   solve_any(o, &a, nullptr, version, k, b, x, stats);
 }
 
-void pipeline::solve_user(const solve_options& o, const device_csr_input& in, std::uint64_t version,
+void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uint64_t version,
                           int k, const double* b, double* x, solve_stats& stats) {
   solve_any(o, nullptr, &in, version, k, b, x, stats);
 }
 
-bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
-                             std::uint64_t version, int k, solve_stats& stats) {
+bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
+                             int k, solve_stats& stats) {
   const double tc = now_seconds();
   try {
     check_row_ptr(in.n, in.row_ptr, in.base);  // before anything reads the entries
@@ -250,6 +250,7 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
     up = be_->upload_csr(raw);
   } catch (const error& e) {
     if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+    log_to(o, CNC_LOG_INFO, "device memory too small for the uploaded CSR: host path");
     return false;  // the host path needs less device memory
   }
   const double ts = now_seconds();
@@ -265,23 +266,14 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
           ? choose_format(raw, 8, be_->prefers_sliced(), scan.sell_entries,
                           [&](int b) { return be_->device_block_count(up->view, b); })
           : from_api_format(o.format);
-  prep_ = prepared_system{};
-  prep_.key = key_for(o, version, be_.get(), k);
-  prep_.fmt = fmt;
   const double tb = now_seconds();
   try {
-    prep_.dev = be_->create_system_from_device(up->view, fmt, o.jacobi, k, &prep_.zero_diagonals);
+    prepare_from_device(o, up->view, fmt, version, k);
   } catch (const error& e) {
-    prep_ = prepared_system{};
     if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+    log_to(o, CNC_LOG_INFO, "device memory too small for the CSR and its conversion: host path");
     return false;
   }
-  const int bs = block_size(fmt);
-  prep_.stored = fmt == format::sell ? scan.sell_entries
-                 : is_block(fmt)     ? be_->device_block_count(up->view, bs)
-                                     : 0;
-  prep_.n_padded = fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice
-                                       : (in.n + bs - 1) / bs * bs;
   const double te = now_seconds();
   stats.conversion = (tu - tc) + (tb - ts) + (te - tb);  // host checks, device check, build
   stats.upload = ts - tu;
@@ -289,9 +281,21 @@ bool pipeline::device_intake(const solve_options& o, const device_csr_input& in,
   return true;
 }
 
-void pipeline::solve_any(const solve_options& o, const csr_view* canonical,
-                         const device_csr_input* raw, std::uint64_t version, int k, const double* b,
-                         double* x, solve_stats& stats) {
+void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
+                                   std::uint64_t version, int k) {
+  prep_ = prepared_system{};
+  device_build info;
+  prep_.dev = be_->create_system_from_device(a, fmt, o.jacobi, k, info);
+  prep_.key = key_for(o, version, be_.get(), k);
+  prep_.fmt = fmt;
+  prep_.stored = info.stored;
+  prep_.zero_diagonals = info.zero_diagonals;
+  prep_.n_padded = padded_rows(a.n, fmt);
+}
+
+void pipeline::solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
+                         std::uint64_t version, int k, const double* b, double* x,
+                         solve_stats& stats) {
   const double t0 = now_seconds();
   const std::int32_t n = canonical ? canonical->n : raw->n;
   user_csr host;  // the caller's CSR made canonical on the host, when a stage needs it
@@ -331,10 +335,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical,
       // double (its true residual is then computed on the device too).
       // An assembled CSR (canonical, kept by the context) takes the same route: its blocks and
       // diagonal are then computed on the device too.
-      const device_csr_input in =
-          have ? device_csr_input{a.n, a.row_ptr.data(),
-                                  reinterpret_cast<const std::uint32_t*>(a.col.data()),
-                                  a.val.data(), 0}
+      const caller_csr in =
+          have ? caller_csr{a.n, a.row_ptr.data(),
+                            reinterpret_cast<const std::uint32_t*>(a.col.data()), a.val.data(), 0}
                : *raw;
       const bool cached = prep_.dev && prep_.key == key_for(o, version, be_.get(), k);
       const bool intake = !cached && in.base == 0 && be_->takes_device_arrays() &&
@@ -364,8 +367,8 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical,
   throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": no backend could run this solve");
 }
 
-void pipeline::solve_device(const solve_options& o, const device_csr_input& in, int k,
-                            const double* b, double* x, solve_stats& stats) {
+void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k, const double* b,
+                            double* x, solve_stats& stats) {
   const double t0 = now_seconds();
   const int requested = o.backend != CNC_BACKEND_AUTO ? o.backend : backend_from_environment();
   if (requested != CNC_BACKEND_AUTO && requested != CNC_BACKEND_CUDA)
@@ -407,17 +410,19 @@ void pipeline::solve_device(const solve_options& o, const device_csr_input& in, 
   device_csr_scan scan;
   if (in.base == 0 && ends[0] == 0 && nnz >= 0 && nnz < (std::int64_t(1) << 40))
     scan = be.scan_device_csr(dc);
-  user_csr host;  // the fallback's canonical copy
+  // The fallback's arrays, brought to the host, and their canonical form (which may view them).
+  std::vector<std::int64_t> rp;
+  std::vector<std::uint32_t> col;
+  std::vector<double> val;
+  user_csr host;
   csr_view a{in.n, {}, {}, {}};
   if (!scan.canonical) {
     // Anything else (1-based, unsorted rows, duplicates, or an error to report exactly) takes
     // the host path: the arrays come down once and csr_from_user handles them.
     log_to(o, CNC_LOG_INFO,
            "device CSR is not canonical (0-based, sorted, no duplicates): converted on the host");
-    std::vector<std::int64_t> rp(std::size_t(in.n) + 1);
+    rp.resize(std::size_t(in.n) + 1);
     be.copy_to_host(rp.data(), in.row_ptr, rp.size() * sizeof(std::int64_t));
-    std::vector<std::uint32_t> col;
-    std::vector<double> val;
     try {  // the host path's checks and messages
       check_row_ptr(in.n, rp.data(), in.base);
       const std::size_t m = std::size_t(rp.back() - rp.front());
@@ -428,13 +433,6 @@ void pipeline::solve_device(const solve_options& o, const device_csr_input& in, 
     } catch (const error& e) {
       throw error(e.status(), std::string(": ") + e.what());
     }
-    if (!host.copied()) {  // canonical after all (1-based input never is): keep our own copy
-      host.owned.n = in.n;
-      host.owned.row_ptr = rp;
-      host.owned.col.assign(col.begin(), col.end());
-      host.owned.val.assign(val.begin(), val.end());
-      host.view = host.owned;
-    }
     a = host.view;
   }
   // Every device solve prepares anew: the caller's arrays may change between calls.
@@ -444,19 +442,14 @@ void pipeline::solve_device(const solve_options& o, const device_csr_input& in, 
     stats.conversion = now_seconds() - tc - stats.upload;  // scan, copy down, host conversion
     stats.nnz = a.nnz();
   } else {
-    prep_.key = key_for(o, 0, &be, k);
-    prep_.fmt = o.format == CNC_FORMAT_AUTO
-                    ? choose_scalar_format(in.n, nnz, scan.sell_entries, 8, be.prefers_sliced())
-                    : from_api_format(o.format);
-    const int bs = block_size(prep_.fmt);
-    prep_.stored = prep_.fmt == format::sell ? scan.sell_entries
-                   : is_block(prep_.fmt)     ? be.device_block_count(dc, bs)
-                                             : 0;
-    prep_.n_padded = prep_.fmt == format::sell ? (in.n + sell_slice - 1) / sell_slice * sell_slice
-                                               : (in.n + bs - 1) / bs * bs;
+    // The host cannot read these arrays for the sampled block screen: CSR or SELL unless forced.
+    const format fmt =
+        o.format == CNC_FORMAT_AUTO
+            ? choose_scalar_format(in.n, nnz, scan.sell_entries, 8, be.prefers_sliced())
+            : from_api_format(o.format);
     const double tu = now_seconds();
     stats.conversion = tu - tc;  // the scan
-    prep_.dev = be.create_system_from_device(dc, prep_.fmt, o.jacobi, k, &prep_.zero_diagonals);
+    prepare_from_device(o, dc, fmt, 0, k);
     stats.upload = now_seconds() - tu;  // device-side conversion and copies
     stats.nnz = nnz;
   }

@@ -75,7 +75,7 @@ struct prepared_system {
 
 // The caller's CSR as handed over (cncSolveCSR: host memory; cncSolveCSRDevice: CUDA device
 // memory), `base`-based.
-struct device_csr_input {
+struct caller_csr {
   std::int32_t n = 0;
   const std::int64_t* row_ptr = nullptr;
   const std::uint32_t* col = nullptr;
@@ -98,12 +98,12 @@ class pipeline {
   // CSR goes up as it is and is checked and converted there (CG in double; no host pass over
   // the entries); anything else is made canonical on the host first (csr_from_user), which
   // also names the first bad entry of a CSR the device check refused.
-  void solve_user(const solve_options& o, const device_csr_input& in, std::uint64_t version, int k,
+  void solve_user(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
                   const double* b, double* x, solve_stats& stats);
   // The same with the matrix, b and x in CUDA device memory of the backend's device. x is
   // written once, at the end.
-  void solve_device(const solve_options& o, const device_csr_input& a, int k, const double* b,
-                    double* x, solve_stats& stats);
+  void solve_device(const solve_options& o, const caller_csr& a, int k, const double* b, double* x,
+                    solve_stats& stats);
   // Forgets the backend and the device-resident matrix.
   void reset();
 
@@ -113,12 +113,15 @@ class pipeline {
   backend* backend_for(const solve_options& o, int kind, bool requested);
   void prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                solve_stats& stats);
-  void solve_any(const solve_options& o, const csr_view* canonical, const device_csr_input* raw,
+  void solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
                  std::uint64_t version, int k, const double* b, double* x, solve_stats& stats);
   // Host CSR -> device as it is -> checked and converted there. False (nothing kept) when the
   // format is a block one or the device finds the CSR not canonical: the host path follows.
-  bool device_intake(const solve_options& o, const device_csr_input& in, std::uint64_t version,
-                     int k, solve_stats& stats);
+  bool device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
+                     solve_stats& stats);
+  // prep_ from a canonical CSR in the backend's device memory, built there in format fmt.
+  void prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
+                           std::uint64_t version, int k);
   void run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
            bool on_device, solve_stats& stats);
 

@@ -16,28 +16,6 @@ namespace cnc {
 namespace {
 constexpr std::int64_t chunk_rows = 4096;
 constexpr std::size_t parallel_min_work = std::size_t(1) << 16;  // n*k below which: one thread
-
-int severity(int reason) {
-  switch (reason) {
-    case CNC_REASON_CONVERGED:
-      return 0;
-    case CNC_REASON_STOPPED:
-      return 1;
-    case CNC_REASON_MAX_ITERATIONS:
-      return 2;
-    case CNC_REASON_STAGNATED:
-      return 3;
-    case CNC_REASON_BREAKDOWN:
-      return 4;
-    case CNC_REASON_INDEFINITE_PRECOND:
-      return 5;
-    case CNC_REASON_INDEFINITE_MATRIX:
-      return 6;
-    case CNC_REASON_NOT_FINITE:
-      return 7;
-  }
-  return 8;
-}
 }  // namespace
 
 krylov_ops::krylov_ops(device_system& sys, const csr_view& a, const double* d, int k, int threads)
@@ -189,7 +167,7 @@ pcg_result krylov_track::finish(const csr_view& a, const double* b, const double
       r = CNC_REASON_STAGNATED;
     res.reasons[j] = r;
     res.iterations = std::max(res.iterations, iters[j]);
-    if (severity(r) > severity(worst)) worst = r;
+    if (reason_severity(r) > reason_severity(worst)) worst = r;
   }
   res.reason = worst;
   return res;

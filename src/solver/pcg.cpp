@@ -34,8 +34,9 @@ int reason_of(std::int32_t status) {
   }
 }
 
-// Severity order for the combined reason: the worst system decides.
-int severity(int reason) {
+}  // namespace
+
+int reason_severity(int reason) {
   switch (reason) {
     case CNC_REASON_CONVERGED:
       return 0;
@@ -45,16 +46,17 @@ int severity(int reason) {
       return 2;
     case CNC_REASON_STAGNATED:
       return 3;
-    case CNC_REASON_INDEFINITE_PRECOND:
+    case CNC_REASON_BREAKDOWN:
       return 4;
-    case CNC_REASON_INDEFINITE_MATRIX:
+    case CNC_REASON_INDEFINITE_PRECOND:
       return 5;
-    case CNC_REASON_NOT_FINITE:
+    case CNC_REASON_INDEFINITE_MATRIX:
       return 6;
+    case CNC_REASON_NOT_FINITE:
+      return 7;
   }
-  return 7;
+  return 8;
 }
-}  // namespace
 
 void residual_norms(const csr_view& a, int k, const double* b, const double* x, double* norms2) {
   // Fixed row chunks summed in chunk order: the same bits for any number of threads.
@@ -219,7 +221,7 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
       r = CNC_REASON_STAGNATED;
     res.reasons[j] = r;
     res.iterations = std::max(res.iterations, res.iters[j]);
-    if (severity(r) > severity(worst_reason)) worst_reason = r;
+    if (reason_severity(r) > reason_severity(worst_reason)) worst_reason = r;
   }
   res.reason = worst_reason;
   return res;

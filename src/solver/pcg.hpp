@@ -43,6 +43,10 @@ struct pcg_result {
 pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                      const pcg_params& prm);
 
+// Order of CNC_REASON_* values from best to worst: the combined reason of several systems is
+// the worst one (every Krylov method uses this one table).
+int reason_severity(int reason);
+
 // Host reference y = b - A x (double), used for the true residual.
 void residual_norms(const csr_view& a, int k, const double* b, const double* x, double* norms2);
 

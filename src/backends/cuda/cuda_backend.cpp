@@ -269,15 +269,15 @@ class cuda_system final : public device_system, public cuda::system_probe {
   // From a canonical CSR in device memory (the caller's arrays), double precision: CSR is
   // copied device to device, SELL built from it, the inverse diagonal computed here.
   cuda_system(int dev, int sm_count, bool cooperative, stager& st, const device_csr& a, format f,
-              bool jacobi, int nrhs, std::int64_t* zero_diagonals)
+              bool jacobi, int nrhs, device_build& info)
       : stager_(&st), dev_(dev), pr_(cuda::cprec::f64), nrhs_(nrhs) {
     if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
     check(cudaSetDevice(dev_), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     n_real_ = a.n;
-    n_ = f == format::sell ? (a.n + sell_slice - 1) / sell_slice * sell_slice : a.n;
+    n_ = padded_rows(a.n, f);
     if (f == format::sell) {
-      build_sell(a.row_ptr, a.col, a.val, a.n, false);
+      info.stored = build_sell(a.row_ptr, a.col, a.val, a.n, false);
     } else if (f == format::csr) {
       mat_.b = 1;
       mat_.rows = a.n;
@@ -297,8 +297,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
     } else {  // BCRS 2x2 / 4x4
       const int b = block_size(f);
       mat_.b = b;
-      mat_.rows = (a.n + b - 1) / b;
-      n_ = mat_.rows * b;
+      mat_.rows = n_ / b;
       row_ptr_ = device_buffer(sizeof(std::int64_t) * (std::size_t(mat_.rows) + 1));
       const std::int64_t blocks = bcrs_offsets(a, b, row_ptr_.as<std::int64_t>(), stream_);
       col_ = device_buffer(sizeof(std::int32_t) * std::size_t(blocks));
@@ -307,6 +306,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
                             col_.as<std::int32_t>(), val_.as<double>(), stream_),
             "BCRS fill");
       avg_per_row_ = mat_.rows ? double(blocks) / mat_.rows : 0.0;
+      info.stored = blocks;
     }
     mat_.row_ptr = row_ptr_.as<std::int64_t>();
     mat_.col = col_.as<std::int32_t>();
@@ -320,7 +320,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
     check(cudaMemcpyAsync(&z, zeros.get(), sizeof z, cudaMemcpyDeviceToHost, stream_),
           "inverse diagonal");
     setup_groups(sm_count, cooperative);  // synchronizes
-    if (zero_diagonals) *zero_diagonals = std::int64_t(z);
+    info.zero_diagonals = std::int64_t(z);
   }
 
  private:
@@ -537,8 +537,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
     build_sell(rp.as<std::int64_t>(), col.as<std::int32_t>(), val.get(), m.n, f32_values);
   }
   // The same from a CSR in device memory (values already in the device's precision).
-  void build_sell(const std::int64_t* rp, const std::int32_t* col, const void* val, std::int32_t n,
-                  bool f32_values) {
+  // Returns the entries stored.
+  std::int64_t build_sell(const std::int64_t* rp, const std::int32_t* col, const void* val,
+                          std::int32_t n, bool f32_values) {
     mat_.b = cuda::sell_rows;
     mat_.rows = (n + cuda::sell_rows - 1) / cuda::sell_rows;
     row_ptr_ = device_buffer(sizeof(std::int64_t) * (static_cast<std::size_t>(mat_.rows) + 1));
@@ -562,6 +563,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
                           col_.as<std::int32_t>(), val_.get(), stream_),
           "SELL fill");
     check(cudaStreamSynchronize(stream_), "SELL fill");  // before the CSR buffers go
+    return entries;
   }
 
  public:
@@ -773,9 +775,9 @@ class cuda_backend final : public backend {
   }
   std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
                                                            bool jacobi, int nrhs,
-                                                           std::int64_t* zero_diagonals) override {
+                                                           device_build& info) override {
     return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, stager_, a, f, jacobi, nrhs,
-                                         zero_diagonals);
+                                         info);
   }
 
  private:
