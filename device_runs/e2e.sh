@@ -4,7 +4,7 @@
 # PCG, same run). Carried: .devfull/ (cmocka, OpenCL headers and the ICD loader, extracted from
 # Debian's packages, which that machine cannot fetch). Make it here, once, from the repository root:
 #   mkdir -p .devfull/debs && (cd .devfull/debs && apt-get download libcmocka0 libcmocka-dev \
-#     opencl-c-headers ocl-icd-libopencl1 && for f in *.deb; do dpkg -x $f ../root; done)
+#     opencl-c-headers ocl-icd-libopencl1 libxxhash-dev && for f in *.deb; do dpkg -x $f ../root; done)
 # then pass carry [".devfull"] to the device tool. Usage: bash device_runs/e2e.sh [tests|bench|python|all]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
@@ -20,7 +20,8 @@ mkdir -p /tmp/icd && echo "${NV:-libnvidia-opencl.so.1}" > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd CNC_OPENCL_LIBRARY=$L/libOpenCL.so.1
 if [ ! -f /tmp/b/build.ninja ]; then
   cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON \
-    -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
+    -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include \
+    -DCNC_XXHASH_INCLUDE_DIR=$C/usr/include > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
 fi
 grep -E "cnc:" /tmp/cfg.log
 ninja -C /tmp/b > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -80; exit 1; }

@@ -100,8 +100,8 @@
  * must not be used by two threads at once.
  *
  * Backends: CNC_BACKEND (parameter), else the CNC_BACKEND environment variable
- * (auto|cpu|opencl|cuda), else auto: CUDA, then an OpenCL GPU, then the CPU; tiny systems stay on
- * the CPU. Asking for a backend that is not available is an error (CNC_ERR_BACKEND_UNAVAILABLE),
+ * (auto|cpu|opencl|cuda), else auto: CUDA, then an OpenCL GPU, then the CPU; systems of fewer
+ * than 12,000 matrix entries stay on the CPU. Asking for a backend that is not available is an error (CNC_ERR_BACKEND_UNAVAILABLE),
  * never a silent fallback. CNC_NB_THREADS / the CNC_NUM_THREADS environment variable set the CPU
  * backend's thread count (0 = one per core); CNC_CPU_ISA=generic|avx2|avx512 caps its SIMD level.
  * In auto mode a GPU backend that fails (device out of memory, lost device) falls back to the CPU
@@ -234,6 +234,7 @@ typedef struct CNCContextStruct* CNCcontext;
 /* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
 #define CNC_VERBOSE 0x701        /**< log solver progress (to the log callback, else stderr) */
 #define CNC_NORMALIZE_ROWS 0x702 /**< divide each row (and its rhs) by its coefficients' L2 norm */
+#define CNC_KEEP_MATRIX 0x703    /**< on by default: keep the prepared matrix, see below */
 
 /* ---- Read-only statistics for cncGetIntegerv / cncGetDoublev (0x800) ------------------------- */
 #define CNC_USED_ITERATIONS 0x801   /**< int: iterations of the last solve (max over systems) */
@@ -331,6 +332,15 @@ CNC_API CNCstatus cncGetDoublev(CNCenum pname, double* value);
 /** Reads a string (CNC_BACKEND_NAME, ...); "" before the first solve. The pointer stays valid
  *  until the same string is read again or the context is deleted. */
 CNC_API CNCstatus cncGetString(CNCenum pname, const char** value);
+/**
+ * Flags (cncEnable / cncDisable; cncIsEnabled reads them). CNC_KEEP_MATRIX (on by default): a
+ * solve leaves its prepared matrix (converted, and on a GPU in device memory) in the context, so
+ * that the next solve of the same matrix moves only b and x: cncSolve after new right-hand sides
+ * or variables, and cncSolveCSR when it is handed arrays with the same content as the last call
+ * (wherever they lie; told apart by 128-bit fingerprints of the three arrays, taken while the
+ * device solves and compared, on every core, before the next call moves anything). Disabling it
+ * frees what is kept at once; every solve then prepares its matrix and frees it at the end.
+ */
 CNC_API CNCstatus cncEnable(CNCenum flag);
 CNC_API CNCstatus cncDisable(CNCenum flag);
 CNC_API CNCstatus cncIsEnabled(CNCenum flag, CNCboolean* value);

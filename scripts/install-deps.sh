@@ -2,7 +2,7 @@
 # Installs cnc's build and test dependencies from Debian 12's packages (run as root, or with sudo
 # available). Skips apt-get when everything is already there, so repeated runs are quick.
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config libcmocka-dev libeigen3-dev
+pkgs=(build-essential cmake ninja-build pkg-config libcmocka-dev libeigen3-dev libxxhash-dev
       ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo gfortran libpng-dev
       python3 python3-numpy python3-scipy python3-pytest)
 missing=()

@@ -3,7 +3,9 @@
 // locked-variable and least-squares algebra must match a reference computed here; CSR -> BCRS
 // 2x2/4x4 must hold exactly the CSR entries (plus the unit padding) and convert back exactly; the
 // automatic format choice must pick bcrs4 for dense 4x4 blocks and CSR for a scalar Laplacian,
-// visible through the public API (CNC_FORMAT_USED, CNC_BLOCK_FILL_RATIO).
+// visible through the public API (CNC_FORMAT_USED, CNC_BLOCK_FILL_RATIO). The fingerprints that
+// tell cncSolveCSR a matrix it already holds must not depend on the thread count and must change
+// with any byte or the length.
 #include <setjmp.h>
 
 #include <algorithm>
@@ -26,6 +28,7 @@ extern "C" {
 #include "conversion/convert.hpp"
 #include "conversion/matrix.hpp"
 #include "util/error.hpp"
+#include "util/fingerprint.hpp"
 #include "host_reference.hpp"
 #include "test_support.h"
 
@@ -1122,6 +1125,26 @@ void test_pattern_public(void**) {
 
 }  // namespace
 
+// Same bytes, same fingerprint for 1..9 threads; one flipped bit anywhere, or one byte less,
+// gives another.
+static void test_fingerprint(void** unused) {
+  (void)unused;
+  const std::size_t bytes = (std::size_t(5) << 20) + 12345;  // several pieces and a ragged end
+  std::vector<unsigned char> v(bytes);
+  std::uint64_t s = 7;
+  for (auto& c : v) s = s * 6364136223846793005ull + 1442695040888963407ull, c = (s >> 56) & 255;
+  const cnc::fingerprint f = cnc::fingerprint_of(v.data(), bytes, 1);
+  for (int t = 2; t <= 9; ++t) assert_true(cnc::fingerprint_of(v.data(), bytes, t) == f);
+  for (std::size_t at : {std::size_t(0), std::size_t(1) << 20, bytes / 2, bytes - 1}) {
+    v[at] ^= 1;
+    assert_false(cnc::fingerprint_of(v.data(), bytes, 4) == f);
+    v[at] ^= 1;
+  }
+  assert_true(cnc::fingerprint_of(v.data(), bytes, 4) == f);
+  assert_false(cnc::fingerprint_of(v.data(), bytes - 1, 4) == f);
+  assert_false(cnc::fingerprint_of(v.data(), 0, 4) == f);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_insertion_order_independent),
@@ -1144,6 +1167,7 @@ int main() {
       cmocka_unit_test(test_pattern_same_system),
       cmocka_unit_test(test_pattern_rows),
       cmocka_unit_test(test_pattern_public),
+      cmocka_unit_test(test_fingerprint),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -8,13 +8,20 @@
 //             (32-bit offsets, its natural input), Jacobi diagonal on the device, cuSPARSE +
 //             cuBLAS PCG to the same tolerance with a host check per iteration, x back.
 // Both to ||r|| <= tol ||b|| from x = 0; the true residual of each answer is computed here on
-// the host. Medians of `reps` runs after a warm-up run (CUDA context and cnc backend made).
+// the host. Medians of `reps` runs after a warm-up run (CUDA context and cnc backend made); every
+// timed cnc call is a first solve of its arrays (the context's kept matrix dropped before it).
+// Then both solve again for a new b with the same matrix: cnc through a second cncSolveCSR with
+// the same arrays (it finds the matrix it keeps), the textbook path with its matrix still on the
+// device.
 // A second table runs a fixed number of iterations (threshold 0) and prints per-iteration times.
 // A third times assembly: cncAddIJCoefficient per entry, cncAddIJCoefficients in bulk,
 // pattern-first (row lengths, then cncSetIJCoefficientAtRowOffset per entry), each with its
 // cncEnd(CNC_MATRIX), and Eigen's setFromTriplets (eigen_peer.cpp), from the same COO.
 //
-//   bench_api [--quick] [--reps R] [--tol T] [--max-n N]
+// A fourth (--small, alone) times small systems on the CPU and on CUDA, for the automatic
+// backend's size threshold (src/backends/registry.hpp).
+//
+//   bench_api [--quick | --small] [--reps R] [--tol T] [--max-n N]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -169,10 +176,17 @@ struct cnc_times {
 };
 
 // One cncSolveCSR, timed from the call to its return; fills the phases from the statistics.
+// `fresh`: the context first drops the matrix it keeps from the previous call (CNC_KEEP_MATRIX
+// off and on, untimed), so the call is a first solve of these arrays; otherwise a call with the
+// same arrays reuses it.
 cnc_times run_cnc(const problem& p, const std::vector<double>& b, std::vector<double>& x,
-                  double tol, int max_it) {
+                  double tol, int max_it, bool fresh = true) {
   check(cncSolverParameterd(CNC_THRESHOLD, tol), "threshold");
   check(cncSolverParameteri(CNC_MAX_ITERATIONS, max_it), "max iterations");
+  if (fresh) {
+    check(cncDisable(CNC_KEEP_MATRIX), "keep matrix off");
+    check(cncEnable(CNC_KEEP_MATRIX), "keep matrix on");
+  }
   std::fill(x.begin(), x.end(), 0.0);
   cnc_times t;
   const double t0 = now();
@@ -195,12 +209,15 @@ cnc_times run_cnc(const problem& p, const std::vector<double>& b, std::vector<do
 }
 
 struct tb_times {
-  double total = 0, upload = 0, loop = 0;
+  double total = 0, upload = 0, loop = 0, resolve = 0;
   int iterations = 0;
 };
 
+// The textbook solve from the host CSR; with b2, then a second solve of the same matrix (kept on
+// the device) for b2, timed as `resolve` (b2 up, loop, x down).
 tb_times run_textbook(const problem& p, const std::vector<int>& rp32, const std::vector<double>& b,
-                      std::vector<double>& x, double tol, int max_it) {
+                      std::vector<double>& x, double tol, int max_it,
+                      const std::vector<double>* b2 = nullptr) {
   tb_times t;
   const double t0 = now();
   auto tb = std::make_unique<textbook::pcg<double>>(
@@ -209,6 +226,12 @@ tb_times run_textbook(const problem& p, const std::vector<int>& rp32, const std:
   t.iterations = tb->solve(b.data(), tol, max_it, &t.loop);
   tb->get_x(x.data());
   t.total = now() - t0;
+  if (b2) {
+    const double t1 = now();
+    tb->solve(b2->data(), tol, max_it);
+    tb->get_x(x.data());
+    t.resolve = now() - t1;
+  }
   return t;
 }
 
@@ -219,18 +242,26 @@ void solve_table(const std::vector<problem>& probs, int reps, double tol) {
       "| problem | n | nnz | cnc backend/format | cnc total s | intake+conv | upload | solve | its "
       "| true res | textbook total s | upload+diag | loop | its | true res | cnc / textbook |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<std::string> again;  // rows of the re-solve table
   for (const problem& p : probs) {
     const std::vector<double> b = rhs(p.n);
+    std::vector<double> b2 = b;
+    for (std::size_t i = 0; i < b2.size(); ++i)
+      b2[i] = b[i] * (1.0 + 0.25 * std::cos(0.01 * double(i)));
     std::vector<double> x(static_cast<std::size_t>(p.n)), xt(std::size_t(p.n));
     std::vector<int> rp32(p.rp.begin(), p.rp.end());
     const int max_it = 20000;
     run_cnc(p, b, x, tol, max_it);  // warm-up
     run_textbook(p, rp32, b, xt, tol, max_it);
-    std::vector<cnc_times> c;
+    std::vector<cnc_times> c, c2;
     std::vector<tb_times> t;
+    std::vector<double> res2;
     for (int r = 0; r < reps; ++r) {
       c.push_back(run_cnc(p, b, x, tol, max_it));
-      t.push_back(run_textbook(p, rp32, b, xt, tol, max_it));
+      std::vector<double> x2(x.size());
+      c2.push_back(run_cnc(p, b2, x2, tol, max_it, false));  // same arrays, new b
+      res2.push_back(true_residual(p, b2, x2));
+      t.push_back(run_textbook(p, rp32, b, xt, tol, max_it, &b2));
     }
     auto med = [](auto& v, auto f) {
       std::vector<double> a;
@@ -250,7 +281,64 @@ void solve_table(const std::vector<problem>& probs, int reps, double tol) {
         med(t, [](const tb_times& e) { return e.loop; }), t[0].iterations, true_residual(p, b, xt),
         ct / tt);
     std::fflush(stdout);
+    const double c2t = med(c2, [](const cnc_times& e) { return e.total; });
+    const double t2t = med(t, [](const tb_times& e) { return e.resolve; });
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "| %s | %d | %.4f | %.4f | %.4f | %.4f | %d | %.1e | %.4f | **%.2f** |\n",
+                  p.name.c_str(), p.n, c2t,
+                  med(c2, [](const cnc_times& e) { return e.conversion; }),
+                  med(c2, [](const cnc_times& e) { return e.upload; }),
+                  med(c2, [](const cnc_times& e) { return e.solve; }), c2[0].iterations,
+                  median(res2), t2t, c2t / t2t);
+    again.push_back(line);
   }
+  std::printf(
+      "\n## Again with a new b, same arrays (cnc: a second cncSolveCSR, which finds the matrix it "
+      "keeps; textbook: its matrix kept on the device, b up, loop, x down)\n\n"
+      "| problem | n | cnc s | fingerprint check | upload | solve | its | true res | textbook s | "
+      "cnc / textbook |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& l : again) std::printf("%s", l.c_str());
+}
+
+// Small systems on each backend, for the automatic backend's size threshold: the same first
+// cncSolveCSR in a context forced onto the CPU and one forced onto CUDA (each warmed up), the
+// automatic choice, and the textbook path.
+void backend_table(const std::vector<problem>& probs, int reps, double tol) {
+  std::printf("\n## Small systems: CPU or GPU (first solve of each, to %.0e, medians of %d)\n\n",
+              tol, reps);
+  std::printf(
+      "| problem | n | nnz | cnc cpu s | cnc cuda s | auto picks | textbook s | cpu / textbook | "
+      "cuda / textbook |\n|---|---|---|---|---|---|---|---|---|\n");
+  CNCcontext home = cncGetCurrent();
+  CNCcontext ctx[2] = {cncNewContext(), cncNewContext()};
+  const CNCint kinds[2] = {CNC_BACKEND_CPU, CNC_BACKEND_CUDA};
+  for (int c = 0; c < 2; ++c) {
+    cncMakeCurrent(ctx[c]);
+    check(cncSolverParameteri(CNC_BACKEND, kinds[c]), "backend");
+  }
+  for (const problem& p : probs) {
+    const std::vector<double> b = rhs(p.n);
+    std::vector<double> x(static_cast<std::size_t>(p.n));
+    std::vector<int> rp32(p.rp.begin(), p.rp.end());
+    std::vector<double> med[3];
+    for (int c = 0; c < 2; ++c) {
+      cncMakeCurrent(ctx[c]);
+      run_cnc(p, b, x, tol, 20000);  // warm-up
+      for (int r = 0; r < reps; ++r) med[c].push_back(run_cnc(p, b, x, tol, 20000).total);
+    }
+    run_textbook(p, rp32, b, x, tol, 20000);
+    for (int r = 0; r < reps; ++r) med[2].push_back(run_textbook(p, rp32, b, x, tol, 20000).total);
+    cncMakeCurrent(home);
+    const cnc_times a = run_cnc(p, b, x, tol, 20000);
+    const double cpu = median(med[0]), gpu = median(med[1]), tb = median(med[2]);
+    std::printf("| %s | %d | %lld | %.4f | %.4f | %s | %.4f | **%.2f** | **%.2f** |\n",
+                p.name.c_str(), p.n, (long long)p.nnz(), cpu, gpu, a.backend.c_str(), tb, cpu / tb,
+                gpu / tb);
+    std::fflush(stdout);
+  }
+  cncMakeCurrent(home);
+  for (CNCcontext c : ctx) cncDeleteContext(c);
 }
 
 void iteration_table(const std::vector<problem>& probs, int reps, int iters) {
@@ -364,6 +452,7 @@ int main(int argc, char** argv) {
   int reps = 3;
   double tol = 1e-8;
   long long max_n = 1LL << 40;
+  bool small = false;
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--quick"))
       quick = true;
@@ -373,6 +462,8 @@ int main(int argc, char** argv) {
       tol = std::atof(argv[++a]);
     else if (!std::strcmp(argv[a], "--max-n") && a + 1 < argc)
       max_n = std::atoll(argv[++a]);
+    else if (!std::strcmp(argv[a], "--small"))
+      small = true;
   }
   CNCcontext ctx = cncNewContext();
   cncMakeCurrent(ctx);
@@ -384,6 +475,14 @@ int main(int argc, char** argv) {
   auto add = [&](problem p) {
     if (p.n <= max_n) probs.push_back(std::move(p));
   };
+  if (small) {
+    for (int m : {10, 14, 18, 22, 26, 30, 36, 48}) add(stencil(m, 7, 1));
+    for (int m : {16, 22, 30}) add(mesh(m));
+    for (int m : {12, 16, 20}) add(stencil(m, 27, 1));
+    backend_table(probs, reps, tol);
+    cncDeleteContext(ctx);
+    return 0;
+  }
   if (quick) {
     add(stencil(22, 7, 1));
     add(stencil(48, 7, 1));

@@ -105,6 +105,7 @@ module cnc
   ! ---- Flags for cncEnable / cncDisable / cncIsEnabled -----------------------------------------
   integer(c_int), parameter :: CNC_VERBOSE = int(z'701', c_int)
   integer(c_int), parameter :: CNC_NORMALIZE_ROWS = int(z'702', c_int)
+  integer(c_int), parameter :: CNC_KEEP_MATRIX = int(z'703', c_int)
 
   ! ---- Read-only statistics --------------------------------------------------------------------
   integer(c_int), parameter :: CNC_USED_ITERATIONS = int(z'801', c_int)

@@ -413,6 +413,9 @@ static CNCstatus set_flag(const char* call, CNCenum flag, bool on) {
       if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
         fail(CNC_ERR_STATE, "(flag=0x%x): cannot change during assembly", flag);
       c.normalize_rows = on;
+    } else if (flag == CNC_KEEP_MATRIX) {
+      c.keep_matrix = on;
+      if (!on) c.pipe.release_matrix();
     } else {
       fail(CNC_ERR_INVALID_ENUM, "(flag=0x%x): unknown flag", flag);
     }
@@ -427,6 +430,8 @@ CNC_API CNCstatus cncIsEnabled(CNCenum flag, CNCboolean* out) {
       *out = c.verbose;
     else if (flag == CNC_NORMALIZE_ROWS)
       *out = c.normalize_rows;
+    else if (flag == CNC_KEEP_MATRIX)
+      *out = c.keep_matrix;
     else
       fail(CNC_ERR_INVALID_ENUM, "(flag=0x%x): unknown flag", flag);
   });

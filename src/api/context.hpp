@@ -22,7 +22,7 @@ struct context {
   std::int32_t n = 0, k = 1;
   bool least_squares = false;
   // Solver parameters.
-  bool symmetric = false, verbose = false, normalize_rows = false;
+  bool symmetric = false, verbose = false, normalize_rows = false, keep_matrix = true;
   int solver = CNC_SOLVER_DEFAULT, preconditioner = CNC_PRECOND_JACOBI;
   int precision_param = CNC_DOUBLE, format_param = CNC_FORMAT_AUTO,
       backend_param = CNC_BACKEND_AUTO;

@@ -9,8 +9,11 @@
 
 namespace cnc {
 
-// Systems with fewer rows than this stay on the CPU in auto mode: a GPU launch costs more.
-constexpr std::int64_t auto_gpu_min_rows = 20000;
+// Systems with fewer matrix entries than this stay on the CPU in auto mode, where a GPU's
+// launches and copies cost more than the work. Measured end to end (bench_api --small, H100 and
+// 16 host cores, BENCHMARKS.md): the GPU wins from 18 K entries on (7-pt 14^3: 1.1 ms against
+// 1.8 ms), the CPU at 6.4 K (0.6 ms against 1.0 ms).
+constexpr std::int64_t auto_gpu_min_nnz = 12000;
 
 // CNC_BACKEND_* requested by the environment, or CNC_BACKEND_AUTO. Unknown text -> throws.
 int backend_from_environment();

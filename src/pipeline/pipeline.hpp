@@ -17,6 +17,7 @@
 #include "backends/backend.hpp"
 #include "cnc.h"
 #include "conversion/matrix.hpp"
+#include "util/fingerprint.hpp"
 
 namespace cnc {
 
@@ -31,6 +32,7 @@ struct solve_options {
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;
   int check_interval = 0, gmres_restart = 30;
+  bool keep_matrix = true;  // CNC_KEEP_MATRIX: keep the prepared matrix for the next solve
   std::function<bool(std::int64_t, double)> progress;  // may be empty
   std::function<void(int, const std::string&)> log;    // CNC_LOG_* levels; may be empty
 };
@@ -67,8 +69,10 @@ struct prepared_system {
   bcrs_matrix bcrs;           // when fmt is bcrs2/bcrs4 and the backend keeps the host matrix
   sell_matrix sell;           // likewise for SELL
   std::int64_t stored = 0;    // blocks (BCRS) or entries (SELL) of the matrix the backend got
+  std::int64_t nnz = 0;       // entries of the CSR it was made from
   std::int32_t n_padded = 0;  // its rows, padding included
   host_vector<double> d;      // inverse diagonal (host), empty when built on the device
+  csr_matrix csr;  // the CSR a backend that keeps host pointers reads, when the caller's may go
   std::int64_t zero_diagonals = 0;
   std::unique_ptr<device_system> dev;
 };
@@ -81,6 +85,20 @@ struct caller_csr {
   const std::uint32_t* col = nullptr;
   const double* val = nullptr;
   int base = 0;
+};
+
+// What cncSolveCSR was handed: sizes and fingerprints of the three arrays, and the version the
+// prepared system made from them was cached under. Equal content reuses that system.
+struct caller_content {
+  std::int32_t n = -1;
+  std::int64_t nnz = -1;
+  int base = 0;
+  fingerprint rows, cols, vals;
+  std::uint64_t version = 0;  // 0 = nothing remembered
+  bool same_arrays(const caller_content& o) const {
+    return n == o.n && nnz == o.nnz && base == o.base && rows == o.rows && cols == o.cols &&
+           vals == o.vals;
+  }
 };
 
 // Text of a CNC_REASON_* value, e.g. "converged" (log lines and cncGetString).
@@ -98,6 +116,9 @@ class pipeline {
   // CSR goes up as it is and is checked and converted there (CG in double; no host pass over
   // the entries); anything else is made canonical on the host first (csr_from_user), which
   // also names the first bad entry of a CSR the device check refused.
+  // The arrays' fingerprints are kept (computed while the device solves): a later call with
+  // the same arrays (same bytes, wherever they lie) reuses the prepared system and moves only
+  // b and x. `version` is a fresh value; the previous one is used when the arrays are equal.
   void solve_user(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
                   const double* b, double* x, solve_stats& stats);
   // The same with the matrix, b and x in CUDA device memory of the backend's device. x is
@@ -106,6 +127,8 @@ class pipeline {
                     solve_stats& stats);
   // Forgets the backend and the device-resident matrix.
   void reset();
+  // Frees the prepared (device-resident) matrix; the backend stays.
+  void release_matrix();
 
  private:
   // The backend of kind `kind` with the options' threads/device (cached), or nullptr when auto
@@ -113,8 +136,11 @@ class pipeline {
   backend* backend_for(const solve_options& o, int kind, bool requested);
   void prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                solve_stats& stats);
+  // `alongside` (may be empty) runs while the backend solves: on another thread when the solve
+  // runs on a GPU, after it on the CPU backend (whose solve uses every core).
   void solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
-                 std::uint64_t version, int k, const double* b, double* x, solve_stats& stats);
+                 std::uint64_t version, int k, const double* b, double* x, solve_stats& stats,
+                 const std::function<void()>& alongside = {});
   // Host CSR -> device as it is -> checked and converted there. False (nothing kept) when the
   // format is a block one or the device finds the CSR not canonical: the host path follows.
   bool device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
@@ -123,12 +149,13 @@ class pipeline {
   void prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
                            std::uint64_t version, int k);
   void run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
-           bool on_device, solve_stats& stats);
+           bool on_device, solve_stats& stats, const std::function<void()>& alongside = {});
 
   std::unique_ptr<backend> be_;
   int be_kind_ = 0, be_threads_ = -1, be_device_ = -2;
   unsigned auto_skip_ = 0;  // kinds auto selection found absent or unsuitable (bit per kind)
   prepared_system prep_;
+  caller_content last_caller_;  // what cncSolveCSR last prepared prep_ from
 };
 
 }  // namespace cnc

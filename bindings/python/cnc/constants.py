@@ -86,6 +86,7 @@ BACKEND_CUDA = 0x603
 # ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700)
 VERBOSE = 0x701
 NORMALIZE_ROWS = 0x702
+KEEP_MATRIX = 0x703
 
 # ---- Read-only statistics for cncGetIntegerv / cncGetDoublev (0x800)
 USED_ITERATIONS = 0x801
