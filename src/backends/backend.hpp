@@ -62,7 +62,8 @@ static_assert(sizeof(rhs_state) == 48, "rhs_state layout is shared with device c
 class device_system {
  public:
   virtual ~device_system() = default;
-  // Uploads b and the initial guess x (host, column-major, n real rows per system).
+  // Uploads b and the initial guess x (host, column-major, n real rows per system); x null
+  // means x = 0 (nothing to upload).
   // (Backends that take_device_arrays() also accept device pointers here and in get_x.)
   virtual void set_vectors(const double* b, const double* x) = 0;
   virtual void init(const double* thr2) = 0;  // thr2: one value per system

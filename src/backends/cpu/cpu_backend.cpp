@@ -115,7 +115,7 @@ class cpu_system final : public device_system {
     for (int j = 0; j < k_; ++j)
       for (std::int32_t i = 0; i < n_; ++i) {
         b_[std::int64_t(i) * k_ + j] = VT(b[i + std::size_t(j) * n_]);
-        x_[std::int64_t(i) * k_ + j] = VT(x[i + std::size_t(j) * n_]);
+        x_[std::int64_t(i) * k_ + j] = x ? VT(x[i + std::size_t(j) * n_]) : VT(0);
       }
   }
 

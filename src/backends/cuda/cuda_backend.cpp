@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -84,13 +85,14 @@ class device_buffer {
   std::size_t bytes_ = 0;
 };
 
-// Host -> device copies of large pageable arrays (the caller's CSR) go through two pinned
-// staging buffers: every core copies one chunk into pinned memory while the DMA engine moves the
-// other, instead of the driver's single-threaded staging of pageable memory. One stager per
-// backend (per context); its buffers are made at the first large upload and kept.
+// Copies between large pageable host arrays (the caller's CSR, b, x) and the device go through
+// two pinned staging buffers: every core copies one chunk between pageable and pinned memory
+// while the DMA engine moves the other, instead of the driver's single-threaded staging of
+// pageable memory. A backend (a context) leases one from a per-device pool (stager_lease); its
+// buffers are made at the first large copy, grown to the largest chunk used, and kept.
 class stager {
  public:
-  static constexpr std::size_t chunk = std::size_t(64) << 20;
+  static constexpr std::size_t max_chunk = std::size_t(64) << 20, min_chunk = std::size_t(4) << 20;
   stager() = default;
   stager(const stager&) = delete;
   stager& operator=(const stager&) = delete;
@@ -100,46 +102,136 @@ class stager {
       if (pinned_[i]) cudaFreeHost(pinned_[i]);
     }
   }
+  // Host -> device, queued on s (the host array may be reused when this returns).
   void copy(void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
-    if (bytes < 2 * chunk || !ready()) {
-      check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "matrix upload");
+    if (bytes < 2 * min_chunk || !ready(chunk_for(bytes))) {
+      check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "upload");
       return;
     }
-    const int threads = host_threads();
+    const std::size_t chunk = chunk_for(bytes);
     for (std::size_t off = 0, i = 0; off < bytes; off += chunk, ++i) {
       const int b = int(i % 2);
       check(cudaEventSynchronize(done_[b]), "staging");  // its previous DMA is done
       const std::size_t len = std::min(chunk, bytes - off);
-      char* to = static_cast<char*>(pinned_[b]);
-      const char* from = static_cast<const char*>(src) + off;
-      parallel_pieces(std::int64_t(len), std::int64_t(1) << 20, threads,
-                      [&](std::int64_t, std::int64_t a, std::int64_t e) {
-                        std::memcpy(to + a, from + a, std::size_t(e - a));
-                      });
-      check(cudaMemcpyAsync(static_cast<char*>(dst) + off, to, len, cudaMemcpyHostToDevice, s),
-            "matrix upload");
+      host_copy(pinned_[b], static_cast<const char*>(src) + off, len);
+      check(cudaMemcpyAsync(static_cast<char*>(dst) + off, pinned_[b], len, cudaMemcpyHostToDevice,
+                            s),
+            "upload");
       check(cudaEventRecord(done_[b], s), "staging");
+    }
+  }
+  // Device -> host after the work queued on s; complete when this returns.
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+    if (bytes < 2 * min_chunk || !ready(chunk_for(bytes))) {
+      check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "read-back");
+      check(cudaStreamSynchronize(s), "read-back");
+      return;
+    }
+    const std::size_t chunk = chunk_for(bytes), count = (bytes + chunk - 1) / chunk;
+    auto fetch = [&](std::size_t i) {  // chunk i's DMA into buffer i % 2
+      const int b = int(i % 2);
+      check(cudaEventSynchronize(done_[b]), "staging");
+      check(cudaMemcpyAsync(pinned_[b], static_cast<const char*>(src) + i * chunk,
+                            std::min(chunk, bytes - i * chunk), cudaMemcpyDeviceToHost, s),
+            "read-back");
+      check(cudaEventRecord(done_[b], s), "staging");
+    };
+    fetch(0);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i + 1 < count) fetch(i + 1);  // its buffer's last chunk was copied out below
+      const int b = int(i % 2);
+      check(cudaEventSynchronize(done_[b]), "read-back");
+      host_copy(static_cast<char*>(dst) + i * chunk, pinned_[b],
+                std::min(chunk, bytes - i * chunk));
     }
   }
 
  private:
-  // Pinned buffers and events, made on first use; false (plain copies) if pinning fails.
-  bool ready() {
+  // A quarter of the array, between 4 and 64 MiB: enough chunks to overlap both sides.
+  static std::size_t chunk_for(std::size_t bytes) {
+    return std::clamp((bytes / 4 + min_chunk - 1) / min_chunk * min_chunk, min_chunk, max_chunk);
+  }
+  static void host_copy(void* to, const void* from, std::size_t len) {
+    parallel_pieces(std::int64_t(len), std::int64_t(1) << 20, host_threads(),
+                    [&](std::int64_t, std::int64_t a, std::int64_t e) {
+                      std::memcpy(static_cast<char*>(to) + a, static_cast<const char*>(from) + a,
+                                  std::size_t(e - a));
+                    });
+  }
+  // Pinned buffers of at least `chunk` bytes and their events, made or grown on use (pinning
+  // costs about 1 ms per MiB: no more than the copies need); false (plain copies) if it fails.
+  bool ready(std::size_t chunk) {
     if (failed_) return false;
-    if (pinned_[0]) return true;
+    if (capacity_ >= chunk) return true;
+    for (int i = 0; i < 2; ++i) {
+      if (done_[i]) check(cudaEventSynchronize(done_[i]), "staging");
+      if (pinned_[i]) cudaFreeHost(pinned_[i]), pinned_[i] = nullptr;
+    }
+    capacity_ = 0;
     for (int i = 0; i < 2; ++i)
       if (cudaHostAlloc(&pinned_[i], chunk, cudaHostAllocDefault) != cudaSuccess ||
-          cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming) != cudaSuccess) {
+          (!done_[i] &&
+           cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming) != cudaSuccess)) {
         cudaGetLastError();
         failed_ = true;
         return false;
       }
+    capacity_ = chunk;
     return true;
   }
   void* pinned_[2] = {nullptr, nullptr};
   cudaEvent_t done_[2] = {nullptr, nullptr};
+  std::size_t capacity_ = 0;
   bool failed_ = false;
 };
+
+// Stagers outlive the contexts that use them, so a process pins its staging memory once, not
+// once per context (a new context per call, as cnc.solve in Python makes, paid ~0.1 s). A
+// backend takes one from its device's pool and gives it back; the pool grows to the number of
+// CUDA contexts alive at once and is never freed (pinned memory goes with the process).
+class stager_lease {
+ public:
+  explicit stager_lease(int dev) : dev_(dev) {
+    std::lock_guard<std::mutex> lock(mutex());
+    std::vector<stager*>& free = pool()[dev];
+    if (free.empty()) {
+      s_ = new stager;
+    } else {
+      s_ = free.back();
+      free.pop_back();
+    }
+  }
+  ~stager_lease() {
+    std::lock_guard<std::mutex> lock(mutex());
+    pool()[dev_].push_back(s_);
+  }
+  stager_lease(const stager_lease&) = delete;
+  stager_lease& operator=(const stager_lease&) = delete;
+  operator stager&() { return *s_; }
+  stager* operator->() { return s_; }
+
+ private:
+  static std::mutex& mutex() {
+    static auto* m = new std::mutex;
+    return *m;
+  }
+  static std::map<int, std::vector<stager*>>& pool() {
+    static auto* p = new std::map<int, std::vector<stager*>>;
+    return *p;
+  }
+  int dev_;
+  stager* s_;
+};
+
+// Whether p is ordinary (pageable) host memory, which the stager moves faster than the driver.
+bool pageable(const void* p) {
+  cudaPointerAttributes at{};
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    cudaGetLastError();
+    return true;
+  }
+  return at.type == cudaMemoryTypeUnregistered;
+}
 
 template <class T>
 device_buffer upload(stager& st, const T* host, std::size_t count, cudaStream_t s) {
@@ -640,9 +732,12 @@ class cuda_system final : public device_system, public cuda::system_probe {
   // the vector `pick(g)` of every group.
   template <class Pick>
   void scatter_all(const double* host, Pick pick) {
-    check(cudaMemcpyAsync(staging_.get(), host, sizeof(double) * n_real_ * nrhs_, cudaMemcpyDefault,
-                          stream_),
-          "vector upload");
+    const std::size_t bytes = sizeof(double) * n_real_ * nrhs_;
+    if (pageable(host))
+      stager_->copy(staging_.get(), host, bytes, stream_);
+    else
+      check(cudaMemcpyAsync(staging_.get(), host, bytes, cudaMemcpyDefault, stream_),
+            "vector upload");
     for (group& g : groups_)
       check(cuda::scatter(pr_, g.view, staging_.as<double>() + std::size_t(g.j0) * n_real_, n_real_,
                           pick(g), stream_),
@@ -657,10 +752,14 @@ class cuda_system final : public device_system, public cuda::system_probe {
       check(cuda::gather(pr_, g.view, pick(g), rows,
                          staging_.as<double>() + std::size_t(g.j0) * rows, stream_),
             "gather launch");
-    check(cudaMemcpyAsync(host, staging_.get(), sizeof(double) * host_rows * nrhs_,
-                          cudaMemcpyDefault, stream_),
-          "vector read-back");
-    check(cudaStreamSynchronize(stream_), "vector read-back");
+    const std::size_t bytes = sizeof(double) * host_rows * nrhs_;
+    if (pageable(host)) {
+      stager_->copy_to_host(host, staging_.get(), bytes, stream_);
+    } else {
+      check(cudaMemcpyAsync(host, staging_.get(), bytes, cudaMemcpyDefault, stream_),
+            "vector read-back");
+      check(cudaStreamSynchronize(stream_), "vector read-back");
+    }
   }
 
   stager* stager_;  // the backend's
@@ -785,7 +884,7 @@ class cuda_backend final : public backend {
   std::string name_;
   int sm_count_;
   bool cooperative_;
-  stager stager_;
+  stager_lease stager_{dev_};  // declared after dev_
 };
 
 }  // namespace

@@ -379,7 +379,7 @@ class opencl_system final : public device_system {
   // Host column-major (n rows per system) -> device interleaved over n_padded rows.
   void upload_vectors(cl_mem m, const double* src) {
     std::vector<unsigned char> buf(vec_bytes(), 0);
-    for (int j = 0; j < k_; ++j)
+    for (int j = 0; j < k_ && src; ++j)  // null: zeros
       for (std::int32_t i = 0; i < n_; ++i)
         put(buf.data(), static_cast<std::size_t>(i) * k_ + j,
             src[static_cast<std::size_t>(j) * n_ + i], vec_f32_);
