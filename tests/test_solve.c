@@ -594,6 +594,28 @@ static void test_zero_rhs(void** unused) {
   stats s = read_stats();
   assert_int_equal(s.iters, 0);
   assert_int_equal(s.reason, CNC_REASON_CONVERGED);
+  /* Two systems through cncSolveCSR, the first with b = 0, both from x0 = 7: the first gives
+   * x = 0, the second its own answer (dense Cholesky). */
+  const size_t n = (size_t)a.n;
+  CNCuint* ci = (CNCuint*)malloc(sizeof(CNCuint) * (size_t)a.nnz);
+  for (int64_t k = 0; k < a.nnz; ++k) ci[k] = (CNCuint)a.col[k];
+  double* b2 = (double*)calloc(2 * n, sizeof(double));
+  double* x2 = (double*)malloc(sizeof(double) * 2 * n);
+  double* rhs = random_vector(n, 61);
+  memcpy(b2 + n, rhs, sizeof(double) * n);
+  for (size_t i = 0; i < 2 * n; ++i) x2[i] = 7.0;
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-12), CNC_OK);
+  assert_int_equal(cncSolveCSR((CNCuint)n, a.row_ptr, ci, a.val, 0, 2, b2, x2), CNC_OK);
+  for (size_t i = 0; i < n; ++i) assert_true(x2[i] == 0.0);
+  double* ref = dense_reference(&a, rhs);
+  assert_true(ts_rel_diff(n, x2 + n, ref) < 1e-9);
+  s = read_stats();
+  assert_int_equal(s.reason, CNC_REASON_CONVERGED);
+  free(ref);
+  free(rhs);
+  free(x2);
+  free(b2);
+  free(ci);
   cncDeleteContext(c);
   ts_csr_free(&a);
 }

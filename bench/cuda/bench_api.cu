@@ -21,7 +21,7 @@
 // A fourth (--small, alone) times small systems on the CPU and on CUDA, for the automatic
 // backend's size threshold (src/backends/registry.hpp).
 //
-//   bench_api [--quick | --small] [--reps R] [--tol T] [--max-n N]
+//   bench_api [--quick | --small] [--reps R] [--tol T] [--max-n N] [--verbose]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -452,7 +452,7 @@ int main(int argc, char** argv) {
   int reps = 3;
   double tol = 1e-8;
   long long max_n = 1LL << 40;
-  bool small = false;
+  bool small = false, verbose = false;  // verbose: cnc's log on stderr
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--quick"))
       quick = true;
@@ -464,9 +464,12 @@ int main(int argc, char** argv) {
       max_n = std::atoll(argv[++a]);
     else if (!std::strcmp(argv[a], "--small"))
       small = true;
+    else if (!std::strcmp(argv[a], "--verbose"))
+      verbose = true;
   }
   CNCcontext ctx = cncNewContext();
   cncMakeCurrent(ctx);
+  if (verbose) cncEnable(CNC_VERBOSE);
   std::printf("# bench_api: cnc %s, end to end through cnc.h vs a textbook cuSPARSE+cuBLAS PCG\n",
               cncVersionString());
   cudaDeviceProp prop;

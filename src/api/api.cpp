@@ -857,24 +857,15 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
       fail(CNC_ERR_NOT_FINITE, "(%s): b[%lld]=%g is not finite", args, (long long)bad, b[bad]);
     if (bad >= 0)
       fail(CNC_ERR_NOT_FINITE, "(%s): x[%lld]=%g is not finite", args, (long long)bad, x[bad]);
-    // The solve works on a copy: x changes only when it succeeds.
-    cnc::host_vector<double> xs(len);
-    auto copy = [&](double* to, const double* from) {
-      cnc::parallel_pieces(std::int64_t(len), 1 << 16, cnc::host_threads(),
-                           [&](std::int64_t, std::int64_t u0, std::int64_t u1) {
-                             std::memcpy(to + u0, from + u0, sizeof(double) * std::size_t(u1 - u0));
-                           });
-    };
-    copy(xs.data(), x);
+    // The pipeline writes x only when the solve succeeds (pipeline::run).
     c.stats = cnc::solve_stats{};
     try {
       c.pipe.solve_user(c.options(),
                         cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
-                        next_version(), int(nrhs), b, xs.data(), c.stats);
+                        next_version(), int(nrhs), b, x, c.stats);
     } catch (const error& e) {
       fail(e.status(), "(%s)%s", args, e.what());
     }
-    copy(x, xs.data());
   });
 }
 

@@ -193,7 +193,16 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   }
   const double ts = now_seconds();
   pcg_result r;
-  if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) {  // DEFAULT and CG: PCG
+  // The caller's x changes only when the solve succeeds. PCG with the device's true residual
+  // writes it once, at the end; the other methods work on a copy.
+  const bool krylov = o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES;
+  host_vector<double> scratch;
+  double* const x_out = x;
+  if (!on_device && (krylov || !prm.device_residual)) {
+    scratch.assign(x, x + std::size_t(a.n) * std::size_t(k));
+    x = scratch.data();
+  }
+  if (krylov) {
     krylov_params kp;
     kp.base = prm;
     kp.restart = o.gmres_restart;
@@ -204,6 +213,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   } else {
     r = pcg_solve(*prep_.dev, a, k, b, x, prm);
   }
+  if (x != x_out) std::copy(x, x + std::size_t(a.n) * std::size_t(k), x_out);
   stats.solve = now_seconds() - ts;
   if (side.valid())
     side.get();
@@ -336,6 +346,13 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   }
   const double te = now_seconds();
   stats.conversion = (tu - tc) + (tb - ts) + (te - tb);  // host checks, device check, build
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "device intake: row offsets %.3f ms, upload %.3f ms, check and format %.3f ms, "
+                "%s build %.3f ms",
+                1e3 * (tu - tc), 1e3 * (ts - tu), 1e3 * (tb - ts), format_name(fmt),
+                1e3 * (te - tb));
+  log_to(o, CNC_LOG_INFO, line);
   stats.upload = ts - tu;
   return true;
 }

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <thread>
 
-#include "backends/cpu/thread_pool.hpp"
+#include "util/thread_pool.hpp"
 #include "cnc.h"
 
 namespace cnc {

@@ -170,16 +170,26 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
         if (bnorm2[j] == 0.0) std::fill(hx.begin() + j * n, hx.begin() + (j + 1) * n, 0.0);
       sys.set_vectors(b, hx.data());
     }
-  } else if (any_zero) {
-    for (int j = 0; j < k; ++j)
-      if (bnorm2[j] == 0.0) std::fill(x + j * n, x + (j + 1) * n, 0.0);
   }
+  auto zero_where_b_is = [&](double* v) {
+    for (int j = 0; j < k; ++j)
+      if (bnorm2[j] == 0.0) std::fill(v + j * n, v + (j + 1) * n, 0.0);
+  };
   if (all_zero) {
+    if (!prm.vectors_on_device) zero_where_b_is(x);
     std::fill(res.reasons.begin(), res.reasons.end(), CNC_REASON_CONVERGED);
     res.reason = CNC_REASON_CONVERGED;
     return res;
   }
-  if (!(prm.vectors_on_device && any_zero)) sys.set_vectors(b, x_zero ? nullptr : x);
+  if (!prm.vectors_on_device) {
+    if (any_zero && !x_zero) {  // those systems start (and stay) at x = 0; x itself waits
+      std::vector<double> x0(x, x + n * std::size_t(k));
+      zero_where_b_is(x0.data());
+      sys.set_vectors(b, x0.data());
+    } else {
+      sys.set_vectors(b, x_zero ? nullptr : x);
+    }
+  }
   sys.init(thr2.data());
   std::vector<double> tr2(static_cast<std::size_t>(k));
   // ||b - A x||² of every system. On the device, init() computes exactly that (r = b - A x,
@@ -238,6 +248,7 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
   }
   if (!have_true) true_norms();
   sys.get_x(x);
+  if (!prm.vectors_on_device) zero_where_b_is(x);  // already 0 on the device, up to -0
   int worst_reason = CNC_REASON_CONVERGED;
   for (int j = 0; j < k; ++j) {
     if (bnorm2[j] == 0.0) {

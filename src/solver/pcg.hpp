@@ -39,7 +39,9 @@ struct pcg_result {
 
 // Solves a x = b for k systems (column-major b and x, n real rows). `a` is the double CSR used
 // for the true-residual check when it runs on the host; `sys` already holds the matrix.
-// x: initial guess in, solution out (read back from the device once, at the end).
+// x: initial guess in, solution out. With device_residual, x is read at the start and written
+// once, at the end (a solve that throws leaves it as it was); otherwise the host true residual
+// reads x back into it while CG runs.
 pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                      const pcg_params& prm);
 

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/thread_pool.hpp"
+
 namespace cnc {
 
 // Threads for host stages: CNC_NUM_THREADS when set (> 0), else one per core. `requested` > 0
@@ -51,11 +53,13 @@ void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
       }
     }
   };
-  std::vector<std::thread> pool;
-  pool.reserve(std::size_t(t_count - 1));
-  for (int t = 1; t < t_count; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
+  if (!run_on_host_pool(t_count, work)) {
+    std::vector<std::thread> pool;
+    pool.reserve(std::size_t(t_count - 1));
+    for (int t = 1; t < t_count; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& th : pool) th.join();
+  }
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }

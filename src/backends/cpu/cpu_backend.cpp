@@ -17,7 +17,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
-#include "backends/cpu/thread_pool.hpp"
+#include "util/thread_pool.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
 

@@ -92,7 +92,7 @@ class device_buffer {
 // buffers are made at the first large copy, grown to the largest chunk used, and kept.
 class stager {
  public:
-  static constexpr std::size_t max_chunk = std::size_t(64) << 20, min_chunk = std::size_t(4) << 20;
+  static constexpr std::size_t max_chunk = std::size_t(64) << 20, min_chunk = std::size_t(1) << 20;
   stager() = default;
   stager(const stager&) = delete;
   stager& operator=(const stager&) = delete;
@@ -147,12 +147,12 @@ class stager {
   }
 
  private:
-  // A quarter of the array, between 4 and 64 MiB: enough chunks to overlap both sides.
+  // A quarter of the array, between 1 and 64 MiB: enough chunks to overlap both sides.
   static std::size_t chunk_for(std::size_t bytes) {
     return std::clamp((bytes / 4 + min_chunk - 1) / min_chunk * min_chunk, min_chunk, max_chunk);
   }
   static void host_copy(void* to, const void* from, std::size_t len) {
-    parallel_pieces(std::int64_t(len), std::int64_t(1) << 20, host_threads(),
+    parallel_pieces(std::int64_t(len), std::int64_t(1) << 18, host_threads(),
                     [&](std::int64_t, std::int64_t a, std::int64_t e) {
                       std::memcpy(static_cast<char*>(to) + a, static_cast<const char*>(from) + a,
                                   std::size_t(e - a));

@@ -1,5 +1,7 @@
 // Persistent fork-join pool (see thread_pool.hpp).
-#include "backends/cpu/thread_pool.hpp"
+#include "util/thread_pool.hpp"
+
+#include <mutex>
 
 namespace cnc {
 
@@ -40,6 +42,25 @@ void thread_pool::run(const std::function<void(int)>& fn) {
       std::this_thread::yield();
   }
   job_ = nullptr;
+}
+
+bool run_on_host_pool(int count, const std::function<void(int)>& fn) {
+  // Never destroyed: stages may run while static objects are torn down at exit.
+  static std::mutex* busy = new std::mutex;
+  static thread_pool* pool = []() -> thread_pool* {
+    try {
+      return new thread_pool(int(std::max(1u, std::thread::hardware_concurrency())));
+    } catch (const std::exception&) {  // no threads to be had: callers start their own
+      return nullptr;
+    }
+  }();
+  if (!pool || count > pool->size()) return false;
+  std::unique_lock<std::mutex> lock(*busy, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  pool->run([&](int t) {
+    if (t < count) fn(t);
+  });
+  return true;
 }
 
 void thread_pool::worker(int t) {

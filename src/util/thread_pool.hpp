@@ -1,5 +1,6 @@
-// A small persistent fork-join pool for the CPU backend. One pool per backend (so per context):
-// contexts never share threads, which keeps them independent and ThreadSanitizer-clean.
+// A small persistent fork-join pool. The CPU backend has one per backend (so per context):
+// contexts never share its threads, which keeps them independent. The host stages outside it
+// (parallel_pieces) share one process-wide pool, taken by one stage at a time.
 // Workers spin briefly on a generation counter (a PCG step lasts microseconds to milliseconds),
 // then sleep on it with C++20 atomic wait.
 #pragma once
@@ -33,5 +34,12 @@ class thread_pool {
   std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};
 };
+
+// Runs fn(t) for every t in [0, count) on the process's pool for host stages (one thread per
+// core, started at first use; t = 0 on the caller) and returns true; returns false, running
+// nothing, when that pool is busy (another thread's stage, or a call from inside a stage), too
+// small, or could not start: the caller then starts threads of its own. Starting a thread costs
+// tens of microseconds, so a stage on 16 cores spent about a millisecond on starts alone.
+bool run_on_host_pool(int count, const std::function<void(int)>& fn);
 
 }  // namespace cnc
