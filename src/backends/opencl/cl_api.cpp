@@ -50,6 +50,7 @@ loaded open_loader() {
          resolve(lib, "clEnqueueWriteBuffer", a.EnqueueWriteBuffer, w) &&
          resolve(lib, "clEnqueueReadBuffer", a.EnqueueReadBuffer, w) &&
          resolve(lib, "clEnqueueCopyBuffer", a.EnqueueCopyBuffer, w) &&
+         resolve(lib, "clEnqueueFillBuffer", a.EnqueueFillBuffer, w) &&
          resolve(lib, "clCreateProgramWithSource", a.CreateProgramWithSource, w) &&
          resolve(lib, "clBuildProgram", a.BuildProgram, w) &&
          resolve(lib, "clGetProgramBuildInfo", a.GetProgramBuildInfo, w) &&

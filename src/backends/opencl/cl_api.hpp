@@ -29,6 +29,7 @@ struct api {
   decltype(&::clEnqueueWriteBuffer) EnqueueWriteBuffer;
   decltype(&::clEnqueueReadBuffer) EnqueueReadBuffer;
   decltype(&::clEnqueueCopyBuffer) EnqueueCopyBuffer;
+  decltype(&::clEnqueueFillBuffer) EnqueueFillBuffer;
   decltype(&::clCreateProgramWithSource) CreateProgramWithSource;
   decltype(&::clBuildProgram) BuildProgram;
   decltype(&::clGetProgramBuildInfo) GetProgramBuildInfo;

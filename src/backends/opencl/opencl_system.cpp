@@ -255,6 +255,16 @@ class opencl_system final : public device_system {
     return m;
   }
 
+  // Zeros written by the device (no host buffer of zeros crosses the bus).
+  void zero(cl_mem m, std::size_t bytes, std::size_t offset = 0) {
+    if (bytes == 0) return;
+    const cl_uint z4 = 0;
+    const unsigned char z1 = 0;
+    const bool words = bytes % 4 == 0 && offset % 4 == 0;
+    check(cl_.EnqueueFillBuffer(queue_, m, words ? static_cast<const void*>(&z4) : &z1,
+                                words ? 4 : 1, offset, bytes, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer");
+  }
   void write(cl_mem m, const void* src, std::size_t bytes) {
     check(cl_.EnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
@@ -321,25 +331,18 @@ class opencl_system final : public device_system {
     p_ = alloc(vec_bytes(), "vector p");
     q_ = alloc(vec_bytes(), "vector q");
     bv_ = alloc(vec_bytes(), "vector b");
-    const std::vector<unsigned char> zeros(vec_bytes(), 0);
-    for (cl_mem m : {x_, r_, p_, q_, bv_}) write(m, zeros.data(), zeros.size());
+    for (cl_mem m : {x_, r_, p_, q_, bv_}) zero(m, vec_bytes());
     const std::size_t sts = acc_f32_ ? sizeof(rhs_state_f32) : sizeof(rhs_state);
     state_ = alloc(sts * k_, "state");
-    {
-      const std::vector<unsigned char> z(sts * k_, 0);  // status 0 = running, all zero
-      write(state_, z.data(), z.size());
-    }
+    zero(state_, sts * k_);  // status 0 = running, all zero
     aux_ = alloc(acc_size() * k_, "aux");
     thr2_ = alloc(acc_size() * k_, "thresholds");
     partA_ = alloc(acc_size() * k_ * groups_, "partials");
     partB_ = alloc(acc_size() * 2 * k_ * groups_, "partials");
-    {
-      // Every group sums every system's partials (running or not): start them at zero.
-      const std::vector<unsigned char> z(acc_size() * 2 * k_ * groups_, 0);
-      write(partA_, z.data(), acc_size() * k_ * groups_);
-      write(partB_, z.data(), z.size());
-      write(aux_, z.data(), acc_size() * k_);
-    }
+    // Every group sums every system's partials (running or not): start them at zero.
+    zero(partA_, acc_size() * k_ * groups_);
+    zero(partB_, acc_size() * 2 * k_ * groups_);
+    zero(aux_, acc_size() * k_);
 
     // Bind every argument once; only finalize's mode changes between launches.
     const cl_int units = units_, np = np_, groups = groups_;
@@ -378,14 +381,20 @@ class opencl_system final : public device_system {
 
   // Host column-major (n rows per system) -> device interleaved over n_padded rows.
   void upload_vectors(cl_mem m, const double* src) {
+    if (!src) return zero(m, vec_bytes());
+    if (k_ == 1 && !vec_f32_) {  // the layout is the caller's: no host copy; padding zeroed
+      write(m, src, std::size_t(n_) * sizeof(double));
+      return zero(m, vec_bytes() - std::size_t(n_) * sizeof(double), std::size_t(n_) * sizeof(double));
+    }
     std::vector<unsigned char> buf(vec_bytes(), 0);
-    for (int j = 0; j < k_ && src; ++j)  // null: zeros
+    for (int j = 0; j < k_; ++j)
       for (std::int32_t i = 0; i < n_; ++i)
         put(buf.data(), static_cast<std::size_t>(i) * k_ + j,
             src[static_cast<std::size_t>(j) * n_ + i], vec_f32_);
     write(m, buf.data(), buf.size());
   }
   void download_vectors(cl_mem m, double* dst) {
+    if (k_ == 1 && !vec_f32_) return read(m, dst, std::size_t(n_) * sizeof(double));
     std::vector<unsigned char> buf(vec_bytes());
     read(m, buf.data(), buf.size());
     for (int j = 0; j < k_; ++j)
