@@ -39,3 +39,12 @@ if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_backend.cpp)
   cnc_add_test(test_backend TEST_NAME backend_opencl ARGS opencl)
   set_tests_properties(backend_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}")
 endif()
+
+# The main job on the OpenCL device, large enough (262 K unknowns, 14 MB of values) for the
+# staged (pinned) matrix upload: must converge to the known solution.
+if(TARGET cnc-solve)
+  add_test(NAME cnc_solve_opencl COMMAND cnc-solve --grid 64 --backend opencl --max-iter 2000)
+  set_tests_properties(cnc_solve_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "converged after [0-9]+ iterations.*max \\|x - x\\*\\| = [0-9.]+e-(0[6-9]|1[0-9])"
+    SKIP_REGULAR_EXPRESSION "backend not available")
+endif()

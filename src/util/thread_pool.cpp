@@ -11,10 +11,10 @@ inline void cpu_relax() {
   __builtin_ia32_pause();
 #endif
 }
-constexpr int spin_rounds = 20000;
 }  // namespace
 
-thread_pool::thread_pool(int threads) : size_(threads < 1 ? 1 : threads) {
+thread_pool::thread_pool(int threads, int spin_rounds)
+    : size_(threads < 1 ? 1 : threads), spin_rounds_(spin_rounds) {
   for (int t = 1; t < size_; ++t) threads_.emplace_back([this, t] { worker(t); });
 }
 
@@ -36,7 +36,7 @@ void thread_pool::run(const std::function<void(int)>& fn) {
   generation_.notify_all();
   fn(0);
   for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
-    if (spin < spin_rounds)
+    if (spin < spin_rounds_)
       cpu_relax();
     else
       std::this_thread::yield();
@@ -49,7 +49,7 @@ bool run_on_host_pool(int count, const std::function<void(int)>& fn) {
   static std::mutex* busy = new std::mutex;
   static thread_pool* pool = []() -> thread_pool* {
     try {
-      return new thread_pool(int(std::max(1u, std::thread::hardware_concurrency())));
+      return new thread_pool(int(std::max(1u, std::thread::hardware_concurrency())), 0);
     } catch (const std::exception&) {  // no threads to be had: callers start their own
       return nullptr;
     }
@@ -69,7 +69,7 @@ void thread_pool::worker(int t) {
     std::uint32_t g;
     int spin = 0;
     while ((g = generation_.load(std::memory_order_acquire)) == seen) {
-      if (++spin < spin_rounds)
+      if (++spin < spin_rounds_)
         cpu_relax();
       else
         generation_.wait(seen, std::memory_order_acquire);

@@ -15,7 +15,10 @@ namespace cnc {
 
 class thread_pool {
  public:
-  explicit thread_pool(int threads);  // threads >= 1; the caller is thread 0
+  // threads >= 1; the caller is thread 0. Idle workers spin `spin_rounds` pauses before they
+  // sleep: worth it between PCG steps, not between host stages (the host pool does not spin, so
+  // its idle workers never take cycles from a CPU backend's).
+  explicit thread_pool(int threads, int spin_rounds = 20000);
   ~thread_pool();
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
@@ -27,7 +30,7 @@ class thread_pool {
  private:
   void worker(int t);
 
-  int size_;
+  int size_, spin_rounds_;
   std::vector<std::thread> threads_;
   const std::function<void(int)>* job_ = nullptr;
   std::atomic<std::uint32_t> generation_{0};

@@ -51,6 +51,9 @@ loaded open_loader() {
          resolve(lib, "clEnqueueReadBuffer", a.EnqueueReadBuffer, w) &&
          resolve(lib, "clEnqueueCopyBuffer", a.EnqueueCopyBuffer, w) &&
          resolve(lib, "clEnqueueFillBuffer", a.EnqueueFillBuffer, w) &&
+         resolve(lib, "clEnqueueMapBuffer", a.EnqueueMapBuffer, w) &&
+         resolve(lib, "clWaitForEvents", a.WaitForEvents, w) &&
+         resolve(lib, "clReleaseEvent", a.ReleaseEvent, w) &&
          resolve(lib, "clCreateProgramWithSource", a.CreateProgramWithSource, w) &&
          resolve(lib, "clBuildProgram", a.BuildProgram, w) &&
          resolve(lib, "clGetProgramBuildInfo", a.GetProgramBuildInfo, w) &&

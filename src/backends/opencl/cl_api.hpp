@@ -30,6 +30,9 @@ struct api {
   decltype(&::clEnqueueReadBuffer) EnqueueReadBuffer;
   decltype(&::clEnqueueCopyBuffer) EnqueueCopyBuffer;
   decltype(&::clEnqueueFillBuffer) EnqueueFillBuffer;
+  decltype(&::clEnqueueMapBuffer) EnqueueMapBuffer;
+  decltype(&::clWaitForEvents) WaitForEvents;
+  decltype(&::clReleaseEvent) ReleaseEvent;
   decltype(&::clCreateProgramWithSource) CreateProgramWithSource;
   decltype(&::clBuildProgram) BuildProgram;
   decltype(&::clGetProgramBuildInfo) GetProgramBuildInfo;
