@@ -3,7 +3,8 @@
 // The answer is compared with cncSolveCSR on the same host arrays (the same backend and format:
 // the same iterations and x to rounding) and with the test's own residual ‖b − A x‖ in double.
 // Bad input (host memory, NaN, out-of-range columns, a CPU/BCRS/single/BiCGSTAB setting) must
-// answer with its status and leave x untouched. Without a usable CUDA device the program exits
+// answer with its status and leave x untouched; so must arrays on another GPU than the context's
+// (checked when two are present). Without a usable CUDA device the program exits
 // 77 after saying why (CTest: skipped).
 #include <cuda_runtime.h>
 
@@ -382,6 +383,37 @@ void test_bad_input() {
   end_context();
 }
 
+// Arrays on a second GPU: refused, naming that device, while the context runs on device 0 (x
+// untouched); solved with CNC_DEVICE_INDEX = 1. Skipped (said) with one GPU.
+void test_other_device(int count) {
+  if (count < 2) {
+    std::printf("arrays on another GPU: SKIP (%d CUDA device)\n", count);
+    return;
+  }
+  std::printf("arrays on another GPU:\n");
+  const csr a = stencil(12);
+  const std::vector<double> b = rhs(a.n, 1), x0(b.size(), 0.0);
+  cudaSetDevice(1);
+  {
+    dev_csr d(a);
+    dev_array<double> db(b), dx(x0);
+    new_context();  // CNC_DEVICE_INDEX 0
+    expect_error("arrays on device 1, cnc on 0", CNC_ERR_INVALID_VALUE, a, d.row_ptr.p, d.col.p,
+                 d.val.p, 0, db.p, dx.p, dx);
+    cncSolveCSRDevice(a.n, d.row_ptr.p, d.col.p, d.val.p, 0, 1, db.p, dx.p);
+    CHECK(std::strstr(cncGetLastErrorMessage(), "device 1") != nullptr);
+    end_context();
+    new_context();
+    cncSolverParameteri(CNC_DEVICE_INDEX, 1);
+    CHECK(cncSolveCSRDevice(a.n, d.row_ptr.p, d.col.p, d.val.p, 0, 1, db.p, dx.p) == CNC_OK);
+    const double r = residual(a, 1, b, dx.get());
+    std::printf("  CNC_DEVICE_INDEX 1: residual %.2e\n", r);
+    CHECK(r <= 2e-10);
+    end_context();
+  }
+  cudaSetDevice(0);
+}
+
 }  // namespace
 
 int main() {
@@ -398,6 +430,7 @@ int main() {
   test_fallbacks();
   test_zero_rhs();
   test_bad_input();
+  test_other_device(count);
   std::printf(failures ? "FAILED: %d check(s)\n" : "all checks passed\n", failures);
   return failures ? 1 : 0;
 }

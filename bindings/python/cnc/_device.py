@@ -49,6 +49,24 @@ def _as_cupy(cp, obj, what):
     return cp.asarray(obj)  # host data: uploaded once
 
 
+def array_device(*objs):
+    """The CUDA device ordinal of the first device array among objs, or None when none is one."""
+    for obj in objs:
+        if not is_device_array(obj):
+            continue
+        cp, sp = _cupy()
+        if sp.issparse(obj):
+            return int(obj.data.device.id)
+        if hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack_device__"):
+            dev = getattr(obj, "device", None)
+            if hasattr(dev, "id"):
+                return int(dev.id)
+            if hasattr(obj, "__dlpack_device__"):
+                return int(obj.__dlpack_device__()[1])
+            return int(_as_cupy(cp, obj, "array").device.id)
+    return None
+
+
 def device_csr(A):
     """(n, row_ptr int64, col_idx uint32, values float64) as CuPy arrays, 0-based."""
     cp, sp = _cupy()

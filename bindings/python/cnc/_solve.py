@@ -6,6 +6,7 @@ call its solve_matrix() to reuse one context (and its GPU) across solves. Option
 variables keep their documented effect.
 """
 
+from . import _device
 from . import constants as _c
 from .context import Context
 from .errors import CncError
@@ -79,6 +80,10 @@ def solve(
     Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,
     info.residual, info.true_residual, ...). A solve that does not converge is not an error:
     check info.converged / info.reason. Raises cnc.CncError on bad input.
+
+    A, b (and x0) already on a CUDA device (CuPy, __cuda_array_interface__, DLPack) are solved
+    there with no copy through the host, on the GPU that holds them, and x is returned on it when
+    b was there.
     """
     settings = [
         (_c.SOLVER, _enum(SOLVERS, solver, "solver")),
@@ -96,6 +101,10 @@ def solve(
         settings.append((_c.GMRES_RESTART, int(restart)))
     if threads != 0:
         settings.append((_c.NB_THREADS, int(threads)))
+    # Arrays already on a GPU: cnc runs on that GPU.
+    device = _device.array_device(A, b, x0)
+    if device is not None:
+        settings.append((_c.DEVICE_INDEX, device))
     with Context() as ctx:
         for pname, value in settings:
             ctx.set_parameter(pname, value)

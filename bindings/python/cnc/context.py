@@ -313,6 +313,13 @@ class Context:
         return x_block.reshape(np.shape(b)), info
 
     def _solve_device(self, A, b, x0):
+        cp, _ = _device._cupy()
+        # CuPy works (and x is made) on the GPU that holds the arrays; cnc checks that it is the
+        # context's (CNC_DEVICE_INDEX).
+        with cp.cuda.Device(_device.array_device(A, b, x0)):
+            return self._solve_device_here(A, b, x0)
+
+    def _solve_device_here(self, A, b, x0):
         n, row_ptr, col_idx, values = _device.device_csr(A)
         b_on_device = _device.is_device_array(b)
         b_block, k, b_shape = _device.device_block(b, n)

@@ -91,3 +91,20 @@ def test_bad_device_input_raises_and_leaves_x0():
     with pytest.raises(cnc.CncError) as e:
         cnc.solve(csp.csr_matrix(bad), cp.ones(A.shape[0]))
     assert e.value.status == cnc.ERR_NOT_FINITE and "values[10]" in str(e.value)
+
+
+@pytest.mark.skipif(_gpus < 2, reason="arrays on another GPU need two CUDA devices")
+def test_arrays_on_another_gpu():
+    A = shifted_poisson2d(150)
+    b = rhs(A.shape[0])
+    with cp.cuda.Device(1):
+        Ad, bd = csp.csr_matrix(A), cp.asarray(b)
+    # cnc.solve runs on the GPU that holds the arrays, and x stays there.
+    x, info = cnc.solve(Ad, bd, tol=1e-10)
+    assert info.converged and info.backend == "cuda" and x.device.id == 1
+    assert rel_err(cp.asnumpy(x), reference(A, b)) < 1e-7
+    # A context on device 0 (CNC_DEVICE_INDEX's default) refuses them, naming device 1.
+    with cnc.Context() as ctx:
+        with pytest.raises(cnc.CncError) as e:
+            ctx.solve_matrix(Ad, bd)
+        assert e.value.status == cnc.ERR_INVALID_VALUE and "device 1" in str(e.value)
