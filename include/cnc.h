@@ -473,7 +473,10 @@ CNC_API CNCstatus cncSolve(void);
  * arrays are copied to the GPU as they are and checked and converted there; a CSR the GPU finds
  * not canonical (unsorted, duplicates, an error), or that does not fit in device memory beside
  * its converted form, takes the host path instead (said at CNC_LOG_INFO), which names the first
- * bad entry.
+ * bad entry. x is written once, at the end, and only when the call succeeds; the one exception
+ * is a device failing while x is copied back (x is then partly written and the call fails).
+ * The context keeps the prepared matrix for the next call with the same arrays: see
+ * CNC_KEEP_MATRIX at cncEnable.
  */
 CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
                               const double* values, CNCint base, CNCuint nrhs, const double* b,

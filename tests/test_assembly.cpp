@@ -1143,6 +1143,17 @@ static void test_fingerprint(void** unused) {
   assert_true(cnc::fingerprint_of(v.data(), bytes, 4) == f);
   assert_false(cnc::fingerprint_of(v.data(), bytes - 1, 4) == f);
   assert_false(cnc::fingerprint_of(v.data(), 0, 4) == f);
+  // Piece digests: the same whole; same_pieces true for the same bytes only.
+  const cnc::piece_prints pp = cnc::fingerprint_pieces(v.data(), bytes, 3);
+  assert_true(pp.whole == f);
+  assert_true(pp.pieces.size() > 1);
+  for (int t = 1; t <= 5; ++t) assert_true(cnc::same_pieces(v.data(), bytes, t, pp.pieces));
+  for (std::size_t at : {std::size_t(0), bytes / 2, bytes - 1}) {
+    v[at] ^= 0x80;
+    for (int t = 1; t <= 5; t += 2) assert_false(cnc::same_pieces(v.data(), bytes, t, pp.pieces));
+    v[at] ^= 0x80;
+  }
+  assert_false(cnc::same_pieces(v.data(), bytes - (std::size_t(2) << 20), 4, pp.pieces));
 }
 
 int main() {

@@ -184,12 +184,16 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   prm.vectors_on_device = on_device;
   prm.progress = o.progress;
   prm.log = o.log;
+  // `alongside` starts once b and x are on the device (it would compete with their staging),
+  // on another thread; on the CPU backend, or when PCG never iterates, it runs after the solve.
   std::future<void> side;  // waited for (also when the solve throws) before the caller's arrays go
   if (alongside && be_->api_id() != CNC_BACKEND_CPU) {
-    try {
-      side = std::async(std::launch::async, alongside);
-    } catch (const std::system_error&) {  // no thread to be had: done after the solve
-    }
+    prm.loop_started = [&side, &alongside] {
+      try {
+        side = std::async(std::launch::async, alongside);
+      } catch (const std::system_error&) {  // no thread to be had: done after the solve
+      }
+    };
   }
   const double ts = now_seconds();
   pcg_result r;
@@ -213,12 +217,12 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   } else {
     r = pcg_solve(*prep_.dev, a, k, b, x, prm);
   }
-  if (x != x_out) std::copy(x, x + std::size_t(a.n) * std::size_t(k), x_out);
   stats.solve = now_seconds() - ts;
   if (side.valid())
     side.get();
   else if (alongside)
     alongside();
+  if (x != x_out) std::copy(x, x + std::size_t(a.n) * std::size_t(k), x_out);
 
   stats.iterations = r.iterations;
   stats.reason = r.reason;
@@ -274,41 +278,62 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
   if (!o.keep_matrix) return solve_any(o, nullptr, &in, version, k, b, x, stats);
   caller_content now;
   now.n = in.n, now.nnz = in.row_ptr[in.n] - in.base, now.base = in.base;
-  auto hash = [&in, &now](int threads) {
-    now.rows = fingerprint_of(in.row_ptr, (std::size_t(in.n) + 1) * sizeof *in.row_ptr, threads);
-    now.cols = fingerprint_of(in.col, std::size_t(now.nnz) * sizeof *in.col, threads);
-    now.vals = fingerprint_of(in.val, std::size_t(now.nnz) * sizeof *in.val, threads);
+  const std::size_t row_bytes = (std::size_t(in.n) + 1) * sizeof *in.row_ptr,
+                    col_bytes = std::size_t(now.nnz) * sizeof *in.col,
+                    val_bytes = std::size_t(now.nnz) * sizeof *in.val;
+  bool hashed = false;  // `now` holds the arrays' fingerprints (hashing never fails the solve)
+  auto hash = [&](int threads) {
+    try {
+      now.rows = fingerprint_of(in.row_ptr, row_bytes, threads);
+      now.cols = fingerprint_of(in.col, col_bytes, threads);
+      piece_prints v = fingerprint_pieces(in.val, val_bytes, threads);
+      now.vals = v.whole, now.val_pieces = std::move(v.pieces);
+      hashed = true;
+    } catch (...) {  // e.g. no memory for the digests: nothing is remembered
+    }
   };
   const int threads = host_threads(o.threads);
   const caller_content& last = last_caller_;
-  const bool candidate = prep_.dev && last.version != 0 && prep_.key.version == last.version &&
-                         last.n == now.n && last.nnz == now.nnz && last.base == now.base;
-  if (candidate) {
-    // The device may hold these very arrays: compare before anything moves.
+  bool same = false;
+  double check = 0;  // the comparison's time, counted as intake
+  if (prep_.dev && last.version != 0 && prep_.key.version == last.version && last.n == now.n &&
+      last.nnz == now.nnz && last.base == now.base) {
+    // The device may hold these very arrays: compare before anything moves. New values (the
+    // common change) are seen within the first pieces; then nothing more is hashed here.
     const double t = now_seconds();
-    hash(threads);
-    if (now.same_arrays(last)) version = last.version;
+    try {
+      if (same_pieces(in.val, val_bytes, threads, last.val_pieces)) {
+        now.rows = fingerprint_of(in.row_ptr, row_bytes, threads);
+        now.cols = fingerprint_of(in.col, col_bytes, threads);
+        now.vals = last.vals, now.val_pieces = last.val_pieces;
+        hashed = true;
+        same = now.same_arrays(last);
+      }
+    } catch (...) {  // no comparison: solved anew
+    }
+    check = now_seconds() - t;
+  }
+  if (same) {
+    version = last.version;
     solve_any(o, nullptr, &in, version, k, b, x, stats);
-    const double th = now_seconds() - t - stats.elapsed;
-    stats.conversion += th;
-    stats.elapsed += th;
   } else {
-    // Nothing to compare with: the fingerprints are taken while the device solves, on half the
-    // cores (the hash is bound by memory bandwidth; the thread driving the device keeps a core:
-    // with every core hashing, an H100 solve of 16.8 M rows took 10 % longer).
+    // The fingerprints of new arrays are taken while the device solves, on half the cores (the
+    // hash is bound by memory bandwidth, and the thread driving the device keeps a core: with
+    // every core hashing, an H100 solve of 16.8 M rows took 10 % longer).
     solve_any(o, nullptr, &in, version, k, b, x, stats,
               [&hash, threads] { hash(std::max(1, threads / 2)); });
   }
-  if (prep_.dev && prep_.key.version == version) {
-    last_caller_ = now;
+  stats.conversion += check;
+  stats.elapsed += check;
+  if (hashed && prep_.dev && prep_.key.version == version) {
+    last_caller_ = std::move(now);
     last_caller_.version = version;
   }
 }
 
 bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
                              int k, solve_stats& stats) {
-  const double tc = now_seconds();
-  check_caller_row_ptr(in);
+  const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
   const std::int64_t nnz = in.row_ptr[in.n];
   const csr_view raw{in.n,
                      {in.row_ptr, std::size_t(in.n) + 1},
@@ -450,8 +475,12 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
           host.owned.row_ptr.assign(a.row_ptr.begin(), a.row_ptr.end());
           host.owned.col.resize(a.col.size());
           host.owned.val.resize(a.val.size());
-          std::copy(a.col.begin(), a.col.end(), host.owned.col.begin());
-          std::copy(a.val.begin(), a.val.end(), host.owned.val.begin());
+          parallel_pieces(
+              a.nnz(), std::int64_t(1) << 16, host_threads(o.threads),
+              [&](std::int64_t, std::int64_t e0, std::int64_t e1) {
+                std::copy(a.col.begin() + e0, a.col.begin() + e1, host.owned.col.begin() + e0);
+                std::copy(a.val.begin() + e0, a.val.begin() + e1, host.owned.val.begin() + e0);
+              });
           a = host.view = host.owned;
         }
         prepare(o, a, version, k, stats);

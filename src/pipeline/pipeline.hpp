@@ -94,7 +94,8 @@ struct caller_content {
   std::int64_t nnz = -1;
   int base = 0;
   fingerprint rows, cols, vals;
-  std::uint64_t version = 0;  // 0 = nothing remembered
+  std::vector<fingerprint> val_pieces;  // the values' piece digests: a change is seen early
+  std::uint64_t version = 0;            // 0 = nothing remembered
   bool same_arrays(const caller_content& o) const {
     return n == o.n && nnz == o.nnz && base == o.base && rows == o.rows && cols == o.cols &&
            vals == o.vals;
@@ -141,8 +142,8 @@ class pipeline {
   void solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
                  std::uint64_t version, int k, const double* b, double* x, solve_stats& stats,
                  const std::function<void()>& alongside = {});
-  // Host CSR -> device as it is -> checked and converted there. False (nothing kept) when the
-  // format is a block one or the device finds the CSR not canonical: the host path follows.
+  // Host CSR (row offsets already checked) -> device as it is -> checked and converted there.
+  // False (nothing kept) when the device finds the CSR not canonical: the host path follows.
   bool device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
                      solve_stats& stats);
   // prep_ from a canonical CSR in the backend's device memory, built there in format fmt.

@@ -209,6 +209,7 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
   bool stopped = false, have_true = false;
   const int interval = std::max(1, prm.check_interval);
   const double slack2 = true_slack * true_slack;
+  if (prm.loop_started) prm.loop_started();
   for (;;) {
     sys.read_state(st.data());
     bool any_running = false;

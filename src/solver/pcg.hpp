@@ -25,6 +25,8 @@ struct pcg_params {
   bool vectors_on_device = false;
   std::function<bool(std::int64_t, double)> progress;  // (iteration, max rel. residual) -> stop?
   std::function<void(int, const std::string&)> log;
+  // Called once, after b and x are on the device and before the first iteration (may be empty).
+  std::function<void()> loop_started;
 };
 
 struct pcg_result {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -54,10 +55,19 @@ void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
     }
   };
   if (!run_on_host_pool(t_count, work)) {
+    // Threads of our own; the shares of any that cannot start run here.
     std::vector<std::thread> pool;
     pool.reserve(std::size_t(t_count - 1));
-    for (int t = 1; t < t_count; ++t) pool.emplace_back(work, t);
+    int t = 1;
+    for (; t < t_count; ++t) {
+      try {
+        pool.emplace_back(work, t);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
     work(0);
+    for (; t < t_count; ++t) work(t);
     for (auto& th : pool) th.join();
   }
   for (auto& e : errors)

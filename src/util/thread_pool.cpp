@@ -1,7 +1,9 @@
 // Persistent fork-join pool (see thread_pool.hpp).
 #include "util/thread_pool.hpp"
 
-#include <mutex>
+#include <unistd.h>
+
+#include <algorithm>
 
 namespace cnc {
 
@@ -35,9 +37,9 @@ void thread_pool::run(const std::function<void(int)>& fn) {
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   fn(0);
-  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0;) {
     if (spin < spin_rounds_)
-      cpu_relax();
+      ++spin, cpu_relax();
     else
       std::this_thread::yield();
   }
@@ -45,18 +47,25 @@ void thread_pool::run(const std::function<void(int)>& fn) {
 }
 
 bool run_on_host_pool(int count, const std::function<void(int)>& fn) {
-  // Never destroyed: stages may run while static objects are torn down at exit.
-  static std::mutex* busy = new std::mutex;
-  static thread_pool* pool = []() -> thread_pool* {
+  // Never destroyed: stages may run while static objects are torn down at exit. Whoever sets
+  // `busy` owns `pool` and `owner` until it clears it (a stage within a stage finds it set).
+  static std::atomic<bool>* busy = new std::atomic<bool>(false);
+  static thread_pool* pool = nullptr;
+  static pid_t owner = 0;
+  bool idle = false;
+  if (!busy->compare_exchange_strong(idle, true, std::memory_order_acquire)) return false;
+  struct release {
+    ~release() { busy->store(false, std::memory_order_release); }
+  } on_exit;
+  if (owner != getpid()) {  // first use, or a child of fork(): its parent's workers are not here
+    owner = getpid();
     try {
-      return new thread_pool(int(std::max(1u, std::thread::hardware_concurrency())), 0);
+      pool = new thread_pool(int(std::max(1u, std::thread::hardware_concurrency())), 0);
     } catch (const std::exception&) {  // no threads to be had: callers start their own
-      return nullptr;
+      pool = nullptr;
     }
-  }();
+  }
   if (!pool || count > pool->size()) return false;
-  std::unique_lock<std::mutex> lock(*busy, std::try_to_lock);
-  if (!lock.owns_lock()) return false;
   pool->run([&](int t) {
     if (t < count) fn(t);
   });

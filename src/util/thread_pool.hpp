@@ -39,10 +39,11 @@ class thread_pool {
 };
 
 // Runs fn(t) for every t in [0, count) on the process's pool for host stages (one thread per
-// core, started at first use; t = 0 on the caller) and returns true; returns false, running
-// nothing, when that pool is busy (another thread's stage, or a call from inside a stage), too
-// small, or could not start: the caller then starts threads of its own. Starting a thread costs
-// tens of microseconds, so a stage on 16 cores spent about a millisecond on starts alone.
+// core, started at first use, and again in a child of fork(); t = 0 on the caller) and returns
+// true; returns false, running nothing, when that pool is busy (another thread's stage, or a call
+// from inside a stage), too small, or could not start: the caller then starts threads of its
+// own. fn must not throw (parallel_pieces catches per piece). Starting a thread costs tens of
+// microseconds, so a stage on 16 cores spent about a millisecond on starts alone.
 bool run_on_host_pool(int count, const std::function<void(int)>& fn);
 
 }  // namespace cnc

@@ -56,13 +56,14 @@ class stager {
     const std::size_t chunk =
         std::clamp((bytes / 4 + chunk_min - 1) / chunk_min * chunk_min, chunk_min, chunk_max);
     cl_event done[2] = {nullptr, nullptr};
+    cl_int err = CL_SUCCESS;  // the first failure: enqueueing, or a write that failed later
     auto wait = [&](int b) {
       if (!done[b]) return;
-      cl_.WaitForEvents(1, &done[b]);
+      const cl_int w = cl_.WaitForEvents(1, &done[b]);
+      if (err == CL_SUCCESS) err = w;
       cl_.ReleaseEvent(done[b]);
       done[b] = nullptr;
     };
-    cl_int err = CL_SUCCESS;
     for (std::size_t off = 0, i = 0; off < bytes && err == CL_SUCCESS; off += chunk, ++i) {
       const int b = int(i % 2);
       wait(b);
