@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -30,6 +29,7 @@
 #include "backends/cuda/cuda_kernels.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/lease.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc {
@@ -88,8 +88,10 @@ class device_buffer {
 // Copies between large pageable host arrays (the caller's CSR, b, x) and the device go through
 // two pinned staging buffers: every core copies one chunk between pageable and pinned memory
 // while the DMA engine moves the other, instead of the driver's single-threaded staging of
-// pageable memory. A backend (a context) leases one from a per-device pool (stager_lease); its
-// buffers are made at the first large copy, grown to the largest chunk used, and kept.
+// pageable memory. A backend (a context) leases one from its device's pool (util/lease.hpp), so a
+// process pins its staging memory once, not once per context (a context per call, as cnc.solve
+// in Python makes, paid ~0.1 s); its buffers are made at the first large copy, grown to the
+// largest chunk used, and kept.
 class stager {
  public:
   static constexpr std::size_t max_chunk = std::size_t(64) << 20, min_chunk = std::size_t(1) << 20;
@@ -183,44 +185,6 @@ class stager {
   cudaEvent_t done_[2] = {nullptr, nullptr};
   std::size_t capacity_ = 0;
   bool failed_ = false;
-};
-
-// Stagers outlive the contexts that use them, so a process pins its staging memory once, not
-// once per context (a new context per call, as cnc.solve in Python makes, paid ~0.1 s). A
-// backend takes one from its device's pool and gives it back; the pool grows to the number of
-// CUDA contexts alive at once and is never freed (pinned memory goes with the process).
-class stager_lease {
- public:
-  explicit stager_lease(int dev) : dev_(dev) {
-    std::lock_guard<std::mutex> lock(mutex());
-    std::vector<stager*>& free = pool()[dev];
-    if (free.empty()) {
-      s_ = new stager;
-    } else {
-      s_ = free.back();
-      free.pop_back();
-    }
-  }
-  ~stager_lease() {
-    std::lock_guard<std::mutex> lock(mutex());
-    pool()[dev_].push_back(s_);
-  }
-  stager_lease(const stager_lease&) = delete;
-  stager_lease& operator=(const stager_lease&) = delete;
-  operator stager&() { return *s_; }
-  stager* operator->() { return s_; }
-
- private:
-  static std::mutex& mutex() {
-    static auto* m = new std::mutex;
-    return *m;
-  }
-  static std::map<int, std::vector<stager*>>& pool() {
-    static auto* p = new std::map<int, std::vector<stager*>>;
-    return *p;
-  }
-  int dev_;
-  stager* s_;
 };
 
 // Whether p is ordinary (pageable) host memory, which the stager moves faster than the driver.
@@ -797,7 +761,7 @@ class cuda_backend final : public backend {
   int default_check_interval() const override { return 16; }
   std::unique_ptr<device_system> create_system(const host_matrix& a, std::span<const double> d,
                                                precision p, int nrhs) override {
-    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, stager_, a, d, p, nrhs);
+    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, *stage_, a, d, p, nrhs);
   }
 
   bool takes_device_arrays() const override { return true; }
@@ -858,9 +822,9 @@ class cuda_backend final : public backend {
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
     try {
-      c->rp = upload(stager_, raw.row_ptr.data(), raw.row_ptr.size(), s);
-      c->col = upload(stager_, raw.col.data(), raw.col.size(), s);
-      c->val = upload(stager_, raw.val.data(), raw.val.size(), s);
+      c->rp = upload(*stage_, raw.row_ptr.data(), raw.row_ptr.size(), s);
+      c->col = upload(*stage_, raw.col.data(), raw.col.size(), s);
+      c->val = upload(*stage_, raw.val.data(), raw.val.size(), s);
       check(cudaStreamSynchronize(s), "matrix upload");
     } catch (...) {
       cudaStreamSynchronize(s);
@@ -875,7 +839,7 @@ class cuda_backend final : public backend {
   std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
                                                            bool jacobi, int nrhs,
                                                            device_build& info) override {
-    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, stager_, a, f, jacobi, nrhs,
+    return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, *stage_, a, f, jacobi, nrhs,
                                          info);
   }
 
@@ -884,7 +848,7 @@ class cuda_backend final : public backend {
   std::string name_;
   int sm_count_;
   bool cooperative_;
-  stager_lease stager_{dev_};  // declared after dev_
+  lease<int, stager> stage_{dev_, [] { return new stager; }};  // declared after dev_
 };
 
 }  // namespace

@@ -14,8 +14,6 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +21,7 @@
 #include "backends/opencl/cl_error.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/lease.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc::ocl {
@@ -31,8 +30,8 @@ namespace {
 // Writes of large pageable arrays (the matrix) go through two pinned, mapped staging buffers
 // (CL_MEM_ALLOC_HOST_PTR): every core copies one chunk in while the device reads the other,
 // instead of the driver's staging of pageable memory (3.5 GB/s on an H100's NVIDIA OpenCL).
-// Pinning costs about 1 ms per MiB, so the buffers are made once per device and process and
-// handed from one upload to the next (lease); never freed (they go with the process).
+// The buffers are made once per device and process and handed from one upload to the next
+// (util/lease.hpp).
 class stager {
  public:
   static constexpr std::size_t chunk_max = std::size_t(32) << 20, chunk_min = std::size_t(1) << 20;
@@ -84,41 +83,6 @@ class stager {
   const api& cl_;
   cl_mem buf_[2] = {nullptr, nullptr};
   void* ptr_[2] = {nullptr, nullptr};
-};
-
-// A stager of the device's pool for the time of one upload (null when pinning failed: plain
-// writes then).
-class stager_lease {
- public:
-  stager_lease(const api& cl, cl_device_id dev, cl_context ctx, cl_command_queue q) : dev_(dev) {
-    std::lock_guard<std::mutex> lock(mutex());
-    auto& free = pool()[dev];
-    if (!free.empty()) {
-      s_ = free.back();
-      free.pop_back();
-      return;
-    }
-    s_ = new stager(cl, ctx, q);  // kept even when pinning failed: not tried again
-  }
-  ~stager_lease() {
-    std::lock_guard<std::mutex> lock(mutex());
-    pool()[dev_].push_back(s_);
-  }
-  stager_lease(const stager_lease&) = delete;
-  stager_lease& operator=(const stager_lease&) = delete;
-  stager* get() const { return s_->ok() ? s_ : nullptr; }
-
- private:
-  static std::mutex& mutex() {
-    static auto* m = new std::mutex;
-    return *m;
-  }
-  static std::map<cl_device_id, std::vector<stager*>>& pool() {
-    static auto* p = new std::map<cl_device_id, std::vector<stager*>>;
-    return *p;
-  }
-  cl_device_id dev_;
-  stager* s_ = nullptr;
 };
 
 // The state layout of devices without fp64 (ACC_T = float in common.cl).
@@ -363,8 +327,9 @@ class opencl_system final : public device_system {
   }
   void write(cl_mem m, const void* src, std::size_t bytes) {
     if (bytes >= 2 * stager::chunk_min) {
-      stager_lease lease(cl_, dev_.id, ctx_, queue_);
-      if (stager* s = lease.get()) return s->write(queue_, m, src, bytes);
+      // Kept even when pinning failed (ok() false): not tried again.
+      const lease<cl_device_id, stager> st(dev_.id, [&] { return new stager(cl_, ctx_, queue_); });
+      if (st->ok()) return st->write(queue_, m, src, bytes);
     }
     check(cl_.EnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
