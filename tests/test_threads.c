@@ -1,6 +1,7 @@
 /* Threads: two threads, each with its own context, solve different systems at the same time and
- * get bit-identical answers to the same solves done alone; the current context is thread-local.
- * CI also runs this one under ThreadSanitizer. */
+ * get bit-identical answers to the same solves done alone; the current context is thread-local;
+ * three threads' cncSolveCSR calls share the host stages' thread pool. CI also runs this one
+ * under ThreadSanitizer. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include <cmocka.h> /* after the headers it needs */
 
 #include "cnc.h"
 #include "test_support.h"
@@ -115,6 +116,99 @@ static void test_concurrent_solves_bit_identical(void** unused) {
   ts_csr_free(&a2);
 }
 
+/* Three threads, each with its own context, hand cncSolveCSR systems large enough for the
+ * parallel host stages (CSR intake, fingerprints, the kept matrix reused for a second right-hand
+ * side) at the same time: they share the process's host thread pool (or start their own threads
+ * when it is busy) and must get the bits of the same solves done alone. */
+typedef struct {
+  int n;
+  double shift;
+  int64_t* rp;
+  CNCuint* ci;
+  double *v, *b1, *b2, *x1, *x2;
+  int status;
+  pthread_barrier_t* barrier;
+} csr_job;
+
+static void csr_job_make(csr_job* j, int n, double shift) {
+  memset(j, 0, sizeof *j);
+  j->n = n, j->shift = shift;
+  j->rp = (int64_t*)malloc(sizeof(int64_t) * ((size_t)n + 1));
+  j->ci = (CNCuint*)malloc(sizeof(CNCuint) * 3 * (size_t)n);
+  j->v = (double*)malloc(sizeof(double) * 3 * (size_t)n);
+  j->b1 = random_vector((size_t)n, 11 + (uint64_t)shift);
+  j->b2 = random_vector((size_t)n, 12 + (uint64_t)shift);
+  j->x1 = (double*)malloc(sizeof(double) * (size_t)n);
+  j->x2 = (double*)malloc(sizeof(double) * (size_t)n);
+  int64_t k = 0;
+  for (int i = 0; i < n; ++i) { /* 1-D Laplacian plus a shift */
+    j->rp[i] = k;
+    if (i > 0) j->ci[k] = (CNCuint)(i - 1), j->v[k++] = -1;
+    j->ci[k] = (CNCuint)i, j->v[k++] = 2 + shift;
+    if (i + 1 < n) j->ci[k] = (CNCuint)(i + 1), j->v[k++] = -1;
+  }
+  j->rp[n] = k;
+}
+
+static void csr_job_free(csr_job* j) {
+  free(j->rp), free(j->ci), free(j->v), free(j->b1), free(j->b2), free(j->x1), free(j->x2);
+}
+
+/* Two cncSolveCSR calls with the same arrays (the second reuses the kept matrix). */
+static int csr_job_solve(csr_job* j) {
+  CNCcontext c = cncNewContext();
+  if (!c) return CNC_ERR_OUT_OF_MEMORY;
+  int st = cncMakeCurrent(c);
+  if (st == CNC_OK) st = cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU);
+  if (st == CNC_OK) st = cncSolverParameteri(CNC_NB_THREADS, 2);
+  if (st == CNC_OK) st = cncSolverParameterd(CNC_THRESHOLD, 1e-10);
+  memset(j->x1, 0, sizeof(double) * (size_t)j->n);
+  memset(j->x2, 0, sizeof(double) * (size_t)j->n);
+  if (st == CNC_OK) st = cncSolveCSR((CNCuint)j->n, j->rp, j->ci, j->v, 0, 1, j->b1, j->x1);
+  if (st == CNC_OK) st = cncSolveCSR((CNCuint)j->n, j->rp, j->ci, j->v, 0, 1, j->b2, j->x2);
+  cncDeleteContext(c);
+  return st;
+}
+
+static void* run_csr_job(void* arg) {
+  csr_job* j = (csr_job*)arg;
+  pthread_barrier_wait(j->barrier);
+  j->status = csr_job_solve(j);
+  return NULL;
+}
+
+static void test_concurrent_csr_solves_share_host_pool(void** unused) {
+  (void)unused;
+  enum { jobs = 3 };
+  const int n = 1 << 19; /* 1.5 M entries: 12 MB of values, several fingerprint pieces */
+  csr_job j[jobs];
+  double* solo[jobs][2];
+  for (int t = 0; t < jobs; ++t) {
+    csr_job_make(&j[t], n, 0.25 * (t + 1));
+    assert_int_equal(csr_job_solve(&j[t]), CNC_OK);
+    solo[t][0] = j[t].x1, solo[t][1] = j[t].x2;
+    j[t].x1 = (double*)malloc(sizeof(double) * (size_t)n);
+    j[t].x2 = (double*)malloc(sizeof(double) * (size_t)n);
+  }
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, NULL, jobs);
+  pthread_t th[jobs];
+  for (int t = 0; t < jobs; ++t) {
+    j[t].barrier = &barrier;
+    assert_int_equal(pthread_create(&th[t], NULL, run_csr_job, &j[t]), 0);
+  }
+  for (int t = 0; t < jobs; ++t) pthread_join(th[t], NULL);
+  pthread_barrier_destroy(&barrier);
+  for (int t = 0; t < jobs; ++t) {
+    assert_int_equal(j[t].status, CNC_OK);
+    if (memcmp(j[t].x1, solo[t][0], sizeof(double) * (size_t)n) != 0 ||
+        memcmp(j[t].x2, solo[t][1], sizeof(double) * (size_t)n) != 0)
+      fail_msg("job %d differs from its solo solves", t);
+    free(solo[t][0]), free(solo[t][1]);
+    csr_job_free(&j[t]);
+  }
+}
+
 /* Errors are per context: a failing thread does not set the other's sticky error, and
  * CNC_ERR_NO_CONTEXT messages are per thread. */
 typedef struct {
@@ -154,6 +248,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_solves_bit_identical),
       cmocka_unit_test(test_errors_are_per_context),
+      cmocka_unit_test(test_concurrent_csr_solves_share_host_pool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
