@@ -27,15 +27,22 @@ typedef struct {
   pthread_barrier_t* barrier;
 } job;
 
-/* One full solve in a fresh context on the calling thread. Fixed backend and thread count, so
- * that the result is reproducible bit for bit. */
-static int solve_in_new_context(const ts_csr* a, const double* b, double* x) {
+/* A fresh context made current on the calling thread (*st: the first failing status). Fixed
+ * backend and thread count, so that results are reproducible bit for bit. */
+static CNCcontext new_cpu_context(int* st) {
   CNCcontext c = cncNewContext();
-  if (!c) return CNC_ERR_OUT_OF_MEMORY;
-  int st = cncMakeCurrent(c);
-  if (st == CNC_OK) st = cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU);
-  if (st == CNC_OK) st = cncSolverParameteri(CNC_NB_THREADS, 2);
-  if (st == CNC_OK) st = cncSolverParameterd(CNC_THRESHOLD, 1e-10);
+  *st = c ? cncMakeCurrent(c) : CNC_ERR_OUT_OF_MEMORY;
+  if (*st == CNC_OK) *st = cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU);
+  if (*st == CNC_OK) *st = cncSolverParameteri(CNC_NB_THREADS, 2);
+  if (*st == CNC_OK) *st = cncSolverParameterd(CNC_THRESHOLD, 1e-10);
+  return c;
+}
+
+/* One full solve in a fresh context on the calling thread. */
+static int solve_in_new_context(const ts_csr* a, const double* b, double* x) {
+  int st = CNC_OK;
+  CNCcontext c = new_cpu_context(&st);
+  if (!c) return st;
   if (st == CNC_OK) st = ts_assemble_solve(a, b, 1, x);
   CNCint reason = 0;
   if (st == CNC_OK) st = cncGetIntegerv(CNC_REASON, &reason);
@@ -156,12 +163,9 @@ static void csr_job_free(csr_job* j) {
 
 /* Two cncSolveCSR calls with the same arrays (the second reuses the kept matrix). */
 static int csr_job_solve(csr_job* j) {
-  CNCcontext c = cncNewContext();
-  if (!c) return CNC_ERR_OUT_OF_MEMORY;
-  int st = cncMakeCurrent(c);
-  if (st == CNC_OK) st = cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU);
-  if (st == CNC_OK) st = cncSolverParameteri(CNC_NB_THREADS, 2);
-  if (st == CNC_OK) st = cncSolverParameterd(CNC_THRESHOLD, 1e-10);
+  int st = CNC_OK;
+  CNCcontext c = new_cpu_context(&st);
+  if (!c) return st;
   memset(j->x1, 0, sizeof(double) * (size_t)j->n);
   memset(j->x2, 0, sizeof(double) * (size_t)j->n);
   if (st == CNC_OK) st = cncSolveCSR((CNCuint)j->n, j->rp, j->ci, j->v, 0, 1, j->b1, j->x1);
