@@ -169,16 +169,23 @@ void test_hash_coo_map_drops(void**) {
     assert_true(std::fabs(m.val[k] - ref.val[k]) <= 1e-9);
 }
 
-// Through the public API: AddIJCoefficient in different orders, then solve: bit-identical x.
-void api_solve_order(const std::vector<triplet>& t, std::int32_t n, std::vector<double>& x) {
+// A new current context in state SYSTEM for n variables: CPU backend with `threads` threads, CSR,
+// threshold 1e-10 (so that x is reproducible bit for bit).
+CNCcontext new_cpu_csr_system(std::int32_t n, int threads) {
   CNCcontext c = cncNewContext();
   assert_int_equal(cncMakeCurrent(c), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, n), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_NB_THREADS, 2), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_NB_THREADS, threads), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_CSR), CNC_OK);
   assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
   assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  return c;
+}
+
+// Through the public API: AddIJCoefficient in different orders, then solve: bit-identical x.
+void api_solve_order(const std::vector<triplet>& t, std::int32_t n, std::vector<double>& x) {
+  CNCcontext c = new_cpu_csr_system(n, 2);
   assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
   for (const triplet& e : t) assert_int_equal(cncAddIJCoefficient(e.i, e.j, e.v), CNC_OK);
   for (std::int32_t i = 0; i < n; ++i)
@@ -819,14 +826,7 @@ void test_bulk_parallel_same_bits(void**) {
 // duplicates, shuffled entries and locked variables; and CNC_NUM_THREADS feeding the host stages.
 void api_bulk_solve(const coo_arrays& in, std::int32_t n, int threads, bool use_bulk,
                     std::vector<double>& x) {
-  CNCcontext c = cncNewContext();
-  assert_int_equal(cncMakeCurrent(c), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, n), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_NB_THREADS, threads), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_CSR), CNC_OK);
-  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
-  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  CNCcontext c = new_cpu_csr_system(n, threads);
   for (CNCuint i = 5; i < CNCuint(n); i += 101) {
     assert_int_equal(cncSetVariable(i, 0.3 + i * 1e-3), CNC_OK);
     assert_int_equal(cncLockVariable(i), CNC_OK);
@@ -1015,14 +1015,7 @@ void test_pattern_rows(void**) {
 void api_pattern_solve(const ts_csr& a, const std::vector<double>& b, int mode,
                        std::vector<double>& x) {
   const std::int32_t n = a.n;
-  CNCcontext c = cncNewContext();
-  assert_int_equal(cncMakeCurrent(c), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, n), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_NB_THREADS, 2), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_CSR), CNC_OK);
-  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
-  assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+  CNCcontext c = new_cpu_csr_system(n, 2);
   const CNCuint locked[2] = {4, CNCuint(n / 2)};
   for (CNCuint v : locked) {
     assert_int_equal(cncSetVariable(v, 0.7 + v * 1e-3), CNC_OK);

@@ -947,6 +947,40 @@ static void test_solve_csr_reuse(void** unused) {
   ts_csr_free(&a);
 }
 
+/* cncSolve keeps the assembled matrix for the next solve unless CNC_KEEP_MATRIX is off; the
+ * answers (dense Cholesky) are the same either way. */
+static void test_keep_matrix_assembled(void** unused) {
+  (void)unused;
+  ts_csr a = ts_random_spd(150, 4, 141);
+  const size_t n = (size_t)a.n;
+  double* b = random_vector(n, 142);
+  double* x = (double*)calloc(n, sizeof(double));
+  double* ref = dense_reference(&a, b);
+  int hits = 0;
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-12), CNC_OK);
+  assert_int_equal(cncSetLogCallback(count_reuse, &hits), CNC_OK);
+  assert_int_equal(cncEnable(CNC_VERBOSE), CNC_OK);
+  assert_int_equal(ts_assemble_solve(&a, b, 1, x), CNC_OK);
+  assert_true(ts_rel_diff(n, x, ref) < 1e-9);
+  assert_int_equal(hits, 0);
+  assert_int_equal(cncSolve(), CNC_OK); /* kept: the second solve finds it */
+  assert_int_equal(hits, 1);
+  assert_int_equal(cncDisable(CNC_KEEP_MATRIX), CNC_OK);
+  for (int round = 0; round < 2; ++round) { /* freed at once, and after every solve */
+    assert_int_equal(cncSolve(), CNC_OK);
+    assert_int_equal(hits, 1);
+  }
+  for (size_t i = 0; i < n; ++i) assert_int_equal(cncGetVariable((CNCuint)i, &x[i]), CNC_OK);
+  assert_true(ts_rel_diff(n, x, ref) < 1e-9);
+  cncDeleteContext(c);
+  free(ref);
+  free(x);
+  free(b);
+  ts_csr_free(&a);
+}
+
 /* cncSolveCSR gives the same answer as assembling the same matrix. */
 static void test_solve_csr_matches_assembly(void** unused) {
   (void)unused;
@@ -1238,6 +1272,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_repeated_solves),
       cmocka_unit_test(test_solve_csr_matches_assembly),
       cmocka_unit_test(test_solve_csr_reuse),
+      cmocka_unit_test(test_keep_matrix_assembled),
       cmocka_unit_test(test_statistics),
       cmocka_unit_test(test_nonsymmetric_solvers),
       cmocka_unit_test(test_ssor_accepted),

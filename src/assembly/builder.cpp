@@ -242,14 +242,8 @@ void builder::begin_row() {
 builder::row_end builder::end_row() {
   // Merge repeated columns so that normalization sees the row's true coefficients.
   std::sort(row_.begin(), row_.end(), [](const entry& a, const entry& b) { return a.j < b.j; });
-  std::size_t m = 0;
-  for (std::size_t t = 0; t < row_.size(); ++t) {
-    if (m > 0 && row_[m - 1].j == row_[t].j)
-      row_[m - 1].v += row_[t].v;
-    else
-      row_[m++] = row_[t];
-  }
-  row_.resize(m);
+  merge_equal_columns(
+      row_, [](const entry& e) { return e.j; }, [](entry& e) -> double& { return e.v; });
   double w = row_w_;
   if (normalize_) {
     double norm2 = 0.0;

@@ -109,15 +109,9 @@ csr_matrix row_pattern::to_csr(const std::vector<std::int32_t>& map, std::int32_
         row[q] = e;
       }
     }
-    std::size_t m = 0;
-    for (std::size_t k = 0; k < row.size(); ++k) {
-      if (m > 0 && row[m - 1].first == row[k].first)
-        row[m - 1].second += row[k].second;
-      else
-        row[m++] = row[k];
-    }
-    row.resize(m);
-    return m;
+    merge_equal_columns(
+        row, [](const auto& e) { return e.first; }, [](auto& e) -> double& { return e.second; });
+    return row.size();
   };
   // Used slots of row i when their columns already increase (the usual case: no copy), else -1.
   auto sorted_count = [&](std::int32_t i) -> std::int64_t {

@@ -8,12 +8,28 @@
 // value's exact bits (-0.0 + v == v for every v, +0.0 + -0.0 would not be -0.0).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "conversion/matrix.hpp"
 
 namespace cnc {
+
+// One entry per column in a row sorted by column: the values of equal columns summed in row
+// order (so the bits follow the order the entries came in); the row shrinks to fit. col(e) gives
+// an entry's column, val(e) a reference to its value.
+template <class Row, class Col, class Val>
+void merge_equal_columns(Row& row, Col col, Val val) {
+  std::size_t m = 0;
+  for (std::size_t k = 0; k < row.size(); ++k) {
+    if (m > 0 && col(row[m - 1]) == col(row[k]))
+      val(row[m - 1]) += val(row[k]);
+    else
+      row[m++] = row[k];
+  }
+  row.resize(m);
+}
 
 class row_pattern {
  public:
