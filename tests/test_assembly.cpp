@@ -183,6 +183,16 @@ CNCcontext new_cpu_csr_system(std::int32_t n, int threads) {
   return c;
 }
 
+// Ends the matrix and the system of context c (current), solves, reads x and deletes c.
+void solve_read_delete(CNCcontext c, std::int32_t n, std::vector<double>& x) {
+  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+  assert_int_equal(cncSolve(), CNC_OK);
+  x.resize(std::size_t(n));
+  for (std::int32_t i = 0; i < n; ++i) assert_int_equal(cncGetVariable(i, &x[i]), CNC_OK);
+  cncDeleteContext(c);
+}
+
 // Through the public API: AddIJCoefficient in different orders, then solve: bit-identical x.
 void api_solve_order(const std::vector<triplet>& t, std::int32_t n, std::vector<double>& x) {
   CNCcontext c = new_cpu_csr_system(n, 2);
@@ -190,12 +200,7 @@ void api_solve_order(const std::vector<triplet>& t, std::int32_t n, std::vector<
   for (const triplet& e : t) assert_int_equal(cncAddIJCoefficient(e.i, e.j, e.v), CNC_OK);
   for (std::int32_t i = 0; i < n; ++i)
     assert_int_equal(cncAddIRightHandSide(i, 1.0 + i % 5), CNC_OK);
-  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
-  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
-  assert_int_equal(cncSolve(), CNC_OK);
-  x.resize(std::size_t(n));
-  for (std::int32_t i = 0; i < n; ++i) assert_int_equal(cncGetVariable(i, &x[i]), CNC_OK);
-  cncDeleteContext(c);
+  solve_read_delete(c, n, x);
 }
 
 void test_api_insertion_order(void**) {
@@ -841,12 +846,7 @@ void api_bulk_solve(const coo_arrays& in, std::int32_t n, int threads, bool use_
   }
   for (std::int32_t i = 0; i < n; ++i)
     assert_int_equal(cncAddIRightHandSide(i, 1.0 + (i % 7) / 3.0), CNC_OK);
-  assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
-  assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
-  assert_int_equal(cncSolve(), CNC_OK);
-  x.resize(std::size_t(n));
-  for (std::int32_t i = 0; i < n; ++i) assert_int_equal(cncGetVariable(i, &x[i]), CNC_OK);
-  cncDeleteContext(c);
+  solve_read_delete(c, n, x);
 }
 
 void expect_same_x(const std::vector<double>& a, const std::vector<double>& b, const char* what) {

@@ -846,6 +846,17 @@ static void count_reuse(int level, const char* message, void* user) {
   if (strstr(message, "already holds this matrix")) ++*(int*)user;
 }
 
+/* A new current context (threshold 1e-12) that counts in *hits the solves that found the matrix
+ * kept from the last one. */
+static CNCcontext new_reuse_counting_context(int* hits) {
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-12), CNC_OK);
+  assert_int_equal(cncSetLogCallback(count_reuse, hits), CNC_OK);
+  assert_int_equal(cncEnable(CNC_VERBOSE), CNC_OK);
+  return c;
+}
+
 /* Solves with cncSolveCSR and checks x against dense Cholesky of the arrays' current content,
  * the number of reuses so far, and that a reuse moved no matrix. */
 static void solve_csr_check(const ts_csr* a, const CNCuint* ci, const double* b, int expect_hits,
@@ -874,11 +885,7 @@ static void test_solve_csr_reuse(void** unused) {
   double* b1 = random_vector(n, 132);
   double* b2 = random_vector(n, 133);
   int hits = 0;
-  CNCcontext c = cncNewContext();
-  assert_int_equal(cncMakeCurrent(c), CNC_OK);
-  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-12), CNC_OK);
-  assert_int_equal(cncSetLogCallback(count_reuse, &hits), CNC_OK);
-  assert_int_equal(cncEnable(CNC_VERBOSE), CNC_OK);
+  CNCcontext c = new_reuse_counting_context(&hits);
   /* The first solve from copies, which are then overwritten: what is kept must not point at
    * the caller's arrays, and the same content at other addresses is still recognised. */
   ts_csr copy = a;
@@ -957,11 +964,7 @@ static void test_keep_matrix_assembled(void** unused) {
   double* x = (double*)calloc(n, sizeof(double));
   double* ref = dense_reference(&a, b);
   int hits = 0;
-  CNCcontext c = cncNewContext();
-  assert_int_equal(cncMakeCurrent(c), CNC_OK);
-  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-12), CNC_OK);
-  assert_int_equal(cncSetLogCallback(count_reuse, &hits), CNC_OK);
-  assert_int_equal(cncEnable(CNC_VERBOSE), CNC_OK);
+  CNCcontext c = new_reuse_counting_context(&hits);
   assert_int_equal(ts_assemble_solve(&a, b, 1, x), CNC_OK);
   assert_true(ts_rel_diff(n, x, ref) < 1e-9);
   assert_int_equal(hits, 0);
