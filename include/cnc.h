@@ -4,8 +4,10 @@
  * cnc builds and solves large sparse linear systems A x = b on whatever is present: an NVIDIA
  * GPU (CUDA), an OpenCL device, or every core and SIMD lane of the CPU. Symmetric positive
  * definite systems use a Jacobi-preconditioned conjugate gradient (the default, fused and
- * device-resident); nonsymmetric ones use BiCGSTAB or restarted GMRES (CNC_SOLVER). The API is shaped like OpenNL's
- * (nlBegin / nlCoefficient / nlEnd / nlSolve) with a `cnc` prefix; every call returns a status.
+ * device-resident); nonsymmetric ones use BiCGSTAB or restarted GMRES (CNC_SOLVER, device-resident
+ * too: only their dot products' scalars come back to the host). The API is
+ * shaped like OpenNL's (nlBegin / nlCoefficient / nlEnd / nlSolve) with a `cnc` prefix; every call
+ * returns a status.
  *
  * ---------------------------------------------------------------------------------------------
  * Example 1: assemble a tridiagonal system entry by entry and solve it.
@@ -101,11 +103,11 @@
  *
  * Backends: CNC_BACKEND (parameter), else the CNC_BACKEND environment variable
  * (auto|cpu|opencl|cuda), else auto: CUDA, then an OpenCL GPU, then the CPU; systems of fewer
- * than 12,000 matrix entries stay on the CPU. Asking for a backend that is not available is an error (CNC_ERR_BACKEND_UNAVAILABLE),
- * never a silent fallback. CNC_NB_THREADS / the CNC_NUM_THREADS environment variable set the CPU
- * backend's thread count (0 = one per core); CNC_CPU_ISA=generic|avx2|avx512 caps its SIMD level.
- * In auto mode a GPU backend that fails (device out of memory, lost device) falls back to the CPU
- * and logs why.
+ * than 12,000 matrix entries stay on the CPU. Asking for a backend that is not available is an
+ * error (CNC_ERR_BACKEND_UNAVAILABLE), never a silent fallback. CNC_NB_THREADS / the
+ * CNC_NUM_THREADS environment variable set the CPU backend's thread count (0 = one per core);
+ * CNC_CPU_ISA=generic|avx2|avx512 caps its SIMD level. In auto mode a GPU backend that fails
+ * (device out of memory, lost device) falls back to the CPU and logs why.
  *
  * Ownership: cnc never keeps a caller's pointer past the call that received it (callbacks and
  * their user pointers excepted). Strings returned by cnc belong to cnc (see each call).
@@ -141,12 +143,12 @@ extern "C" {
 #endif
 
 /* ---- Types ----------------------------------------------------------------------------------- */
-typedef int32_t CNCint;     /**< signed 32-bit integer */
-typedef uint32_t CNCuint;   /**< unsigned 32-bit index (variables, rows, columns) */
-typedef int64_t CNCint64;   /**< 64-bit count or offset */
-typedef int CNCenum;        /**< one of the CNC_* constants below */
-typedef int CNCboolean;     /**< CNC_TRUE or CNC_FALSE */
-typedef int CNCstatus;      /**< CNC_OK or a negative CNC_ERR_* code */
+typedef int32_t CNCint;   /**< signed 32-bit integer */
+typedef uint32_t CNCuint; /**< unsigned 32-bit index (variables, rows, columns) */
+typedef int64_t CNCint64; /**< 64-bit count or offset */
+typedef int CNCenum;      /**< one of the CNC_* constants below */
+typedef int CNCboolean;   /**< CNC_TRUE or CNC_FALSE */
+typedef int CNCstatus;    /**< CNC_OK or a negative CNC_ERR_* code */
 /** Opaque handle to a context: parameters, variables, the assembled system and the backend. */
 typedef struct CNCContextStruct* CNCcontext;
 
@@ -247,13 +249,13 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_UPLOAD_TIME 0x808       /**< double: seconds moving the matrix to the backend (and, on CUDA, building SELL there) */
 #define CNC_SOLVE_TIME 0x809        /**< double: seconds in the iterations */
 #define CNC_GFLOPS 0x80A            /**< double: useful GFLOP/s of the iterations */
-#define CNC_BYTES_PER_ITERATION 0x80B /**< int64 (via Doublev or Integerv): minimum bytes/iteration */
+#define CNC_BYTES_PER_ITERATION 0x80B /**< int64 (via Doublev or Integerv): bytes one iteration moves (CG: its minimum; BiCGSTAB, GMRES: counted from the device operations they issued) */
 #define CNC_NNZ 0x80C               /**< int64: stored nonzeros of the assembled matrix */
 #define CNC_BACKEND_USED 0x80D      /**< int: CNC_BACKEND_* that ran the last solve */
 #define CNC_FORMAT_USED 0x80E       /**< int: CNC_FORMAT_* used by the last solve */
 #define CNC_ZERO_DIAGONALS 0x80F    /**< int: zero diagonal entries (Jacobi used 1 there) */
 #define CNC_STATE 0x810             /**< int: CNC_STATE_* of the context */
-#define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes_per_iteration * iterations / solve time */
+#define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes moved by the iterations / solve time */
 #define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
 #define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
 
@@ -361,7 +363,8 @@ CNC_API CNCstatus cncGetVariable(CNCuint i, double* value);
 CNC_API CNCstatus cncMultiSetVariable(CNCuint i, CNCuint k, double value);
 /** Reads variable i of system k. */
 CNC_API CNCstatus cncMultiGetVariable(CNCuint i, CNCuint k, double* value);
-/** Locks variable i: its value (in every system) is fixed and it leaves the unknowns. SYSTEM state. */
+/** Locks variable i: its value (in every system) is fixed and it leaves the unknowns. SYSTEM state.
+ */
 CNC_API CNCstatus cncLockVariable(CNCuint i);
 /** Unlocks variable i. SYSTEM state. */
 CNC_API CNCstatus cncUnlockVariable(CNCuint i);
@@ -493,8 +496,9 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
  * rows sorted, no duplicates) is checked and converted on the device (CNC_FORMAT_AUTO picks CSR
  * or SELL there; a forced BCRS format is built on the device too); any other CSR (1-based,
  * unsorted, duplicates, or one with an error) is copied to the host once and handled as
- * cncSolveCSR does, with the same messages. The matrix is not kept between calls. cnc waits for the work queued on the device
- * (any stream) before it reads the arrays, and x is complete when the call returns.
+ * cncSolveCSR does, with the same messages. The matrix is not kept between calls. cnc waits for the
+ * work queued on the device (any stream) before it reads the arrays, and x is complete when the
+ * call returns.
  */
 CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
                                     const double* values, CNCint base, CNCuint nrhs,

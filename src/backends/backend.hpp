@@ -10,20 +10,9 @@
 // inverse diagonal (1 without preconditioner). Layout is the backend's choice; host arrays given
 // to and taken from a device_system are column-major: system j at offset j*n, n real rows.
 //
-// Step contract, applied to each system j whose status is `running` when the step starts
-// (systems in any other state are left untouched, so extra iterations after convergence are
-// no-ops):
-//   init(thr2):  for EVERY j:  r = b - A x;  p = d∘r;  rz = Σ d r²;  rr = Σ r²;  pq = 0;
-//                iters = 0;  thr2 as given;  status = not_finite if rr or rz is not finite,
-//                else converged if rr <= thr2, else indefinite_precond if rz <= 0, else running.
-//   spmv_dot():  q = A p;  pq = Σ p∘q.
-//   update_xr(): if pq is not finite: status = not_finite; else if pq <= 0: indefinite_matrix;
-//                else α = rz/pq;  x += α p;  r -= α q;  rz_new = Σ d r²;  rr = Σ r²;  iters += 1.
-//   update_p():  if rr or rz_new is not finite: not_finite; else if rr <= thr2: converged;
-//                else if rz_new <= 0: indefinite_precond;
-//                else β = rz_new/rz;  rz = rz_new;  p = d∘r + β p.
-// Dot products accumulate in double in every precision. Reductions use a fixed blocking (no
-// floating-point atomics), so one backend with one configuration is bit-reproducible.
+// The three steps' contract (what each computes, the statuses and their order) is in
+// kernels/pcg_contract.h, the one header that the host, the CUDA and OpenCL kernels and the
+// tests share.
 #pragma once
 
 #include <cstdint>
@@ -33,31 +22,11 @@
 #include <vector>
 
 #include "conversion/matrix.hpp"
+#include "pcg_contract.h"
 
 namespace cnc {
 
 enum class precision { f64, f32, mixed };  // mixed: float matrix values, double vectors
-
-enum rhs_status : std::int32_t {
-  running = 0,
-  converged = 1,
-  indefinite_matrix = 2,
-  indefinite_precond = 3,
-  not_finite = 4,
-};
-
-// Per right-hand-side scalars; the same 48-byte layout on every backend (GPU backends keep an
-// array of these in device memory and copy it back whole in read_state).
-struct rhs_state {
-  double rz;      // rᵀz of the current residual
-  double rz_new;  // rᵀz after the last update_xr
-  double rr;      // rᵀr after the last init/update_xr
-  double pq;      // pᵀAp of the last spmv_dot
-  double thr2;    // converged when rr <= thr2 (threshold² ‖b‖²)
-  std::int32_t status;
-  std::int32_t iters;
-};
-static_assert(sizeof(rhs_state) == 48, "rhs_state layout is shared with device code");
 
 class device_system {
  public:
@@ -84,6 +53,34 @@ class device_system {
   // y = A x for k host columns, through the backend's SpMV (for tests and the true residual
   // check). Clobbers p and q: call it outside an iteration sequence.
   virtual void apply(const double* x, double* y) = 0;
+
+  // --- The vector surface: what every method other than the fused PCG steps is written over
+  // (src/solver/krylov.hpp). Vectors are named by index: the five of the steps (vec_x .. vec_b)
+  // and those made by add_vectors, each k columns in the backend's layout and vector precision.
+  // Every operation below touches only the columns whose mask entry is non-zero (set_mask; all
+  // k at creation) and leaves the others bit for bit as they are. Operations are queued on the
+  // device in call order; only dots synchronizes (it returns scalars to the host).
+  enum : int { vec_x = 0, vec_r = 1, vec_p = 2, vec_q = 3, vec_b = 4, vec_first_extra = 5 };
+  // Makes `count` more vectors, zero-filled; returns the index of the first. Throws
+  // CNC_ERR_OUT_OF_MEMORY when the device has no room.
+  virtual int add_vectors(int count) = 0;
+  // Frees every vector add_vectors made (their indices may be given again); the five of the
+  // steps stay. A method calls it when it ends, so a kept system holds no work vectors.
+  virtual void release_vectors() = 0;
+  virtual void set_mask(const std::uint8_t* active) = 0;  // k entries
+  virtual void spmv(int in, int out) = 0;                 // out = A in; out != in
+  virtual void precondition(int in, int out) = 0;         // out = d∘in (d = 1: a copy)
+  // out = b - A in (out is neither in nor b). In double precision this is the true residual
+  // (A and the vectors in double).
+  virtual void residual(int in, int out) = 0;
+  // out[i*k + j] = Σ u_j ∘ v[i]_j for i < count, accumulated in double in a fixed order (the
+  // same bits for the same inputs); 0 for masked-out columns. One host synchronization.
+  virtual void dots(int u, const int* v, int count, double* out) = 0;
+  // y_j = alpha_j x_j + beta_j y_j (per-system coefficients, k each, read before the call
+  // returns); beta_j == 0 overwrites y_j, so NaN or Inf in y does not survive. x == y allowed.
+  virtual void axpby(const double* alpha, int x, const double* beta, int y) = 0;
+  // Vector v to the host, column-major (n real rows per system), all k columns (for tests).
+  virtual void read(int v, double* out) = 0;
 };
 
 // A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the

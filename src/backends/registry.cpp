@@ -8,13 +8,15 @@
 
 #include "backends/opencl/opencl_backend.hpp"
 #include "cnc.h"
+#include "util/environment.hpp"
 #include "util/error.hpp"
 
 namespace cnc {
 
 int backend_from_environment() {
-  const char* e = std::getenv("CNC_BACKEND");
-  if (!e || !*e || !strcasecmp(e, "auto")) return CNC_BACKEND_AUTO;
+  const std::optional<std::string> v = env::text(env::var::backend);
+  const char* e = v ? v->c_str() : nullptr;
+  if (!e || !strcasecmp(e, "auto")) return CNC_BACKEND_AUTO;
   if (!strcasecmp(e, "cpu")) return CNC_BACKEND_CPU;
   if (!strcasecmp(e, "opencl")) return CNC_BACKEND_OPENCL;
   if (!strcasecmp(e, "cuda")) return CNC_BACKEND_CUDA;

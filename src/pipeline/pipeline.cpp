@@ -64,8 +64,7 @@ std::int64_t stored_units(const prepared_system& p) {
 }
 
 int threads_from_environment() {
-  const char* e = std::getenv("CNC_NUM_THREADS");
-  return e ? std::max(0, std::atoi(e)) : 0;
+  return int(std::clamp<long long>(env::integer(env::var::num_threads, 0), 0, 1 << 16));
 }
 
 void log_to(const solve_options& o, int level, const std::string& m) {
@@ -197,12 +196,12 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   }
   const double ts = now_seconds();
   pcg_result r;
-  // The caller's x changes only when the solve succeeds. PCG with the device's true residual
-  // writes it once, at the end; the other methods work on a copy.
+  // The caller's x changes only when the solve succeeds. BiCGSTAB, GMRES and PCG with the
+  // device's true residual write it once, at the end; PCG otherwise works on a copy.
   const bool krylov = o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES;
   host_vector<double> scratch;
   double* const x_out = x;
-  if (!on_device && (krylov || !prm.device_residual)) {
+  if (!on_device && !krylov && !prm.device_residual) {
     scratch.assign(x, x + std::size_t(a.n) * std::size_t(k));
     x = scratch.data();
   }
@@ -210,8 +209,10 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
     krylov_params kp;
     kp.base = prm;
     kp.restart = o.gmres_restart;
-    kp.threads = be_threads_;
-    kp.d = o.jacobi ? prep_.d.data() : nullptr;
+    kp.rows = prep_.n_padded;
+    kp.nnz = prep_.nnz;
+    kp.matrix_bytes = matrix_bytes(a.n, prep_.nnz, prep_.fmt, prep_.stored, value_bytes(o.prec));
+    kp.vector_bytes = o.prec == precision::f32 ? 4 : 8;
     r = o.solver == CNC_BICGSTAB ? bicgstab_solve(*prep_.dev, a, k, b, x, kp)
                                  : gmres_solve(*prep_.dev, a, k, b, x, kp);
   } else {
@@ -243,11 +244,15 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   stats.backend_used = be_->api_id();
   stats.backend_name = be_->name();
   stats.device_name = be_->device_name();
-  const double bpi = bytes_per_iteration(a.n, stats.nnz, prep_);
-  stats.bytes_per_iteration = std::int64_t(bpi);
-  const double flops = (2.0 * double(stats.nnz) + 14.0 * a.n) * k * double(r.iteration_steps);
+  // PCG's per-iteration cost is fixed; the other methods count what they issued.
+  const double steps = double(r.iteration_steps);
+  const double bytes = r.bytes > 0 ? r.bytes : bytes_per_iteration(a.n, stats.nnz, prep_) * steps;
+  const double flops = r.flops > 0 ? r.flops : (2.0 * double(stats.nnz) + 14.0 * a.n) * k * steps;
+  stats.bytes_per_iteration =
+      r.bytes > 0 ? std::int64_t(bytes / double(std::max<std::int64_t>(1, r.iterations)))
+                  : std::int64_t(bytes_per_iteration(a.n, stats.nnz, prep_));
   stats.gflops = stats.solve > 0 ? flops / stats.solve * 1e-9 : 0;
-  stats.gbps = stats.solve > 0 ? bpi * double(r.iteration_steps) / stats.solve * 1e-9 : 0;
+  stats.gbps = stats.solve > 0 ? bytes / stats.solve * 1e-9 : 0;
   char line[256];
   std::snprintf(line, sizeof line, "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s",
                 reason_name(stats.reason), (long long)stats.iterations, stats.error,

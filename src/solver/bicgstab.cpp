@@ -1,6 +1,7 @@
-// Right-preconditioned BiCGSTAB (van der Vorst 1992) for k systems at once, M⁻¹ = Jacobi.
-// Each system keeps its own scalars and status; finished systems are masked out of the host
-// operations (the backend SpMV still runs on every column, which is harmless).
+// Right-preconditioned BiCGSTAB (van der Vorst 1992) for k systems at once, M⁻¹ = Jacobi, over
+// the device's vector surface. Each system keeps its own scalars and status; finished systems are
+// masked out of every later device operation. Per iteration: two SpMVs and four host reads of
+// scalars (ρ, then v·r̂ and v·v, then s·s, then t·t and t·s).
 // The residual starts as the true residual b - A x in double. When the recursive residual
 // converges, the true one is checked; if it is more than 2x above the threshold the system
 // restarts from it (at most max_restarts times), as pcg does.
@@ -17,25 +18,27 @@ namespace {
 constexpr double breakdown_cos = 1e-15;  // |(u,v)| <= this * |u| |v| counts as zero
 }
 
-pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b,
-                          double* x, const krylov_params& prm) {
-  krylov_track tr(a, k, b, x, prm.base.threshold);
-  if (tr.all_zero) return tr.finish(a, b, x, false, 0);
-  krylov_ops ops(sys, a, prm.d, k, prm.threads);
+pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+                          const krylov_params& prm) {
+  krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
+  if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
+  krylov_ops ops(sys, k, prm.rows, prm.nnz, prm.matrix_bytes, prm.vector_bytes);
   const std::size_t ks = std::size_t(k);
-  std::vector<double> r = ops.vec(), rhat = ops.vec(), p = ops.vec(), v = ops.vec(), ph = ops.vec(),
-                      sh = ops.vec(), t = ops.vec();
+  // The steps' r, p and q serve as r, p and v; four more device vectors.
+  const int X = device_system::vec_x, r = device_system::vec_r, p = device_system::vec_p,
+            v = device_system::vec_q;
+  const int rhat = ops.vec(), ph = ops.vec(), sh = ops.vec(), t = ops.vec();
   std::vector<double> rho(ks), alpha(ks), omega(ks), rhat2(ks), tmp(ks), tmp2(ks), coef(ks),
-      ones(ks, 1.0), zeros(ks, 0.0);
+      ones(ks, 1.0), zeros(ks, 0.0), two(2 * ks);
   std::vector<char> fresh(ks, 1);  // r is a true residual (no verification needed)
 
   // (Re)starts the recurrences of the systems in `ops.active` from r = b - A x.
   auto restart = [&]() {
-    ops.residual(b, x, r.data());
-    ops.dot(r.data(), r.data(), tmp.data());
-    ops.axpby(ones.data(), r.data(), zeros.data(), rhat.data());
-    ops.axpby(zeros.data(), r.data(), zeros.data(), p.data());
-    ops.axpby(zeros.data(), r.data(), zeros.data(), v.data());
+    ops.residual(X, r);
+    ops.dot(r, r, tmp.data());
+    ops.axpby(ones.data(), r, zeros.data(), rhat);
+    ops.axpby(zeros.data(), r, zeros.data(), p);
+    ops.axpby(zeros.data(), r, zeros.data(), v);
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       tr.res2[j] = rhat2[j] = tmp[j];
@@ -65,13 +68,13 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     }
     if (any_verify) {
       ops.active = verify;
-      ops.residual(b, x, t.data());
-      ops.dot(t.data(), t.data(), tmp.data());
+      ops.residual(X, t);
+      ops.dot(t, t, tmp.data());
       std::vector<char> again(ks, 0);
       bool any_again = false;
       for (int j = 0; j < k; ++j) {
         if (!verify[j]) continue;
-        const double slack2 = krylov_true_slack * krylov_true_slack;
+        const double slack2 = true_residual_slack * true_residual_slack;
         if (tmp[j] <= slack2 * tr.thr2[j] || tr.restarts[j] >= prm.base.max_restarts ||
             it >= prm.base.max_iterations) {
           tr.reason[j] = CNC_REASON_CONVERGED;  // finish() marks it stagnated if it is off
@@ -98,39 +101,51 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     // One iteration on the running systems.
     ops.active = tr.running_mask();
     std::vector<double> rho_new(ks), beta(ks), rv(ks), vv(ks), ss(ks), tt(ks), ts(ks);
-    ops.dot(rhat.data(), r.data(), rho_new.data());
+    // A vanishing inner product: restart that system from its true residual (r̂ = r makes the
+    // product ‖r‖² again), at most max_restarts times; after that it is a breakdown.
+    std::vector<char> redo(ks, 0);
+    auto broke = [&](int j) {
+      ops.active[j] = 0;
+      if (tr.restarts[j] < prm.base.max_restarts && it < prm.base.max_iterations)
+        ++tr.restarts[j], redo[j] = 1;
+      else
+        tr.reason[j] = CNC_REASON_BREAKDOWN;
+    };
+    ops.dot(rhat, r, rho_new.data());
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       if (!std::isfinite(rho_new[j])) {
         tr.reason[j] = CNC_REASON_NOT_FINITE, ops.active[j] = 0;
       } else if (std::fabs(rho_new[j]) <= breakdown_cos * std::sqrt(rhat2[j] * tr.res2[j])) {
-        tr.reason[j] = CNC_REASON_BREAKDOWN, ops.active[j] = 0;
+        broke(j);
       } else {
         beta[j] = (rho_new[j] / rho[j]) * (alpha[j] / omega[j]);
         coef[j] = -omega[j];
       }
     }
-    ops.axpby(coef.data(), v.data(), ones.data(), p.data());  // p = r + β (p - ω v)
-    ops.axpby(ones.data(), r.data(), beta.data(), p.data());
-    ops.precond(p.data(), ph.data());
-    ops.spmv(ph.data(), v.data());
+    ops.axpby(coef.data(), v, ones.data(), p);  // p = r + β (p - ω v)
+    ops.axpby(ones.data(), r, beta.data(), p);
+    ops.precond(p, ph);
+    ops.spmv(ph, v);
     ++spmvs;
-    ops.dot(rhat.data(), v.data(), rv.data());
-    ops.dot(v.data(), v.data(), vv.data());
+    const int rhat_v[2] = {rhat, v};  // v·r̂ and v·v in one synchronization
+    ops.dots(v, rhat_v, 2, two.data());
+    std::copy(two.begin(), two.begin() + k, rv.begin());
+    std::copy(two.begin() + k, two.end(), vv.begin());
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       if (!std::isfinite(rv[j]) || !std::isfinite(vv[j])) {
         tr.reason[j] = CNC_REASON_NOT_FINITE, ops.active[j] = 0;
       } else if (std::fabs(rv[j]) <= breakdown_cos * std::sqrt(rhat2[j] * vv[j])) {
-        tr.reason[j] = CNC_REASON_BREAKDOWN, ops.active[j] = 0;
+        broke(j);
       } else {
         alpha[j] = rho_new[j] / rv[j];
         coef[j] = -alpha[j];
       }
     }
-    ops.axpby(coef.data(), v.data(), ones.data(), r.data());  // r becomes s = r - α v
-    ops.dot(r.data(), r.data(), ss.data());
-    std::vector<char> half(ks, 0);
+    ops.axpby(coef.data(), v, ones.data(), r);  // r becomes s = r - α v
+    ops.dot(r, r, ss.data());
+    std::vector<char> half(ks, 0), halt(ks, 0);
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       rho[j] = rho_new[j];
@@ -146,40 +161,47 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     {  // x += α p̂ for the systems that stop at the half step
       std::vector<char> keep = ops.active;
       ops.active = half;
-      ops.axpby(tmp.data(), ph.data(), ones.data(), x);
+      ops.axpby(tmp.data(), ph, ones.data(), X);
       ops.active = keep;
     }
-    ops.precond(r.data(), sh.data());
-    ops.spmv(sh.data(), t.data());
+    ops.precond(r, sh);
+    ops.spmv(sh, t);
     ++spmvs;
-    ops.dot(t.data(), t.data(), tt.data());
-    ops.dot(t.data(), r.data(), ts.data());
+    const int t_r[2] = {t, r};  // t·t and t·s in one synchronization
+    ops.dots(t, t_r, 2, two.data());
+    std::copy(two.begin(), two.begin() + k, tt.begin());
+    std::copy(two.begin() + k, two.end(), ts.begin());
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       if (!std::isfinite(tt[j]) || !std::isfinite(ts[j])) {
         tr.reason[j] = CNC_REASON_NOT_FINITE, ops.active[j] = 0;
       } else if (tt[j] == 0.0 || std::fabs(ts[j]) <= breakdown_cos * std::sqrt(tt[j] * ss[j])) {
-        // ω = 0: BiCGSTAB cannot progress. Keep the half step's progress, then stop.
-        tr.reason[j] = CNC_REASON_BREAKDOWN;
+        // ω = 0: BiCGSTAB cannot progress. Keep the half step's progress, then restart or stop.
+        halt[j] = 1;
         omega[j] = 0.0;
         tr.res2[j] = ss[j];
       } else {
         omega[j] = ts[j] / tt[j];
       }
     }
-    ops.axpby(alpha.data(), ph.data(), ones.data(), x);  // x += α p̂ + ω ŝ
-    ops.axpby(omega.data(), sh.data(), ones.data(), x);
+    ops.axpby(alpha.data(), ph, ones.data(), X);  // x += α p̂ + ω ŝ
+    ops.axpby(omega.data(), sh, ones.data(), X);
     for (int j = 0; j < k; ++j) {
       coef[j] = -omega[j];
-      if (tr.reason[j] == CNC_REASON_BREAKDOWN && ops.active[j]) ops.active[j] = 0;
+      if (halt[j] && ops.active[j]) broke(j);
     }
-    ops.axpby(coef.data(), t.data(), ones.data(), r.data());  // r = s - ω t
-    ops.dot(r.data(), r.data(), tmp2.data());
+    ops.axpby(coef.data(), t, ones.data(), r);  // r = s - ω t
+    ops.dot(r, r, tmp2.data());
     for (int j = 0; j < k; ++j)
       if (ops.active[j]) tr.res2[j] = tmp2[j];
     ++it;
+    if (std::any_of(redo.begin(), redo.end(), [](char c) { return c != 0; })) {
+      if (prm.base.log) prm.base.log(CNC_LOG_INFO, "BiCGSTAB breakdown: restarting from x");
+      ops.active = redo;
+      restart();
+    }
   }
-  return tr.finish(a, b, x, stopped, spmvs);
+  return tr.finish(sys, &ops, a, b, x, prm, stopped, spmvs);
 }
 
 }  // namespace cnc

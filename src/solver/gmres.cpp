@@ -1,5 +1,6 @@
-// Restarted GMRES(m) (Saad & Schultz 1986) with right Jacobi preconditioning, modified
-// Gram-Schmidt and Givens rotations, for k systems at once. Each cycle starts from the true
+// Restarted GMRES(m) (Saad & Schultz 1986) with right Jacobi preconditioning, classical
+// Gram-Schmidt with selective reorthogonalization and Givens rotations, for k systems at once,
+// over the device's vector surface (only scalars come to the host). Each cycle starts from the true
 // residual b - A x in double, so a cycle whose estimate converged is verified by the next one:
 // if the true residual is more than 2x above the threshold, more cycles run (at most
 // max_restarts times), as pcg does. Inside a cycle, a system leaves when its residual estimate
@@ -18,21 +19,72 @@ namespace cnc {
 namespace {
 constexpr double happy_ratio = 1e-14;     // h_{j+1,j} <= this * |A z_j|: Krylov space exhausted
 constexpr double singular_ratio = 1e-16;  // rotated diagonal <= this * |A z_j|: R is singular
+// A second Gram-Schmidt pass runs for the systems whose w lost more than this fraction of its
+// norm in the first (Daniel, Gragg, Kaufman and Stewart's criterion): twice is enough.
+constexpr double reorthogonalize_below = 0.7071067811865476;
+
+// Classical Gram-Schmidt of w against V[0..c], repeated where the criterion asks: h (layout
+// h[i*k + j]) gets the coefficients, norm0 ‖w‖² before and tmp ‖w‖² after. Two host reads per
+// call (three or four with the second pass), where modified Gram-Schmidt needs c + 2.
+void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std::vector<double>& h,
+                   std::vector<double>& h2, std::vector<double>& norm0, std::vector<double>& tmp,
+                   std::vector<double>& coef, const std::vector<double>& ones) {
+  const int k = ops.k();
+  std::vector<int> against(V.begin(), V.begin() + c + 1);
+  against.push_back(w);  // ‖w‖² in the same read
+  ops.dots(w, against.data(), c + 2, h.data());
+  for (int j = 0; j < k; ++j) norm0[j] = h[std::size_t(c + 1) * k + j];
+  auto subtract = [&](const std::vector<double>& hh) {
+    for (int i = 0; i <= c; ++i) {
+      for (int j = 0; j < k; ++j) coef[j] = -hh[std::size_t(i) * k + j];
+      ops.axpby(coef.data(), V[i], ones.data(), w);
+    }
+    ops.dot(w, w, tmp.data());
+  };
+  subtract(h);
+  const std::vector<char> outer = ops.active;
+  std::vector<char> again(outer.size(), 0);
+  bool any = false;
+  for (int j = 0; j < k; ++j)
+    if (outer[j] && tmp[j] < reorthogonalize_below * reorthogonalize_below * norm0[j])
+      again[j] = 1, any = true;
+  if (!any) return;
+  ops.active = again;
+  const std::vector<double> kept = tmp;
+  ops.dots(w, against.data(), c + 1, h2.data());
+  subtract(h2);
+  for (int j = 0; j < k; ++j) {
+    if (!again[j]) {
+      tmp[j] = kept[j];
+      continue;
+    }
+    for (int i = 0; i <= c; ++i) h[std::size_t(i) * k + j] += h2[std::size_t(i) * k + j];
+  }
+  ops.active = outer;
+}
 }  // namespace
 
 pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                        const krylov_params& prm) {
-  krylov_track tr(a, k, b, x, prm.base.threshold);
-  if (tr.all_zero) return tr.finish(a, b, x, false, 0);
-  krylov_ops ops(sys, a, prm.d, k, prm.threads);
+  krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
+  if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
+  krylov_ops ops(sys, k, prm.rows, prm.nnz, prm.matrix_bytes, prm.vector_bytes);
   const std::size_t ks = std::size_t(k);
-  const int m = std::max(1, prm.restart);
-  std::vector<std::vector<double>> V(static_cast<std::size_t>(m));  // V[m] is never needed
-  for (auto& vj : V) vj = ops.vec();
-  std::vector<double> w = ops.vec(), z = ops.vec();
+  // At most n columns: a Krylov space has no more (and a huge restart asks for no memory).
+  const int m = int(std::max<std::int64_t>(1, std::min<std::int64_t>(prm.restart, a.n)));
+  // V[0] is the steps' r, w their q, z their p; V[1..m-1] are made here.
+  const int X = device_system::vec_x, w = device_system::vec_q, z = device_system::vec_p;
+  std::vector<int> V(static_cast<std::size_t>(m) + 1);  // V[c] for c <= m; V[m] is w's slot
+  V[0] = device_system::vec_r;
+  if (m > 1) {
+    const int first = ops.vecs(m - 1);
+    for (int c = 1; c < m; ++c) V[c] = first + c - 1;
+  }
+  V[m] = w;
   // Per system: R (upper triangle after rotations, column-major m x m), rotations, g.
   std::vector<double> R(ks * m * m), cs(ks * m), sn(ks * m), g(ks * (m + 1));
-  std::vector<double> h(ks), tmp(ks), coef(ks), ones(ks, 1.0), zeros(ks, 0.0);
+  std::vector<double> h(ks * (m + 1)), h2(h.size()), tmp(ks), coef(ks), ones(ks, 1.0),
+      zeros(ks, 0.0), norm0(ks);
   std::vector<std::vector<double>> hcol(ks, std::vector<double>(std::size_t(m) + 1));
   std::vector<int> len(ks, 0);         // Arnoldi columns built this cycle
   std::vector<char> estimated(ks, 0);  // the last cycle's estimate converged
@@ -43,12 +95,12 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
   for (;;) {
     // Cycle start: true residual of the running systems.
     ops.active = tr.running_mask();
-    ops.residual(b, x, V[0].data());
-    ops.dot(V[0].data(), V[0].data(), tmp.data());
+    ops.residual(X, V[0]);
+    ops.dot(V[0], V[0], tmp.data());
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       tr.res2[j] = tmp[j];
-      const double slack2 = krylov_true_slack * krylov_true_slack;
+      const double slack2 = true_residual_slack * true_residual_slack;
       if (!std::isfinite(tmp[j])) {
         tr.reason[j] = CNC_REASON_NOT_FINITE;
       } else if (tmp[j] <= tr.thr2[j] || (estimated[j] && tmp[j] <= slack2 * tr.thr2[j])) {
@@ -76,7 +128,7 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
                 g.begin() + std::ptrdiff_t(j + 1) * (m + 1), 0.0);
       g[std::size_t(j) * (m + 1)] = beta;
     }
-    ops.axpby(tmp.data(), V[0].data(), zeros.data(), V[0].data());
+    ops.axpby(tmp.data(), V[0], zeros.data(), V[0]);
 
     for (int c = 0; c < m; ++c) {
       if (prm.base.progress && prm.base.progress(it, tr.worst_relative())) {
@@ -85,23 +137,20 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
       }
       if (it >= prm.base.max_iterations) break;
       ops.active = in_cycle;
-      ops.precond(V[c].data(), z.data());
-      ops.spmv(z.data(), w.data());
+      ops.precond(V[c], z);
+      ops.spmv(z, w);
       ++spmvs;
-      for (int i = 0; i <= c; ++i) {  // modified Gram-Schmidt
-        ops.dot(w.data(), V[i].data(), h.data());
-        for (int j = 0; j < k; ++j) hcol[j][i] = h[j], coef[j] = -h[j];
-        ops.axpby(coef.data(), V[i].data(), ones.data(), w.data());
-      }
-      ops.dot(w.data(), w.data(), tmp.data());
+      orthogonalize(ops, V, c, w, h, h2, norm0, tmp, coef, ones);
+      for (int j = 0; j < k; ++j)
+        if (in_cycle[j])
+          for (int i = 0; i <= c; ++i) hcol[j][i] = h[std::size_t(i) * k + j];
       ++it;
       for (int j = 0; j < k; ++j) {
         if (!in_cycle[j]) continue;
         ++tr.iters[j];
         double* col = hcol[j].data();
         const double hn = std::sqrt(tmp[j]);
-        double az2 = tmp[j];  // |A z|² = Σ h_i² + h_{c+1,c}² (orthogonal decomposition)
-        for (int i = 0; i <= c; ++i) az2 += col[i] * col[i];
+        const double az2 = norm0[j];  // |A z|², measured before the projection
         col[c + 1] = hn;
         if (!std::isfinite(az2)) {
           tr.reason[j] = CNC_REASON_NOT_FINITE;
@@ -141,7 +190,7 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
       if (c + 1 == m || std::none_of(in_cycle.begin(), in_cycle.end(), [](char v) { return v; }))
         break;
       ops.active = in_cycle;
-      ops.axpby(tmp.data(), w.data(), zeros.data(), V[c + 1].data());
+      ops.axpby(tmp.data(), w, zeros.data(), V[c + 1]);
     }
 
     // x += M⁻¹ (V y) with R y = g, for every system that built columns this cycle.
@@ -165,13 +214,13 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
       ops.active = update;
       for (int i = 0; i < cmax; ++i) {
         for (int j = 0; j < k; ++j) coef[j] = i < len[j] ? y[std::size_t(j) * m + i] : 0.0;
-        ops.axpby(coef.data(), V[i].data(), i == 0 ? zeros.data() : ones.data(), w.data());
+        ops.axpby(coef.data(), V[i], i == 0 ? zeros.data() : ones.data(), w);
       }
-      ops.precond(w.data(), z.data());
-      ops.axpby(ones.data(), z.data(), ones.data(), x);
+      ops.precond(w, z);
+      ops.axpby(ones.data(), z, ones.data(), X);
     }
   }
-  return tr.finish(a, b, x, stopped, spmvs);
+  return tr.finish(sys, &ops, a, b, x, prm, stopped, spmvs);
 }
 
 }  // namespace cnc

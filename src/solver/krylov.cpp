@@ -1,131 +1,107 @@
-// Host vector operations for the nonsymmetric solvers, and their shared bookkeeping.
-// Rows are cut into fixed chunks (independent of the thread count); a dot product sums each
-// chunk in row order, then the chunk partials in chunk order, so results are bit-identical for
-// any number of threads. Small problems run on the calling thread: waking a pool costs more.
+// The nonsymmetric solvers' view of the device (krylov_ops) and their shared bookkeeping.
 #include "solver/krylov.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
-#include "util/thread_pool.hpp"
 #include "cnc.h"
 
 namespace cnc {
 
-namespace {
-constexpr std::int64_t chunk_rows = 4096;
-constexpr std::size_t parallel_min_work = std::size_t(1) << 16;  // n*k below which: one thread
-}  // namespace
-
-krylov_ops::krylov_ops(device_system& sys, const csr_view& a, const double* d, int k, int threads)
-    : sys_(sys), a_(a), d_(d), n_(std::size_t(a.n)), k_(k) {
+krylov_ops::krylov_ops(device_system& sys, int k, std::int64_t rows, std::int64_t nnz,
+                       double matrix_bytes, int vector_bytes)
+    : sys_(sys),
+      k_(k),
+      rows_(double(rows)),
+      nnz_(double(nnz)),
+      matrix_bytes_(matrix_bytes),
+      vb_(vector_bytes) {
   active.assign(std::size_t(k), 1);
-  n_chunks_ = std::max<std::int64_t>(1, (std::int64_t(n_) + chunk_rows - 1) / chunk_rows);
-  partial_.assign(std::size_t(n_chunks_) * std::size_t(k), 0.0);
-  int t = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
-  t = int(std::min<std::int64_t>(t, n_chunks_));
-  if (t > 1 && n_ * std::size_t(k) >= parallel_min_work) pool_ = std::make_unique<thread_pool>(t);
+  sent_.assign(std::size_t(k), 1);  // a device_system starts with every column active
 }
 
-krylov_ops::~krylov_ops() = default;
-
-template <class F>
-void krylov_ops::over_chunks(F&& fn) {
-  auto run = [&](std::int64_t c0, std::int64_t c1) {
-    for (std::int64_t c = c0; c < c1; ++c)
-      fn(c, c * chunk_rows, std::min<std::int64_t>(std::int64_t(n_), (c + 1) * chunk_rows));
-  };
-  if (!pool_) {
-    run(0, n_chunks_);
-    return;
-  }
-  const std::int64_t T = pool_->size();
-  pool_->run([&](int t) { run(n_chunks_ * t / T, n_chunks_ * (t + 1) / T); });
+krylov_ops::~krylov_ops() {
+  sys_.release_vectors();
+  active.assign(std::size_t(k_), 1);
+  send_mask();
 }
 
-void krylov_ops::spmv(const double* x, double* y) { sys_.apply(x, y); }
+int krylov_ops::vec() { return sys_.add_vectors(1); }
+int krylov_ops::vecs(int count) { return sys_.add_vectors(count); }
 
-void krylov_ops::precond(const double* v, double* z) {
-  over_chunks([&](std::int64_t, std::int64_t i0, std::int64_t i1) {
-    for (int j = 0; j < k_; ++j) {
-      if (!active[j]) continue;
-      const std::size_t o = std::size_t(j) * n_;
-      if (d_)
-        for (std::int64_t i = i0; i < i1; ++i) z[o + i] = d_[i] * v[o + i];
-      else
-        std::copy(v + o + i0, v + o + i1, z + o + i0);
-    }
-  });
+void krylov_ops::send_mask() {
+  bool same = true;
+  for (int j = 0; j < k_; ++j) same = same && (sent_[j] != 0) == (active[j] != 0);
+  if (same) return;
+  for (int j = 0; j < k_; ++j) sent_[j] = active[j] ? 1 : 0;
+  sys_.set_mask(sent_.data());
 }
 
-void krylov_ops::dot(const double* u, const double* v, double* out) {
-  over_chunks([&](std::int64_t c, std::int64_t i0, std::int64_t i1) {
-    for (int j = 0; j < k_; ++j) {
-      if (!active[j]) continue;
-      const std::size_t o = std::size_t(j) * n_;
-      double s = 0.0;
-      for (std::int64_t i = i0; i < i1; ++i) s += u[o + i] * v[o + i];
-      partial_[std::size_t(c) * k_ + j] = s;
-    }
-  });
-  for (int j = 0; j < k_; ++j) {
-    double s = 0.0;
-    if (active[j])
-      for (std::int64_t c = 0; c < n_chunks_; ++c) s += partial_[std::size_t(c) * k_ + j];
-    out[j] = s;
-  }
+double krylov_ops::columns() const {
+  return double(std::count_if(active.begin(), active.end(), [](char c) { return c != 0; }));
 }
 
-void krylov_ops::axpby(const double* alpha, const double* x, const double* beta, double* y) {
-  over_chunks([&](std::int64_t, std::int64_t i0, std::int64_t i1) {
-    for (int j = 0; j < k_; ++j) {
-      if (!active[j]) continue;
-      const std::size_t o = std::size_t(j) * n_;
-      const double al = alpha[j], be = beta[j];
-      if (be == 0.0)
-        for (std::int64_t i = i0; i < i1; ++i) y[o + i] = al * x[o + i];
-      else if (be == 1.0)
-        for (std::int64_t i = i0; i < i1; ++i) y[o + i] += al * x[o + i];
-      else
-        for (std::int64_t i = i0; i < i1; ++i) y[o + i] = al * x[o + i] + be * y[o + i];
-    }
-  });
+// Byte counts: each vector read or written once per active column; the matrix once per SpMV.
+void krylov_ops::spmv(int x, int y) {
+  send_mask();
+  sys_.spmv(x, y);
+  bytes += matrix_bytes_ + 2 * rows_ * vb_ * columns();
+  flops += 2 * nnz_ * columns();
 }
 
-void krylov_ops::residual(const double* b, const double* x, double* r) {
-  over_chunks([&](std::int64_t, std::int64_t i0, std::int64_t i1) {
-    for (int j = 0; j < k_; ++j) {
-      if (!active[j]) continue;
-      const std::size_t o = std::size_t(j) * n_;
-      for (std::int64_t i = i0; i < i1; ++i) {
-        double ax = 0.0;
-        for (std::int64_t t = a_.row_ptr[i]; t < a_.row_ptr[i + 1]; ++t)
-          ax += a_.val[t] * x[o + a_.col[t]];
-        r[o + i] = b[o + i] - ax;
-      }
-    }
-  });
+void krylov_ops::precond(int v, int z) {
+  send_mask();
+  sys_.precondition(v, z);
+  bytes += rows_ * vb_ * (1 + 2 * columns());
+  flops += rows_ * columns();
+}
+
+void krylov_ops::residual(int x, int r) {
+  send_mask();
+  sys_.residual(x, r);
+  bytes += matrix_bytes_ + 3 * rows_ * vb_ * columns();
+  flops += (2 * nnz_ + rows_) * columns();
+}
+
+void krylov_ops::dot(int u, int v, double* out) { dots(u, &v, 1, out); }
+
+void krylov_ops::dots(int u, const int* v, int count, double* out) {
+  send_mask();
+  sys_.dots(u, v, count, out);
+  bytes += (1 + count) * rows_ * vb_ * columns();
+  flops += 2 * count * rows_ * columns();
+}
+
+void krylov_ops::axpby(const double* alpha, int x, const double* beta, int y) {
+  send_mask();
+  sys_.axpby(alpha, x, beta, y);
+  bytes += 3 * rows_ * vb_ * columns();
+  flops += 3 * rows_ * columns();
 }
 
 // ---------------------------------------------------------------------------------------------
 
-krylov_track::krylov_track(const csr_view& a, int nsys, const double* b, double* x,
+krylov_track::krylov_track(device_system& sys, int n, int nsys, const double* b, const double* x,
                            double threshold)
     : k(nsys) {
-  const std::size_t n = std::size_t(a.n), ks = std::size_t(nsys);
+  const std::size_t ks = std::size_t(nsys), nn = std::size_t(n);
   bnorm2.assign(ks, 0.0), thr2.assign(ks, 0.0), reason.assign(ks, 0), iters.assign(ks, 0);
   res2.assign(ks, 0.0), restarts.assign(ks, 0);
+  const bool x_zero = host_norms(b, x, nn, nsys, bnorm2.data());
+  bool any_zero = false;
   for (std::size_t j = 0; j < ks; ++j) {
-    double s = 0.0;
-    for (std::size_t i = 0; i < n; ++i) s += b[j * n + i] * b[j * n + i];
-    bnorm2[j] = s;
-    thr2[j] = threshold * threshold * s;
-    if (s == 0.0) {  // b = 0: x = 0 at once
-      std::fill(x + j * n, x + (j + 1) * n, 0.0);
-      reason[j] = CNC_REASON_CONVERGED;
-    }
-    all_zero = all_zero && s == 0.0;
+    thr2[j] = threshold * threshold * bnorm2[j];
+    if (bnorm2[j] == 0.0) reason[j] = CNC_REASON_CONVERGED, any_zero = true;  // x = 0 at once
+    all_zero = all_zero && bnorm2[j] == 0.0;
+  }
+  if (all_zero) return;
+  if (any_zero && !x_zero) {
+    std::vector<double> x0(x, x + nn * ks);
+    for (std::size_t j = 0; j < ks; ++j)
+      if (bnorm2[j] == 0.0) std::fill(x0.begin() + j * nn, x0.begin() + (j + 1) * nn, 0.0);
+    sys.set_vectors(b, x0.data());
+  } else {
+    sys.set_vectors(b, x_zero ? nullptr : x);
   }
 }
 
@@ -146,30 +122,49 @@ std::vector<char> krylov_track::running_mask() const {
   return m;
 }
 
-pcg_result krylov_track::finish(const csr_view& a, const double* b, const double* x, bool stopped,
+pcg_result krylov_track::finish(device_system& sys, krylov_ops* ops, const csr_view& a,
+                                const double* b, double* x, const krylov_params& prm, bool stopped,
                                 std::int64_t spmvs) const {
   pcg_result res;
-  const std::size_t ks = std::size_t(k);
+  const std::size_t ks = std::size_t(k), n = std::size_t(a.n);
   res.iters = iters;
   res.reasons.assign(ks, CNC_REASON_CONVERGED);
   res.residual.assign(ks, 0.0);
   res.true_residual.assign(ks, 0.0);
   res.iteration_steps = spmvs;
   std::vector<double> tr2(ks, 0.0);
-  if (!all_zero) residual_norms(a, k, b, x, tr2.data());
+  if (all_zero) {
+    std::fill(x, x + n * ks, 0.0);
+    res.reason = CNC_REASON_CONVERGED;
+    return res;
+  }
+  if (prm.base.device_residual) {  // b - A x on the device, in double
+    ops->active.assign(ks, 1);
+    const int t = ops->vec();
+    ops->residual(device_system::vec_x, t);
+    ops->dot(t, t, tr2.data());
+    sys.get_x(x);
+  } else {
+    sys.get_x(x);
+    residual_norms(a, k, b, x, tr2.data());
+  }
+  for (int j = 0; j < k; ++j)  // b = 0: x = 0 (the device's is already, up to -0)
+    if (bnorm2[j] == 0.0) std::fill(x + j * n, x + (j + 1) * n, 0.0);
   int worst = CNC_REASON_CONVERGED;
   for (int j = 0; j < k; ++j) {
     if (bnorm2[j] == 0.0) continue;
     int r = reason[j] != 0 ? reason[j] : stopped ? CNC_REASON_STOPPED : CNC_REASON_MAX_ITERATIONS;
     res.residual[j] = std::sqrt(std::max(res2[j], 0.0) / bnorm2[j]);
     res.true_residual[j] = std::sqrt(tr2[j] / bnorm2[j]);
-    if (r == CNC_REASON_CONVERGED && !(tr2[j] <= krylov_true_slack * krylov_true_slack * thr2[j]))
+    if (r == CNC_REASON_CONVERGED &&
+        !(tr2[j] <= true_residual_slack * true_residual_slack * thr2[j]))
       r = CNC_REASON_STAGNATED;
     res.reasons[j] = r;
     res.iterations = std::max(res.iterations, iters[j]);
     if (reason_severity(r) > reason_severity(worst)) worst = r;
   }
   res.reason = worst;
+  res.bytes = ops->bytes, res.flops = ops->flops;
   return res;
 }
 

@@ -1,16 +1,10 @@
-// Nonsymmetric Krylov solvers (BiCGSTAB, restarted GMRES) and the small vector-operation layer
-// they are written against.
-//
-// PCG drives a backend through fused device steps (backend.hpp). BiCGSTAB and GMRES need other
-// recurrences, so they are written once against `krylov_ops`: k systems at once, column-major
-// host vectors (system j at offset j*n), per-system scalars. The SpMV runs on the backend through
-// device_system::apply; everything else (Jacobi scaling, dot products, axpby) runs on the host,
-// multithreaded over fixed row chunks. GPU backends therefore move two vectors across the bus
-// per SpMV: correct everywhere, but a device-resident version of these operations is future work.
+// Nonsymmetric Krylov solvers (BiCGSTAB, restarted GMRES), written once over the backend's
+// vector surface (backend.hpp): every vector lives on the device, in the backend's precision; the
+// host sees only the per-system scalars that `dots` returns. k systems run at once, each with its
+// own scalars and status; a finished system is masked out of every later operation.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -19,65 +13,73 @@
 
 namespace cnc {
 
-class thread_pool;
-
+// The solvers' view of a device_system: vector indices, the current mask, and the bytes and
+// flops of every operation issued (the statistics of the method actually run).
 class krylov_ops {
  public:
-  // `d`: the Jacobi inverse diagonal (at least a.n values), or nullptr for no preconditioner.
-  // threads: host threads for the vector operations (0 = one per core).
-  krylov_ops(device_system& sys, const csr_view& a, const double* d, int k, int threads);
-  ~krylov_ops();
+  // rows: padded rows of the device vectors; matrix_bytes: bytes of one SpMV's matrix reads;
+  // vector_bytes: bytes of one vector value (4 in single precision, else 8).
+  krylov_ops(device_system& sys, int k, std::int64_t rows, std::int64_t nnz, double matrix_bytes,
+             int vector_bytes);
+  ~krylov_ops();  // frees the vectors made by vec(), and every column is active again
+  krylov_ops(const krylov_ops&) = delete;
+  krylov_ops& operator=(const krylov_ops&) = delete;
 
-  std::size_t n() const { return n_; }
   int k() const { return k_; }
-  std::vector<double> vec() const { return std::vector<double>(n_ * std::size_t(k_), 0.0); }
+  int vec();            // a new device vector, zero-filled
+  int vecs(int count);  // `count` of them; the index of the first
 
-  // Columns the host operations touch; the others are left exactly as they are (dot gives 0).
+  // Columns the operations touch; the others are left exactly as they are (dot gives 0).
   std::vector<char> active;
 
-  void spmv(const double* x, double* y);     // y = A x, every column (backend precision)
-  void precond(const double* v, double* z);  // z = d∘v (z = v without preconditioner)
-  void dot(const double* u, const double* v, double* out);  // out[j] = u_j·v_j, fixed order
+  void spmv(int x, int y);              // y = A x
+  void precond(int v, int z);           // z = d∘v (z = v without preconditioner)
+  void residual(int x, int r);          // r = b - A x
+  void dot(int u, int v, double* out);  // out[j] = u_j·v_j, fixed order
+  void dots(int u, const int* v, int count, double* out);  // out[i*k + j] = u_j·v[i]_j
   // y_j = alpha_j x_j + beta_j y_j; beta_j == 0 overwrites y_j (NaN in y does not survive).
-  void axpby(const double* alpha, const double* x, const double* beta, double* y);
-  // r = b - A x with the double CSR matrix on the host (true residual, whatever the precision).
-  void residual(const double* b, const double* x, double* r);
+  void axpby(const double* alpha, int x, const double* beta, int y);
+
+  double bytes = 0, flops = 0;  // totals over the operations issued, active columns only
 
  private:
-  template <class F>
-  void over_chunks(F&& fn);  // fn(chunk, row0, row1) for every row chunk, in parallel
+  void send_mask();
+  double columns() const;  // active columns
 
   device_system& sys_;
-  csr_view a_;
-  const double* d_;
-  std::size_t n_;
   int k_;
-  std::int64_t n_chunks_;
-  std::vector<double> partial_;  // n_chunks_ * k partial sums of a dot product
-  std::unique_ptr<thread_pool> pool_;
+  double rows_, nnz_, matrix_bytes_, vb_;
+  std::vector<std::uint8_t> sent_;  // the mask the device holds
 };
 
 struct krylov_params {
-  pcg_params base;            // max_iterations, threshold, max_restarts, progress, log
-  int restart = 30;           // GMRES: Krylov vectors per cycle (>= 1)
-  int threads = 0;            // host threads for vector operations (0 = one per core)
-  const double* d = nullptr;  // Jacobi inverse diagonal, nullptr = no preconditioner
+  pcg_params base;          // max_iterations, threshold, max_restarts, progress, log, ...
+  int restart = 30;         // GMRES: Krylov vectors per cycle (>= 1)
+  std::int64_t rows = 0;    // padded rows of the device vectors
+  std::int64_t nnz = 0;     // matrix entries (flops of one SpMV: 2 nnz per system)
+  double matrix_bytes = 0;  // bytes of the matrix read by one SpMV
+  int vector_bytes = 8;     // bytes of one vector value on the device
 };
 
-// Both solve a x = b for k systems (column-major, n = a.n rows; x: initial guess in, solution
-// out) with right Jacobi preconditioning, stopping when ||b - A x|| <= threshold ||b||. They
-// fill pcg_result like pcg_solve: `iterations` counts solver iterations (one BiCGSTAB iteration
-// = two SpMVs, one GMRES iteration = one Arnoldi step), `iteration_steps` counts SpMVs (the unit
-// of the context's flop and byte rates).
-pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b,
-                          double* x, const krylov_params& prm);
+// Both solve A x = b for k systems (column-major host b and x, n = a.n rows; x: initial guess in,
+// solution out, written once at the end) with right Jacobi preconditioning (the device's d),
+// stopping when ||b - A x|| <= threshold ||b||. `a` is read on the host only for the final true
+// residual when the device does not hold A in double (base.device_residual false). They fill
+// pcg_result like pcg_solve: `iterations` counts solver iterations (one BiCGSTAB iteration = two
+// SpMVs, one GMRES iteration = one Arnoldi step), `iteration_steps` counts SpMVs, and `bytes` and
+// `flops` what the device operations moved and computed.
+pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+                          const krylov_params& prm);
 pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                        const krylov_params& prm);
 
-// Shared bookkeeping of the two solvers: norms of b, thresholds, per-system outcome, and the
-// final true-residual check (converged but true residual above 2x threshold -> stagnated).
+// Shared bookkeeping of the two solvers: b and x on the device, norms of b, thresholds,
+// per-system outcome, and the final true-residual check (converged but true residual above the
+// slack -> stagnated).
 struct krylov_track {
-  krylov_track(const csr_view& a, int k, const double* b, double* x, double threshold);
+  // Uploads b and x (x = 0 for systems whose b is 0) and computes ‖b‖² on the host.
+  krylov_track(device_system& sys, int n, int k, const double* b, const double* x,
+               double threshold);
   int k;
   std::vector<double> bnorm2, thr2;
   std::vector<int> reason;  // 0 while running, else CNC_REASON_*
@@ -88,11 +90,9 @@ struct krylov_track {
   bool any_running() const;
   double worst_relative() const;  // max sqrt(res2/bnorm2) over running systems
   std::vector<char> running_mask() const;
-  pcg_result finish(const csr_view& a, const double* b, const double* x, bool stopped,
-                    std::int64_t spmvs) const;
+  // True residuals (device in double, else host), x copied back, statuses combined.
+  pcg_result finish(device_system& sys, krylov_ops* ops, const csr_view& a, const double* b,
+                    double* x, const krylov_params& prm, bool stopped, std::int64_t spmvs) const;
 };
-
-// How close two residuals must be for a converged system to count as converged (as in pcg).
-constexpr double krylov_true_slack = 2.0;
 
 }  // namespace cnc

@@ -2,7 +2,7 @@
 // report progress, decide. Between checks the backend runs `check_interval` fused iterations;
 // systems that finished are frozen by the step contract, so over-running a check is harmless.
 // When a system's recursive residual converges, its true residual b - A x is computed in double
-// on the host; if it disagrees by more than `true_slack`, CG restarts from x (residual
+// on the host; if it disagrees by more than `true_residual_slack`, CG restarts from x (residual
 // replacement), at most max_restarts times, after which the reason is "stagnated".
 #include "solver/pcg.hpp"
 
@@ -18,7 +18,6 @@
 namespace cnc {
 
 namespace {
-constexpr double true_slack = 2.0;
 
 int reason_of(std::int32_t status) {
   switch (status) {
@@ -35,9 +34,8 @@ int reason_of(std::int32_t status) {
   }
 }
 
-// ||b_j||^2 of every system (host vectors, column-major), summed in fixed pieces in order (the
-// same bits for any thread count), and whether x is all zeros (then x need not be uploaded).
-// One parallel pass: a one-thread sum of 16.8 M squares alone took ~20 ms.
+}  // namespace
+
 bool host_norms(const double* b, const double* x, std::size_t n, int k, double* bnorm2) {
   constexpr std::int64_t grain = std::int64_t(1) << 16;
   const std::int64_t len = std::int64_t(n), pieces = piece_count(len, grain);
@@ -67,8 +65,6 @@ bool host_norms(const double* b, const double* x, std::size_t n, int k, double* 
   }
   return x_zero;
 }
-
-}  // namespace
 
 int reason_severity(int reason) {
   switch (reason) {
@@ -208,7 +204,7 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
   std::int64_t it = 0;
   bool stopped = false, have_true = false;
   const int interval = std::max(1, prm.check_interval);
-  const double slack2 = true_slack * true_slack;
+  const double slack2 = true_residual_slack * true_residual_slack;
   if (prm.loop_started) prm.loop_started();
   for (;;) {
     sys.read_state(st.data());
@@ -260,7 +256,7 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
     res.residual[j] = std::sqrt(std::max(st[j].rr, 0.0) / bnorm2[j]);
     res.true_residual[j] = std::sqrt(tr2[j] / bnorm2[j]);
     int r = stopped && st[j].status == running ? CNC_REASON_STOPPED : reason_of(st[j].status);
-    if (r == CNC_REASON_CONVERGED && tr2[j] > true_slack * true_slack * thr2[j])
+    if (r == CNC_REASON_CONVERGED && tr2[j] > true_residual_slack * true_residual_slack * thr2[j])
       r = CNC_REASON_STAGNATED;
     res.reasons[j] = r;
     res.iterations = std::max(res.iterations, res.iters[j]);

@@ -37,7 +37,14 @@ struct pcg_result {
   std::vector<double> residual;       // recursive ||r||/||b|| per system
   std::vector<double> true_residual;  // ||b - A x||/||b|| in double per system
   std::int64_t iteration_steps = 0;   // iterations actually executed (for flop/byte rates)
+  // Device traffic and arithmetic of the whole solve when the method counts them (BiCGSTAB,
+  // GMRES); 0 for PCG, whose per-iteration cost is fixed (pipeline's bytes_per_iteration).
+  double bytes = 0, flops = 0;
 };
+
+// A converged system whose true residual is more than this factor above the threshold is
+// restarted from x (at most max_restarts times), then reported as stagnated. Every method.
+constexpr double true_residual_slack = 2.0;
 
 // Solves a x = b for k systems (column-major b and x, n real rows). `a` is the double CSR used
 // for the true-residual check when it runs on the host; `sys` already holds the matrix.
@@ -50,6 +57,10 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
 // Order of CNC_REASON_* values from best to worst: the combined reason of several systems is
 // the worst one (every Krylov method uses this one table).
 int reason_severity(int reason);
+
+// ||b_j||² of every system (host, column-major), in fixed pieces summed in order (the same bits
+// for any thread count); returns whether x is all zeros (then it need not be uploaded).
+bool host_norms(const double* b, const double* x, std::size_t n, int k, double* bnorm2);
 
 // Host reference y = b - A x (double), used for the true residual.
 void residual_norms(const csr_view& a, int k, const double* b, const double* x, double* norms2);

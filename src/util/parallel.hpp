@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "util/environment.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cnc {
@@ -20,10 +21,8 @@ namespace cnc {
 // (the context's CNC_THREADS) wins over both.
 inline int host_threads(int requested = 0) {
   if (requested > 0) return requested;
-  if (const char* e = std::getenv("CNC_NUM_THREADS")) {
-    const int v = std::atoi(e);
-    if (v > 0) return v;
-  }
+  const long long v = env::integer(env::var::num_threads, 0);
+  if (v > 0 && v <= 1 << 16) return int(v);
   return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 

@@ -1,7 +1,8 @@
 // Host references shared by the C++ backend tests: test_support matrices as cnc::csr_matrix, and
-// backend.hpp's step contract computed in double, each stored value rounded as a backend stores it
-// (matrix values in float for single and mixed, vectors in float for single), so that a backend is
-// compared with what the contract says it must produce.
+// the step contract (kernels/pcg_contract.h: its status decisions are used as they are, the
+// vector arithmetic is written here) computed in double, each stored value rounded as a backend
+// stores it (matrix values in float for single and mixed, vectors in float for single), so that a
+// backend is compared with what the contract says it must produce.
 #pragma once
 
 #include <cmath>
@@ -69,10 +70,7 @@ class host_pcg {
       s.pq = 0;
       s.iters = 0;
       s.thr2 = thr2[j];
-      s.status = !std::isfinite(rr) || !std::isfinite(rz) ? cnc::not_finite
-                 : rr <= s.thr2                           ? cnc::converged
-                 : rz <= 0                                ? cnc::indefinite_precond
-                                                          : cnc::running;
+      s.status = cnc_status_of_residual(rr, rz, s.thr2);
     }
   }
   void spmv_dot() {
@@ -88,14 +86,8 @@ class host_pcg {
     for (int j = 0; j < k; ++j) {
       cnc::rhs_state& s = st[j];
       if (s.status != cnc::running) continue;
-      if (!std::isfinite(s.pq)) {
-        s.status = cnc::not_finite;
-        continue;
-      }
-      if (s.pq <= 0) {
-        s.status = cnc::indefinite_matrix;
-        continue;
-      }
+      s.status = cnc_status_of_pq(s.pq);
+      if (s.status != cnc::running) continue;
       const double alpha = vec_round(p_, s.rz / s.pq);
       double rz = 0, rr = 0;
       for (std::int32_t i = 0; i < n; ++i) {
@@ -114,13 +106,8 @@ class host_pcg {
     for (int j = 0; j < k; ++j) {
       cnc::rhs_state& s = st[j];
       if (s.status != cnc::running) continue;
-      if (!std::isfinite(s.rr) || !std::isfinite(s.rz_new)) {
-        s.status = cnc::not_finite;
-      } else if (s.rr <= s.thr2) {
-        s.status = cnc::converged;
-      } else if (s.rz_new <= 0) {
-        s.status = cnc::indefinite_precond;
-      } else {
+      s.status = cnc_status_of_residual(s.rr, s.rz_new, s.thr2);
+      if (s.status == cnc::running) {
         const double beta = vec_round(p_, s.rz_new / s.rz);
         s.rz = s.rz_new;
         for (std::int32_t i = 0; i < n; ++i)

@@ -2,24 +2,25 @@
 //
 // Rows are cut into fixed chunks (chunk_rows); each chunk writes its partial sums to its own slot
 // and the calling thread adds the slots in chunk order, so a solve is bit-identical run to run
-// and for any thread count. Threads claim chunks dynamically (see for_chunks). The scalar logic of the contract runs on the host,
-// between the parallel sweeps.
+// and for any thread count. Threads claim chunks dynamically (see for_chunks). The scalar logic of
+// the contract runs on the host, between the parallel sweeps.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
-#include <span>
 #include <vector>
 
 #include "backends/backend.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
-#include "util/thread_pool.hpp"
 #include "cnc.h"
+#include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/thread_pool.hpp"
 
 namespace cnc {
 
@@ -43,7 +44,6 @@ template <class T>
 class pool_vector {
  public:
   void allocate(thread_pool& pool, std::int64_t n) {
-    n_ = n;
     data_.reset(new T[std::size_t(n > 0 ? n : 1)]);
     T* d = data_.get();
     pool.run([&](int t) {
@@ -57,7 +57,6 @@ class pool_vector {
 
  private:
   std::unique_ptr<T[]> data_;
-  std::int64_t n_ = 0;
 };
 
 template <class VT, class MT>
@@ -95,7 +94,9 @@ class cpu_system final : public device_system {
     }
     np_ = a.n_padded();
     const std::int64_t len = std::int64_t(np_) * k;
-    for (auto* vec : {&x_, &r_, &p_, &q_, &b_, &y_}) vec->allocate(pool_, len);
+    for (auto* vec : {&x_, &r_, &p_, &q_, &b_}) vec->allocate(pool_, len);
+    vectors_ = {x_.data(), r_.data(), p_.data(), q_.data(), b_.data()};
+    mask_.assign(std::size_t(k), 1);
     d_.allocate(pool_, np_);
     for (std::int32_t i = 0; i < np_; ++i) d_[i] = VT(d[i]);
     step_.k = k;
@@ -120,15 +121,13 @@ class cpu_system final : public device_system {
   }
 
   void init(const double* thr2) override {
-    sweep(2, [&](std::int32_t r0, std::int32_t r1, double* part) { kt_->init(step_, r0, r1, part); });
+    sweep(2,
+          [&](std::int32_t r0, std::int32_t r1, double* part) { kt_->init(step_, r0, r1, part); });
     for (int j = 0; j < k_; ++j) {
       rhs_state& s = state_[j];
       s.rz = sum(2, 2 * j), s.rr = sum(2, 2 * j + 1), s.rz_new = 0, s.pq = 0, s.thr2 = thr2[j];
       s.iters = 0;
-      s.status = !std::isfinite(s.rr) || !std::isfinite(s.rz) ? not_finite
-                 : s.rr <= s.thr2                              ? converged
-                 : s.rz <= 0                                   ? indefinite_precond
-                                                               : running;
+      s.status = cnc_status_of_residual(s.rr, s.rz, s.thr2);
     }
   }
 
@@ -145,12 +144,8 @@ class cpu_system final : public device_system {
     for (int j = 0; j < k_; ++j) {
       rhs_state& s = state_[j];
       if (s.status != running) continue;
-      if (!std::isfinite(s.pq))
-        s.status = not_finite;
-      else if (s.pq <= 0)
-        s.status = indefinite_matrix;
-      else
-        alpha_[j] = s.rz / s.pq;
+      s.status = cnc_status_of_pq(s.pq);
+      if (s.status == running) alpha_[j] = s.rz / s.pq;
     }
     if (!refresh_active()) return;
     sweep(2, [&](std::int32_t r0, std::int32_t r1, double* part) {
@@ -167,14 +162,8 @@ class cpu_system final : public device_system {
     for (int j = 0; j < k_; ++j) {
       rhs_state& s = state_[j];
       if (s.status != running) continue;
-      if (!std::isfinite(s.rr) || !std::isfinite(s.rz_new))
-        s.status = not_finite;
-      else if (s.rr <= s.thr2)
-        s.status = converged;
-      else if (s.rz_new <= 0)
-        s.status = indefinite_precond;
-      else
-        beta_[j] = s.rz_new / s.rz, s.rz = s.rz_new;
+      s.status = cnc_status_of_residual(s.rr, s.rz_new, s.thr2);
+      if (s.status == running) beta_[j] = s.rz_new / s.rz, s.rz = s.rz_new;
     }
     if (!refresh_active()) return;
     for_chunks([&](std::int32_t c) { kt_->update_p(step_, first_row(c), last_row(c)); });
@@ -199,6 +188,106 @@ class cpu_system final : public device_system {
     for (int j = 0; j < k_; ++j)
       for (std::int32_t i = 0; i < n_; ++i)
         y[i + std::size_t(j) * n_] = double(q_[std::int64_t(i) * k_ + j]);
+  }
+
+  // The vector surface: plain loops over fixed row chunks (the compiler vectorizes them);
+  // masked columns are skipped, dots sum their chunk partials in chunk order.
+  int add_vectors(int count) override {
+    const int first = int(vectors_.size());
+    for (int c = 0; c < count; ++c) {
+      extra_.push_back(std::make_unique<pool_vector<VT>>());
+      extra_.back()->allocate(pool_, std::int64_t(np_) * k_);
+      vectors_.push_back(extra_.back()->data());
+    }
+    return first;
+  }
+
+  void release_vectors() override {
+    extra_.clear();
+    vectors_.resize(vec_first_extra);
+  }
+
+  void set_mask(const std::uint8_t* active) override { mask_.assign(active, active + k_); }
+
+  void spmv(int in, int out) override {
+    step_.in = vectors_.at(in), step_.out = scratch();
+    VT* o = vectors_.at(out);
+    for_chunks([&](std::int32_t c) {
+      kt_->apply(step_, first_row(c), last_row(c));
+      over_rows(c, [&](std::int64_t e, std::int64_t, int) { o[e] = y_[e]; });
+    });
+  }
+
+  void precondition(int in, int out) override {
+    const VT *d = d_.data(), *v = vectors_.at(in);
+    VT* o = vectors_.at(out);
+    for_chunks([&](std::int32_t c) {
+      over_rows(c, [&](std::int64_t e, std::int64_t i, int) { o[e] = d[i] * v[e]; });
+    });
+  }
+
+  void residual(int in, int out) override {
+    step_.in = vectors_.at(in), step_.out = scratch();
+    const VT* b = b_.data();
+    VT* o = vectors_.at(out);
+    for_chunks([&](std::int32_t c) {
+      kt_->apply(step_, first_row(c), last_row(c));
+      over_rows(c, [&](std::int64_t e, std::int64_t, int) { o[e] = b[e] - y_[e]; });
+    });
+  }
+
+  void dots(int u, const int* v, int count, double* out) override {
+    const std::size_t width = std::size_t(count) * k_;
+    dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
+    const VT* uu = vectors_.at(u);
+    std::vector<const VT*> vv(static_cast<std::size_t>(count));
+    for (int t = 0; t < count; ++t) vv[t] = vectors_.at(v[t]);
+    for_chunks([&](std::int32_t c) {
+      double* part = dot_part_.data() + std::size_t(c) * width;
+      const std::int64_t i0 = scalar_row(first_row(c)), i1 = scalar_row(last_row(c));
+      for (int t = 0; t < count; ++t)
+        for (int j = 0; j < k_; ++j) {
+          if (!mask_[j]) continue;
+          double s = 0.0;
+          for (std::int64_t i = i0; i < i1; ++i)
+            s += double(uu[i * k_ + j]) * double(vv[t][i * k_ + j]);
+          part[std::size_t(t) * k_ + j] = s;
+        }
+    });
+    for (std::size_t e = 0; e < width; ++e) {
+      double s = 0.0;
+      for (std::int32_t c = 0; c < n_chunks_; ++c) s += dot_part_[std::size_t(c) * width + e];
+      out[e] = s;
+    }
+  }
+
+  void axpby(const double* alpha, int x, const double* beta, int y) override {
+    std::vector<VT> al(static_cast<std::size_t>(k_)), be(al.size());
+    bool overwrite = true, accumulate = true;
+    for (int j = 0; j < k_; ++j) {
+      al[j] = VT(alpha[j]), be[j] = VT(beta[j]);
+      if (mask_[j])
+        overwrite = overwrite && beta[j] == 0.0, accumulate = accumulate && beta[j] == 1.0;
+    }
+    const VT* xv = vectors_.at(x);
+    VT* yv = vectors_.at(y);
+    for_chunks([&](std::int32_t c) {
+      if (overwrite)
+        over_rows(c, [&](std::int64_t e, std::int64_t, int j) { yv[e] = al[j] * xv[e]; });
+      else if (accumulate)
+        over_rows(c, [&](std::int64_t e, std::int64_t, int j) { yv[e] += al[j] * xv[e]; });
+      else
+        over_rows(c, [&](std::int64_t e, std::int64_t, int j) {
+          yv[e] = be[j] == VT(0) ? al[j] * xv[e] : al[j] * xv[e] + be[j] * yv[e];
+        });
+    });
+  }
+
+  void read(int v, double* out) override {
+    const VT* src = vectors_.at(v);
+    for (int j = 0; j < k_; ++j)
+      for (std::int32_t i = 0; i < n_; ++i)
+        out[i + std::size_t(j) * n_] = double(src[std::int64_t(i) * k_ + j]);
   }
 
  private:
@@ -237,6 +326,28 @@ class cpu_system final : public device_system {
     for (std::int32_t c = 0; c < n_chunks_; ++c) s += part_[std::size_t(c) * width * k_ + idx];
     return s;
   }
+  // y = A in for the masked operations: written whole, then copied where the mask allows.
+  VT* scratch() {
+    if (!y_.data()) y_.allocate(pool_, std::int64_t(np_) * k_);
+    return y_.data();
+  }
+  // Scalar row of the first row of (block or slice) row r; the padded length past the end.
+  std::int64_t scalar_row(std::int32_t r) const {
+    return std::min<std::int64_t>(np_, std::int64_t(r) * step_.a.b);
+  }
+  // fn(element, row, column) for every row of chunk c and every unmasked column.
+  template <class F>
+  void over_rows(std::int32_t c, F&& fn) const {
+    const std::int64_t i0 = scalar_row(first_row(c)), i1 = scalar_row(last_row(c));
+    if (k_ == 1) {
+      if (mask_[0])
+        for (std::int64_t i = i0; i < i1; ++i) fn(i, i, 0);
+      return;
+    }
+    for (std::int64_t i = i0; i < i1; ++i)
+      for (int j = 0; j < k_; ++j)
+        if (mask_[j]) fn(i * k_ + j, i, j);
+  }
   bool refresh_active() {
     bool any = false;
     for (int j = 0; j < k_; ++j) {
@@ -252,13 +363,18 @@ class cpu_system final : public device_system {
   std::int32_t n_, np_ = 0;
   cpu_step step_;
   std::vector<MT> values_;
-  pool_vector<VT> x_, r_, p_, q_, b_, y_, d_;
+  pool_vector<VT> x_, r_, p_, q_, b_, d_;
+  pool_vector<VT> y_;  // scratch of spmv and residual, made on first use
   std::int32_t n_chunks_ = 0;
   int threads_ = 1;
   std::atomic<std::int32_t> next_chunk_{0};
   std::vector<double> part_, alpha_, beta_;
   std::vector<std::uint8_t> active_;
   std::vector<rhs_state> state_;
+  std::vector<VT*> vectors_;  // by index: x, r, p, q, b, then add_vectors' ones
+  std::vector<std::unique_ptr<pool_vector<VT>>> extra_;
+  std::vector<std::uint8_t> mask_;
+  std::vector<double> dot_part_;
 };
 
 class cpu_backend final : public backend {
@@ -278,15 +394,14 @@ class cpu_backend final : public backend {
         return std::make_unique<cpu_system<double, double>>(pool_, kernels_for(cpu_types::f64), a,
                                                             d, nrhs);
       case precision::f32:
-        return std::make_unique<cpu_system<float, float>>(pool_, kernels_for(cpu_types::f32), a,
-                                                          d, nrhs);
+        return std::make_unique<cpu_system<float, float>>(pool_, kernels_for(cpu_types::f32), a, d,
+                                                          nrhs);
       case precision::mixed:
-        return std::make_unique<cpu_system<double, float>>(pool_, kernels_for(cpu_types::mixed),
-                                                           a, d, nrhs);
+        return std::make_unique<cpu_system<double, float>>(pool_, kernels_for(cpu_types::mixed), a,
+                                                           d, nrhs);
     }
     throw error(CNC_ERR_INTERNAL, "unknown precision");
   }
-  int threads() const { return pool_.size(); }
 
  private:
   thread_pool pool_;
@@ -300,8 +415,7 @@ const char* cpu_simd_level() {
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-  const char* cap = std::getenv("CNC_CPU_ISA");
-  const std::string c = cap ? cap : "";
+  const std::string c = env::text(env::var::cpu_isa).value_or("");
   if (avx512 && (c.empty() || c == "avx512")) return "avx512";
   if (avx2 && (c.empty() || c == "avx512" || c == "avx2")) return "avx2";
   return "generic";

@@ -1,4 +1,4 @@
-// Host-side entry points of the CUDA kernels (kernels/cuda_*.cu), callable from plain C++.
+// Host-side entry points of the CUDA kernels (kernels/cuda/*.cu), callable from plain C++.
 //
 // Device layout of one "group" of right-hand sides (at most 8 systems, see cuda_backend.cpp):
 // every vector stores its kc (1, 2, 4 or 8, the group size rounded up to a power of two) values of
@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "backends/backend.hpp"
+#include "pcg_contract.h"  // rhs_state and the statuses: all the kernels need of the host
 
 namespace cnc::cuda {
 
@@ -81,7 +81,7 @@ cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32
 cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real, double* dst,
                    cudaStream_t s);
 
-// CSR -> SELL on the device (cuda_convert.cu), the host layout (conversion/matrix.hpp) bit for
+// CSR -> SELL on the device (convert.cu), the host layout (conversion/matrix.hpp) bit for
 // bit. slice_ptr: (n+31)/32 + 1 offsets, filled from the row lengths; call first with scratch ==
 // nullptr to get *scratch_bytes (the scan's temporary storage). Then sell_fill writes
 // slice_ptr[last] entries of columns and values (float when f32_values, else double, as `val`).
@@ -90,7 +90,7 @@ cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std:
 cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
                       std::int32_t* scol, void* sval, cudaStream_t s);
-// Caller arrays in device memory (cuda_convert.cu). scan_csr: out[0] != 0 when the CSR is not
+// Caller arrays in device memory (convert.cu). scan_csr: out[0] != 0 when the CSR is not
 // canonical (see scan_rows), out[1] = entries of its SELL form; out: 2 device words.
 cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
                      const std::int32_t* col, const double* val, unsigned long long* out,
@@ -116,9 +116,39 @@ cudaError_t bcrs_fill(int b, std::int32_t n, const std::int64_t* row_ptr, const 
 int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
 int vector_max_grid(int sm_count);
 
+// --- The vector surface (blas1.cu): backend.hpp's BLAS-1 operations over one group's
+// vectors (group layout), each one launch on the group's vector grid (g.grid blocks of
+// block_threads; g.n, g.kc, g.k, g.d are used). `mask`: bit j set = slot j is computed; the
+// other slots are neither read nor written (bits >= g.k must be clear: padding stays zero).
+// Inputs may be the output (read before written, element by element). No synchronization.
+struct group_coefs {  // per-slot scalars, passed by value (read before the launcher returns)
+  double alpha[8] = {};
+  double beta[8] = {};
+};
+constexpr int max_fused_dots = 8;  // vectors one dots launch reads along with u
+struct dot_vectors {
+  const void* v[max_fused_dots] = {};
+};
+cudaError_t blas_copy(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
+                      cudaStream_t s);  // out = in
+cudaError_t blas_diag(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
+                      cudaStream_t s);  // out = d∘in
+cudaError_t blas_sub(cprec pr, const group_view& g, unsigned int mask, const void* a, const void* b,
+                     void* out, cudaStream_t s);  // out = a - b
+// y = alpha x + beta y per slot; where beta == 0, y = alpha x (y not read: NaN does not survive).
+cudaError_t blas_axpby(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
+                       const void* x, void* y, cudaStream_t s);
+// result[i*stride + j] = Σ u_j v[i]_j accumulated in double, for i < count and j < g.k (0 for
+// masked slots), deterministic for a given grid: one launch per max_fused_dots vectors, each
+// reading u once. partials: max_fused_dots * kc * g.grid doubles; counter: one device word,
+// zero between launches (left zero). `result` is device memory.
+cudaError_t blas_dots(cprec pr, const group_view& g, unsigned int mask, const void* u,
+                      const void* const* v, int count, double* partials, unsigned int* counter,
+                      double* result, int stride, cudaStream_t s);
+
 // `count` whole PCG iterations (the three steps, same contract) in ONE cooperative launch of
 // `grid` co-resident blocks, with two grid-wide barriers per iteration instead of three kernel
-// boundaries (cuda_pcg_persistent.cu). SELL matrices only. Each block keeps its own copy of the
+// boundaries (pcg_persistent.cu). SELL matrices only. Each block keeps its own copy of the
 // k rhs_states, computed identically from the same partial sums; block 0 writes them back at
 // the end. `p_other`: a second p buffer of the group's size; `partials`: 3 * kc * grid doubles.
 // Returns cudaErrorNotSupported when not SELL.

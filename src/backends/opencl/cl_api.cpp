@@ -5,6 +5,10 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
+#include <string>
+
+#include "util/environment.hpp"
 
 namespace cnc::ocl {
 namespace {
@@ -25,7 +29,8 @@ bool resolve(void* lib, const char* name, F& fn, std::string& why) {
 loaded open_loader() {
   loaded l;
   void* lib = nullptr;
-  if (const char* path = std::getenv("CNC_OPENCL_LIBRARY"); path && *path) {
+  const std::optional<std::string> chosen = env::text(env::var::opencl_library);
+  if (const char* path = chosen ? chosen->c_str() : nullptr) {
     lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) l.why = std::string("cannot load the OpenCL loader ") + path + ": " + dlerror();
   } else {
@@ -54,6 +59,7 @@ loaded open_loader() {
          resolve(lib, "clEnqueueMapBuffer", a.EnqueueMapBuffer, w) &&
          resolve(lib, "clWaitForEvents", a.WaitForEvents, w) &&
          resolve(lib, "clReleaseEvent", a.ReleaseEvent, w) &&
+         resolve(lib, "clGetEventInfo", a.GetEventInfo, w) &&
          resolve(lib, "clCreateProgramWithSource", a.CreateProgramWithSource, w) &&
          resolve(lib, "clBuildProgram", a.BuildProgram, w) &&
          resolve(lib, "clGetProgramBuildInfo", a.GetProgramBuildInfo, w) &&

@@ -33,6 +33,7 @@ struct api {
   decltype(&::clEnqueueMapBuffer) EnqueueMapBuffer;
   decltype(&::clWaitForEvents) WaitForEvents;
   decltype(&::clReleaseEvent) ReleaseEvent;
+  decltype(&::clGetEventInfo) GetEventInfo;
   decltype(&::clCreateProgramWithSource) CreateProgramWithSource;
   decltype(&::clBuildProgram) BuildProgram;
   decltype(&::clGetProgramBuildInfo) GetProgramBuildInfo;

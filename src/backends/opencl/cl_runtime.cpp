@@ -3,11 +3,12 @@
 
 #include <map>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "backends/opencl/cl_error.hpp"
 #include "cnc.h"
-#include "cnc_opencl_kernels.h"  // generated from kernels/*.cl by cmake/embed_kernels.cmake
+#include "cnc_opencl_kernels.h"  // generated from kernels/ by cmake/embed_kernels.cmake
 #include "util/error.hpp"
 
 namespace cnc::ocl {
@@ -132,6 +133,21 @@ cl_program get_program(const api& cl, const device_info& dev, const std::string&
   }
   programs.emplace(std::move(key), prog);
   return prog;
+}
+
+void read_now(const api& cl, cl_command_queue q, cl_mem m, std::size_t bytes, void* dst) {
+  cl_event ev = nullptr;
+  check(cl.EnqueueReadBuffer(q, m, CL_FALSE, 0, bytes, dst, 0, nullptr, &ev),
+        "clEnqueueReadBuffer");
+  cl_int err = cl.Flush(q), status = CL_QUEUED;
+  while (err == CL_SUCCESS) {
+    err = cl.GetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    if (err != CL_SUCCESS || status <= CL_COMPLETE) break;  // negative: the command failed
+    std::this_thread::yield();
+  }
+  cl.ReleaseEvent(ev);
+  check(err, "waiting for a read");
+  if (status < 0) throw_error(status, "clEnqueueReadBuffer (execution)");
 }
 
 }  // namespace cnc::ocl

@@ -38,4 +38,9 @@ cl_context shared_context(const api& cl, const device_info& dev);
 // Throws cnc::error(CNC_ERR_DEVICE) with the build log when the build fails.
 cl_program get_program(const api& cl, const device_info& dev, const std::string& options);
 
+// Reads `bytes` of `m` into host memory and returns when they are there. It waits by polling the
+// read's event instead of a blocking call: a solver that reads a few scalars per iteration
+// (BiCGSTAB, GMRES) cannot afford a driver wait that sleeps.
+void read_now(const api& cl, cl_command_queue q, cl_mem m, std::size_t bytes, void* dst);
+
 }  // namespace cnc::ocl

@@ -20,6 +20,7 @@
 #include "backends/opencl/cl_runtime.hpp"
 #include "backends/opencl/opencl_system.hpp"
 #include "cnc.h"
+#include "util/environment.hpp"
 #include "util/error.hpp"
 
 namespace cnc {
@@ -109,7 +110,9 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::stri
   std::vector<ocl::device_info> devs = ocl::list_devices(*cl, why);
   if (devs.empty()) return nullptr;
 
-  if (const char* env = std::getenv("CNC_OPENCL_PLATFORM"); env && *env) {
+  const std::optional<std::string> platform_env = env::text(env::var::opencl_platform);
+  const std::optional<std::string> device_env = env::text(env::var::opencl_device);
+  if (const char* env = platform_env ? platform_env->c_str() : nullptr) {
     const std::string want = env;
     std::vector<cl_platform_id> order;  // platforms with devices, in enumeration order
     for (const auto& d : devs)
@@ -140,7 +143,7 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::stri
             "; devices: " + describe(devs);
       return nullptr;
     }
-  } else if (const char* env = std::getenv("CNC_OPENCL_DEVICE"); env && *env) {
+  } else if (const char* env = device_env ? device_env->c_str() : nullptr) {
     const std::string want = env;
     for (const auto& d : devs) {
       const bool match = all_digits(want) ? d.global_index == std::atoi(want.c_str())
@@ -163,8 +166,8 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::stri
     if (!chosen) chosen = &devs.front();
   }
 
-  const char* no64 = std::getenv("CNC_OPENCL_DISABLE_FP64");  // tests: act as if fp64 missing
-  const bool fp64 = chosen->fp64 && !(no64 && *no64 && std::string(no64) != "0");
+  // Tests: act as if fp64 were missing.
+  const bool fp64 = chosen->fp64 && env::integer(env::var::opencl_disable_fp64, 0) == 0;
   if (o.log)
     o.log(CNC_LOG_INFO, "OpenCL device: " + chosen->name + " (" + chosen->platform_name + ")" +
                             (chosen->gpu ? ", GPU" : "") + (fp64 ? "" : ", no fp64"));

@@ -7,7 +7,8 @@
 // step is one kernel launch on an in-order queue with all arguments bound once at creation, so
 // iterate(count) only enqueues. Per-group partial sums go to partA (pq) and partB (Σ d r², Σ r²)
 // and are finished by the next kernel (pcg_steps.cl). The state array stays on the device;
-// read_state is the only read between two solves' uploads.
+// read_state is the only read between two solves' uploads. The vector surface (the operations
+// of BiCGSTAB and GMRES) is opencl_vectors.cpp, over the same queue, program and matrix.
 #include "backends/opencl/opencl_system.hpp"
 
 #include <algorithm>
@@ -19,7 +20,9 @@
 #include <vector>
 
 #include "backends/opencl/cl_error.hpp"
+#include "backends/opencl/opencl_vectors.hpp"
 #include "cnc.h"
+#include "util/environment.hpp"
 #include "util/error.hpp"
 #include "util/lease.hpp"
 #include "util/parallel.hpp"
@@ -92,36 +95,14 @@ struct rhs_state_f32 {
 };
 static_assert(sizeof(rhs_state_f32) == 28, "rhs_state_f32 must match common.cl");
 
-int env_int(const char* name, int fallback) {
-  const char* s = std::getenv(name);
-  if (!s || !*s) return fallback;
-  return std::atoi(s);
+int env_int(env::var v, int fallback) {
+  return int(std::clamp<long long>(env::integer(v, fallback), INT_MIN, INT_MAX));
 }
 
 int floor_pow2(long v) {
   int p = 1;
   while (2L * p <= v) p *= 2;
   return p;
-}
-
-// Host doubles -> device element type (4 or 8 bytes) in a byte buffer.
-void put(unsigned char* dst, std::size_t index, double v, bool as_float) {
-  if (as_float) {
-    const float f = static_cast<float>(v);
-    std::memcpy(dst + index * sizeof f, &f, sizeof f);
-  } else {
-    std::memcpy(dst + index * sizeof v, &v, sizeof v);
-  }
-}
-double get(const unsigned char* src, std::size_t index, bool as_float) {
-  if (as_float) {
-    float f;
-    std::memcpy(&f, src + index * sizeof f, sizeof f);
-    return f;
-  }
-  double v;
-  std::memcpy(&v, src + index * sizeof v, sizeof v);
-  return v;
 }
 
 class opencl_system final : public device_system {
@@ -153,6 +134,7 @@ class opencl_system final : public device_system {
     try {
       build(a, t);
       upload_matrix(a, d);
+      make_vector_ops();
     } catch (...) {
       release();
       throw;
@@ -168,7 +150,7 @@ class opencl_system final : public device_system {
 
   void init(const double* thr2) override {
     std::vector<unsigned char> t(static_cast<std::size_t>(k_) * acc_size());
-    for (int j = 0; j < k_; ++j) put(t.data(), j, thr2[j], acc_f32_);
+    for (int j = 0; j < k_; ++j) put_value(t.data(), j, thr2[j], acc_f32_);
     write(thr2_, t.data(), t.size());
     launch(k_init_, groups_, "init");
     finalize(0);
@@ -219,6 +201,18 @@ class opencl_system final : public device_system {
     download_vectors(q_, y);
   }
 
+  int add_vectors(int count) override { return vops_->add(count); }
+  void release_vectors() override { vops_->release_vectors(); }
+  void set_mask(const std::uint8_t* active) override { vops_->set_mask(active); }
+  void spmv(int in, int out) override { vops_->spmv(in, out); }
+  void precondition(int in, int out) override { vops_->precondition(in, out); }
+  void residual(int in, int out) override { vops_->residual(in, out); }
+  void dots(int u, const int* v, int count, double* out) override { vops_->dots(u, v, count, out); }
+  void axpby(const double* alpha, int x, const double* beta, int y) override {
+    vops_->axpby(alpha, x, beta, y);
+  }
+  void read(int v, double* out) override { download_vectors(vops_->vec(v), out); }
+
  private:
   std::size_t acc_size() const { return acc_f32_ ? 4 : 8; }
   std::size_t vec_bytes() const { return static_cast<std::size_t>(np_) * k_ * vs_; }
@@ -230,14 +224,14 @@ class opencl_system final : public device_system {
     wide_idx_ = entries >= INT_MAX;
     const bool wide_off = static_cast<std::int64_t>(np_) * k_ >= INT_MAX;
 
-    int wg = env_int("CNC_OPENCL_WG", t.work_group);
+    int wg = env_int(env::var::opencl_work_group, t.work_group);
     // CPU devices: one work-item per group, so each core streams one contiguous range of rows
     // (work-items of a group would interleave rows and defeat the prefetchers).
     if (wg <= 0) wg = dev_.gpu ? 256 : 1;
     wg = std::min<long>(floor_pow2(wg), floor_pow2(static_cast<long>(dev_.max_work_group)));
     int width = 1;
     if (a.fmt == format::csr) {
-      width = env_int("CNC_OPENCL_CSR_WIDTH", t.csr_width);
+      width = env_int(env::var::opencl_csr_width, t.csr_width);
       if (width == 0) {
         // GPUs: short rows stream through local memory in double (float values: one
         // work-item per row, which the H200 sweep in bench/results/opencl.md found faster),
@@ -249,6 +243,12 @@ class opencl_system final : public device_system {
       width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
     }
 
+    // The vector surface's axpby takes its 2k coefficients as a kernel argument when they fit.
+    std::size_t max_param = 0;
+    check(cl_.GetDeviceInfo(dev_.id, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof max_param, &max_param,
+                            nullptr),
+          "clGetDeviceInfo");
+    coef_args_ = coef_args_fit(k_, vs_, max_param);
     const char* val_t = val_f32_ ? "float" : "double";
     const char* vec_t = vec_f32_ ? "float" : "double";
     const char* acc_t = acc_f32_ ? "float" : "double";
@@ -264,10 +264,13 @@ class opencl_system final : public device_system {
       const long tile = std::max<long>(
           wg, std::min<long>(8L * wg / k_, static_cast<long>(dev_.local_mem / 2 / (vs_ * k_))));
       // SELL entries loaded per work-item before use (CNC_OPENCL_SELL_U: tuning, 1..16).
-      opt += " -DSELL_U=" + std::to_string(std::clamp(env_int("CNC_OPENCL_SELL_U", 8), 1, 16));
+      opt += " -DSELL_U=" +
+             std::to_string(std::clamp(env_int(env::var::opencl_sell_unroll, 8), 1, 16));
       opt += " -DFMT=" + std::to_string(fmt_) + " -DSELL_C=" + std::to_string(sell_slice) +
              " -DCSR_W=" + std::to_string(width_) + " -DTILE=" + std::to_string(tile);
+      opt += std::string(" -DCOEF_ARGS=") + (coef_args_ ? "1" : "0");
       cl_program prog = get_program(cl_, dev_, opt);
+      prog_ = prog;
       release_kernels();
       k_init_ = kernel(prog, "spmv_fused");
       k_dot_ = kernel(prog, "spmv_fused");
@@ -275,7 +278,7 @@ class opencl_system final : public device_system {
       k_xr_ = kernel(prog, "update_xr");
       k_p_ = kernel(prog, "update_p");
       k_fin_ = kernel(prog, "finalize");
-      std::size_t fit = SIZE_MAX;
+      std::size_t fit = vector_kernels_fit(cl_, prog, dev_.id);
       for (cl_kernel kk : {k_init_, k_xr_, k_p_, k_fin_}) {
         std::size_t s = 0;
         check(cl_.GetKernelWorkGroupInfo(kk, dev_.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof s, &s,
@@ -287,7 +290,7 @@ class opencl_system final : public device_system {
       wg = floor_pow2(static_cast<long>(fit));  // too many registers for this size: shrink
     }
     wg_ = wg;
-    int groups = env_int("CNC_OPENCL_GROUPS", t.groups);
+    int groups = env_int(env::var::opencl_groups, t.groups);
     if (groups <= 0)
       groups = static_cast<int>(dev_.compute_units) * (dev_.gpu ? std::max(1, 2048 / wg_) : 4);
     // No more groups than chunks of 64 rows: tiny systems do not pay for idle groups.
@@ -312,6 +315,7 @@ class opencl_system final : public device_system {
     cl_mem m = cl_.CreateBuffer(ctx_, CL_MEM_READ_WRITE, bytes, nullptr, &err);
     if (err != CL_SUCCESS) throw_error(err, std::string("clCreateBuffer (") + what + ")");
     mems_.push_back(m);
+    allocated_ += bytes;
     return m;
   }
 
@@ -334,10 +338,7 @@ class opencl_system final : public device_system {
     check(cl_.EnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
   }
-  void read(cl_mem m, void* dst, std::size_t bytes) {
-    check(cl_.EnqueueReadBuffer(queue_, m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
-          "clEnqueueReadBuffer");
-  }
+  void read(cl_mem m, void* dst, std::size_t bytes) { read_now(cl_, queue_, m, bytes, dst); }
 
   template <typename T>
   void arg(cl_kernel k, cl_uint index, const T& v) {
@@ -389,7 +390,7 @@ class opencl_system final : public device_system {
     dv_ = alloc(static_cast<std::size_t>(np_) * vs_, "inverse diagonal");
     {
       std::vector<unsigned char> v(static_cast<std::size_t>(np_) * vs_);
-      for (std::int32_t i = 0; i < np_; ++i) put(v.data(), i, d[i], vec_f32_);
+      for (std::int32_t i = 0; i < np_; ++i) put_value(v.data(), i, d[i], vec_f32_);
       write(dv_, v.data(), v.size());
     }
     x_ = alloc(vec_bytes(), "vector x");
@@ -445,6 +446,23 @@ class opencl_system final : public device_system {
     for (cl_mem m : {state_, aux_, partA_, partB_, thr2_}) arg(k_fin_, i++, m);
   }
 
+  void make_vector_ops() {
+    vector_env e;
+    e.cl = &cl_, e.device = dev_.id, e.ctx = ctx_, e.queue = queue_, e.prog = prog_;
+    e.np = np_, e.units = units_, e.k = k_, e.wg = wg_, e.groups = groups_;
+    e.vec_f32 = vec_f32_, e.acc_f32 = acc_f32_, e.coef_args = coef_args_;
+    e.dot_v = dot_vectors(k_);
+    e.max_alloc = dev_.max_alloc;
+    cl_ulong mem = 0;  // a bound for drivers that promise buffers they cannot back
+    if (cl_.GetDeviceInfo(dev_.id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, nullptr) ==
+            CL_SUCCESS &&
+        mem > allocated_)
+      e.mem_left = mem - allocated_;
+    e.rowp = rowp_, e.col = col_, e.val = val_, e.d = dv_;
+    e.fixed = {x_, r_, p_, q_, bv_};
+    vops_ = std::make_unique<vector_ops>(e);
+  }
+
   // Host column-major (n rows per system) -> device interleaved over n_padded rows.
   void upload_vectors(cl_mem m, const double* src) {
     if (!src) return zero(m, vec_bytes());
@@ -456,8 +474,8 @@ class opencl_system final : public device_system {
     std::vector<unsigned char> buf(vec_bytes(), 0);
     for (int j = 0; j < k_; ++j)
       for (std::int32_t i = 0; i < n_; ++i)
-        put(buf.data(), static_cast<std::size_t>(i) * k_ + j,
-            src[static_cast<std::size_t>(j) * n_ + i], vec_f32_);
+        put_value(buf.data(), static_cast<std::size_t>(i) * k_ + j,
+                  src[static_cast<std::size_t>(j) * n_ + i], vec_f32_);
     write(m, buf.data(), buf.size());
   }
   void download_vectors(cl_mem m, double* dst) {
@@ -467,7 +485,7 @@ class opencl_system final : public device_system {
     for (int j = 0; j < k_; ++j)
       for (std::int32_t i = 0; i < n_; ++i)
         dst[static_cast<std::size_t>(j) * n_ + i] =
-            get(buf.data(), static_cast<std::size_t>(i) * k_ + j, vec_f32_);
+            get_value(buf.data(), static_cast<std::size_t>(i) * k_ + j, vec_f32_);
   }
 
   void release_kernels() {
@@ -478,6 +496,7 @@ class opencl_system final : public device_system {
   }
   void release() {
     if (queue_) cl_.Finish(queue_);
+    vops_.reset();
     release_kernels();
     for (cl_mem m : mems_) cl_.ReleaseMemObject(m);
     mems_.clear();
@@ -491,11 +510,15 @@ class opencl_system final : public device_system {
   std::int32_t n_ = 0, np_ = 0, units_ = 0;
   int fmt_ = 1;  // FMT of the kernels: group_rows(format)
   bool val_f32_ = false, vec_f32_ = false, acc_f32_ = false, wide_idx_ = false;
+  bool coef_args_ = true;        // COEF_ARGS of the kernels (opencl_vectors.hpp)
+  std::uint64_t allocated_ = 0;  // bytes of mems_
   std::size_t vs_ = 8;
   int wg_ = 64, groups_ = 1, width_ = 1;
   int pending_ = 0;  // finalize mode owed before a state read: 1 after spmv_dot, 2 after update_xr
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
+  cl_program prog_ = nullptr;  // shared, cached by get_program: not released here
+  std::unique_ptr<vector_ops> vops_;
   std::vector<cl_mem> mems_;
   cl_mem rowp_ = nullptr, col_ = nullptr, val_ = nullptr, dv_ = nullptr;
   cl_mem x_ = nullptr, r_ = nullptr, p_ = nullptr, q_ = nullptr, bv_ = nullptr;

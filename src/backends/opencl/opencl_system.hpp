@@ -1,5 +1,5 @@
 // The OpenCL device_system: one matrix and the work vectors of k right-hand sides resident on an
-// OpenCL device, driven through the fused steps of kernels/pcg_steps.cl.
+// OpenCL device, driven through the fused steps of kernels/opencl/pcg_steps.cl.
 #pragma once
 
 #include <memory>

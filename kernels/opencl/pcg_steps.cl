@@ -1,5 +1,5 @@
 // The vector steps of Jacobi-PCG, fused with the second stage of the reduction that precedes
-// them (the contract is in src/backends/backend.hpp).
+// them (the contract is kernels/pcg_contract.h, compiled first in this program).
 //
 // Every work-group sums the previous kernel's per-group partials itself, in the same fixed order,
 // so all groups agree bit for bit on pq (or rz_new, rr) without a host round trip or an extra
@@ -25,19 +25,15 @@ __kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
     const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
     upd[j] = 0;
     alpha[j] = 0;
-    if (lstat[j] != ST_RUNNING) continue;
-    int s = ST_RUNNING;
-    if (!isfinite(pq)) {
-      s = ST_NOT_FINITE;
-    } else if (pq <= 0) {
-      s = ST_INDEFINITE_MATRIX;
-    } else {
+    if (lstat[j] != CNC_ST_RUNNING) continue;
+    const int s = cnc_status_of_pq(pq);
+    if (s == CNC_ST_RUNNING) {
       alpha[j] = (VEC_T)(st[j].rz / pq);
       upd[j] = 1;
     }
     if (g == 0 && lid == 0) {
       st[j].pq = pq;
-      if (s != ST_RUNNING) {
+      if (s != CNC_ST_RUNNING) {
         st[j].status = s;
       } else {
         st[j].iters += 1;
@@ -85,22 +81,16 @@ __kernel void update_p(int n, int groups, __global VEC_T* p, __global const VEC_
     const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
     upd[j] = 0;
     beta[j] = 0;
-    if (lstat[j] != ST_RUNNING) continue;
-    int s = ST_RUNNING;
-    if (!isfinite(rr) || !isfinite(rz_new)) {
-      s = ST_NOT_FINITE;
-    } else if (rr <= st[j].thr2) {
-      s = ST_CONVERGED;
-    } else if (rz_new <= 0) {
-      s = ST_INDEFINITE_PRECOND;
-    } else {
+    if (lstat[j] != CNC_ST_RUNNING) continue;
+    const int s = cnc_status_of_residual(rr, rz_new, st[j].thr2);
+    if (s == CNC_ST_RUNNING) {
       beta[j] = (VEC_T)(rz_new / aux_rz[j]);
       upd[j] = 1;
     }
     if (g == 0 && lid == 0) {
       st[j].rz_new = rz_new;
       st[j].rr = rr;
-      if (s != ST_RUNNING)
+      if (s != CNC_ST_RUNNING)
         st[j].status = s;
       else
         st[j].rz = rz_new;
@@ -141,14 +131,11 @@ __kernel void finalize(int mode, int groups, __global rhs_state* st, __global AC
       st[j].pq = 0;
       st[j].thr2 = t;
       st[j].iters = 0;
-      st[j].status = !isfinite(s1) || !isfinite(s0) ? ST_NOT_FINITE
-                     : s1 <= t                      ? ST_CONVERGED
-                     : s0 <= 0                      ? ST_INDEFINITE_PRECOND
-                                                    : ST_RUNNING;
+      st[j].status = cnc_status_of_residual(s1, s0, t);
       aux_rz[j] = s0;
-    } else if (lstat[j] == ST_RUNNING && mode == 1) {
+    } else if (lstat[j] == CNC_ST_RUNNING && mode == 1) {
       st[j].pq = pq;
-    } else if (lstat[j] == ST_RUNNING && mode == 2) {
+    } else if (lstat[j] == CNC_ST_RUNNING && mode == 2) {
       st[j].rz_new = s0;
       st[j].rr = s1;
     }

@@ -19,7 +19,7 @@
 // each is rewritten only after a barrier that follows every block's reads of it.
 #include <cooperative_groups.h>
 
-#include "cuda_common.cuh"
+#include "common.cuh"
 
 namespace cnc::cuda {
 namespace {
@@ -38,13 +38,8 @@ __device__ __forceinline__ void finish_update_p(const group_view& g, rhs_state* 
   st.rz_new = trz;
   st.rr = trr;
   st.iters += 1;
-  if (!finite(trr) || !finite(trz)) {
-    st.status = not_finite;
-  } else if (trr <= st.thr2) {
-    st.status = converged;
-  } else if (trz <= 0.0) {
-    st.status = indefinite_precond;
-  } else {
+  st.status = cnc_status_of_residual(trr, trz, st.thr2);
+  if (st.status == running) {
     beta[t] = trz / st.rz;
     st.rz = trz;
     pend[t] = true;
@@ -132,12 +127,8 @@ __global__ void __launch_bounds__(block_threads)
     if (t < KC && t < g.k && sst[t].status == running) {
       rhs_state& st = sst[t];
       st.pq = tpq;
-      if (!finite(tpq))
-        st.status = not_finite;
-      else if (tpq <= 0.0)
-        st.status = indefinite_matrix;
-      else
-        alpha_s[t] = st.rz / tpq;
+      st.status = cnc_status_of_pq(tpq);
+      if (st.status == running) alpha_s[t] = st.rz / tpq;
     }
     __syncthreads();
     double rz = 0.0, rr = 0.0;

@@ -3,8 +3,8 @@
 // pass over the matrix serves the KC right-hand sides of a group. Each lane issues the loads of
 // U strided entries before using any (memory-level parallelism: the row offsets, values and
 // gathers would otherwise form a chain of dependent latencies per W entries). In CG mode it also
-// reduces pq = pᵀ(Ap) per running system (cuda_common.cuh: deterministic two-stage reduction).
-#include "cuda_common.cuh"
+// reduces pq = pᵀ(Ap) per running system (common.cuh: deterministic two-stage reduction).
+#include "common.cuh"
 
 namespace cnc::cuda {
 namespace {

@@ -6,7 +6,7 @@
 // (coalesced); one block column index per b*b values, and the b values of x a block needs are
 // fetched once per block (the b lanes of one column read the same address: a broadcast). The
 // row sums are then combined with shuffles over the lanes of equal rb.
-#include "cuda_common.cuh"
+#include "common.cuh"
 
 namespace cnc::cuda {
 namespace {
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(block_threads)
     V acc[KC];
 #pragma unroll
     for (int j = 0; j < KC; ++j) acc[j] = V(0);
-    // U steps per trip, all loads issued before the first use (see cuda_spmv_csr.cu).
+    // U steps per trip, all loads issued before the first use (see spmv_csr.cu).
     for (; s < end; s += blocks_per_step * U) {
       M v[U];
       std::int32_t c[U];

@@ -1,4 +1,5 @@
-// Shared definitions of cnc's OpenCL kernels (compiled first, before spmv.cl and pcg_steps.cl).
+// Shared definitions of cnc's OpenCL kernels (compiled after pcg_contract.h, before spmv.cl,
+// pcg_steps.cl and blas1.cl).
 //
 // The host passes every type and tuning value as a -D define:
 //   VAL_T   matrix value type (float or double)       VEC_T  vector type (float or double)
@@ -11,21 +12,10 @@
 //   HAS_FP64  1 when cl_khr_fp64 is enabled
 // Vectors are interleaved: entry i of system j is at i*NRHS + j, so one column index of the
 // matrix fetches the NRHS values of a row of the right-hand-side block at once.
-#if HAS_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
+// (cl_khr_fp64 is enabled by pcg_contract.h when HAS_FP64.)
 
-// Same layout as cnc::rhs_state (48 bytes) when ACC_T is double.
-typedef struct {
-  ACC_T rz, rz_new, rr, pq, thr2;
-  int status, iters;
-} rhs_state;
-
-#define ST_RUNNING 0
-#define ST_CONVERGED 1
-#define ST_INDEFINITE_MATRIX 2
-#define ST_INDEFINITE_PRECOND 3
-#define ST_NOT_FINITE 4
+// The per-system state and the statuses are kernels/pcg_contract.h's (compiled just before).
+typedef cnc_rhs_state rhs_state;
 
 // Sum over the work-group of one value per work-item, in a fixed tree order; every work-item
 // must call it and gets the result. `scratch` holds WG values.
@@ -72,6 +62,6 @@ int snapshot_status(__global const rhs_state* st, __local int* lstat) {
   for (int j = get_local_id(0); j < NRHS; j += WG) lstat[j] = st[j].status;
   barrier(CLK_LOCAL_MEM_FENCE);
   int any = 0;
-  for (int j = 0; j < NRHS; ++j) any |= lstat[j] == ST_RUNNING;
+  for (int j = 0; j < NRHS; ++j) any |= lstat[j] == CNC_ST_RUNNING;
   return any;
 }

@@ -2,7 +2,7 @@
 // kept on the device: each launch reads the rhs_state array, and its last block writes the new
 // scalars and status. Thread t of a launch always serves slot j = t % KC of the group (the grid
 // has a multiple of KC threads), so a thread needs one running sum per reduced quantity.
-#include "cuda_common.cuh"
+#include "common.cuh"
 
 namespace cnc::cuda {
 namespace {
@@ -37,14 +37,7 @@ __global__ void __launch_bounds__(block_threads) k_init(group_view g) {
     st.rr = trr;
     st.pq = 0.0;
     st.iters = 0;
-    if (!finite(trr) || !finite(trz))
-      st.status = not_finite;
-    else if (trr <= st.thr2)
-      st.status = converged;
-    else if (trz <= 0.0)
-      st.status = indefinite_precond;
-    else
-      st.status = running;
+    st.status = cnc_status_of_residual(trr, trz, st.thr2);
   }
 }
 
@@ -65,7 +58,7 @@ __global__ void __launch_bounds__(block_threads) k_update_xr(group_view g) {
   V alpha = V(0);
   if (j < g.k) {
     const rhs_state& st = g.state[j];
-    if (st.status == running && finite(st.pq) && st.pq > 0.0) {
+    if (st.status == running && cnc_status_of_pq(st.pq) == running) {
       act = true;
       alpha = static_cast<V>(st.rz / st.pq);
     }
@@ -83,11 +76,8 @@ __global__ void __launch_bounds__(block_threads) k_update_xr(group_view g) {
   if (t < KC && t < g.k) {
     rhs_state& st = g.state[t];
     if (st.status == running) {
-      if (!finite(st.pq)) {
-        st.status = not_finite;
-      } else if (st.pq <= 0.0) {
-        st.status = indefinite_matrix;
-      } else {
+      st.status = cnc_status_of_pq(st.pq);
+      if (st.status == running) {
         st.rz_new = trz;
         st.rr = trr;
         st.iters += 1;
@@ -104,8 +94,7 @@ __global__ void __launch_bounds__(block_threads, 8) k_update_p(group_view g) {
   V beta = V(0);
   if (j < g.k) {
     const rhs_state& st = g.state[j];
-    if (st.status == running && finite(st.rr) && finite(st.rz_new) && !(st.rr <= st.thr2) &&
-        st.rz_new > 0.0) {
+    if (st.status == running && cnc_status_of_residual(st.rr, st.rz_new, st.thr2) == running) {
       act = true;
       beta = static_cast<V>(st.rz_new / st.rz);
     }
@@ -125,14 +114,8 @@ __global__ void __launch_bounds__(block_threads, 8) k_update_p(group_view g) {
   if (t < KC && t < g.k) {
     rhs_state& st = g.state[t];
     if (st.status == running) {
-      if (!finite(st.rr) || !finite(st.rz_new))
-        st.status = not_finite;
-      else if (st.rr <= st.thr2)
-        st.status = converged;
-      else if (st.rz_new <= 0.0)
-        st.status = indefinite_precond;
-      else
-        st.rz = st.rz_new;
+      st.status = cnc_status_of_residual(st.rr, st.rz_new, st.thr2);
+      if (st.status == running) st.rz = st.rz_new;
     }
   }
 }

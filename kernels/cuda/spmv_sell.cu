@@ -3,8 +3,8 @@
 // of a slice reads 32 consecutive values and column indices: fully coalesced, no row offsets per
 // row, no shuffles. Each thread issues the loads of sell_unroll(kc) entries and their gathers
 // before using any (memory-level parallelism). In CG mode it also reduces pq = pᵀ(Ap) per running
-// system (cuda_common.cuh: deterministic two-stage reduction).
-#include "cuda_common.cuh"
+// system (common.cuh: deterministic two-stage reduction).
+#include "common.cuh"
 
 namespace cnc::cuda {
 namespace {

@@ -104,8 +104,6 @@ __device__ __forceinline__ void load_slots(const V* __restrict__ p, V (&out)[KC]
   }
 }
 
-__device__ __forceinline__ bool finite(double v) { return isfinite(v); }
-
 // Block-wide sums of one value per thread, grouped by slot j = threadIdx.x % KC (blockDim.x is
 // a multiple of 32 and KC divides 32). Result valid in threads 0..KC-1 (thread j: slot j). The
 // order of additions is fixed, so the result is reproducible. smem: (blockDim.x/32)*KC doubles.
@@ -309,8 +307,8 @@ __device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double
   if (j < KC && j < g.k && g.state[j].status == running) g.state[j].pq = total;
 }
 
-// The BCRS and SELL launchers live in cuda_spmv_bcrs.cu and cuda_spmv_sell.cu; spmv() in
-// cuda_spmv_csr.cu dispatches to them.
+// The BCRS and SELL launchers live in spmv_bcrs.cu and spmv_sell.cu; spmv() in
+// spmv_csr.cu dispatches to them.
 cudaError_t spmv_bcrs(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
                       void* y, cudaStream_t s);
 int spmv_bcrs_max_grid(cprec pr, int b, int width, int kc, int sm_count);

@@ -50,7 +50,7 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   // running) gets an empty row range instead.
   const int any = snapshot_status(st, lstat);
   int run[NRHS];
-  for (int j = 0; j < NRHS; ++j) run[j] = mode != MODE_DOT || lstat[j] == ST_RUNNING;
+  for (int j = 0; j < NRHS; ++j) run[j] = mode != MODE_DOT || lstat[j] == CNC_ST_RUNNING;
   ACC_T acc0[NRHS], acc1[NRHS];
   for (int j = 0; j < NRHS; ++j) acc0[j] = acc1[j] = 0;
   const int start = range_begin(units);

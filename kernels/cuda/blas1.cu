@@ -1,0 +1,234 @@
+// The vector surface of the CUDA backend (backend.hpp): BLAS-1 operations over the vectors of
+// one group (cuda_kernels.hpp layout, v[i*kc + j]), each ONE launch on the group's vector grid.
+//
+// The grid has a multiple of kc threads, so thread t always serves slot j = t % kc: a thread whose
+// slot is masked out (mask bit j clear; bits >= k are always clear, so padding slots stay zero)
+// neither reads nor writes, and the masked columns keep their bits. Every element loop is a
+// grid-stride loop that loads U elements (t, t + S, ..., S = grid threads) before storing any:
+// the loads are in flight together (memory bandwidth on H100/H200), and an input may be the
+// output (x == y in axpby) since each element is read before it is written, by its own thread.
+//
+// dots reduce like the PCG kernels (common.cuh): each thread sums its elements in a fixed
+// order in double, the block sums them by slot in a fixed order into per-block partials, and the
+// block that finishes last sums the partials in block order. No floating-point atomics: the same
+// inputs on the same grid give the same bits, whatever other vectors share the launch.
+#include "common.cuh"
+
+namespace cnc::cuda {
+namespace {
+
+// Elements a thread loads before storing any, per trip.
+constexpr int map_unroll = 4;
+
+// For f = first, first + stride, ... < total, in that order: store(f, load(f)), with the loads
+// of U consecutive elements of the sequence issued before their stores.
+template <int U, class T, class Load, class Store>
+__device__ __forceinline__ void map_elements(long long first, long long stride, long long total,
+                                             Load load, Store store) {
+  for (long long f0 = first; f0 < total; f0 += U * stride) {
+    T v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const long long f = f0 + u * stride;
+      v[u] = f < total ? load(f) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const long long f = f0 + u * stride;
+      if (f < total) store(f, v[u]);
+    }
+  }
+}
+
+enum class map_op { copy, diag, sub, axpby };
+
+// out = op(a, b) on the active slots:
+//   copy: out = a;  diag: out = d∘a;  sub: out = a - b;
+//   axpby: out = alpha a + beta b (b may be out), or alpha a where beta == 0 (b is not read).
+template <class V, int KC, map_op O>
+__global__ void __launch_bounds__(block_threads)
+    k_map(group_view g, unsigned int mask, group_coefs c, const V* a, const V* b, V* out) {
+  const int j = threadIdx.x % KC;
+  if (!((mask >> j) & 1u)) return;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long total = static_cast<long long>(g.n) * KC;
+  auto store = [out](long long f, V v) { out[f] = v; };
+  if constexpr (O == map_op::copy) {
+    map_elements<map_unroll, V>(
+        first, stride, total, [a](long long f) { return a[f]; }, store);
+  } else if constexpr (O == map_op::diag) {
+    const V* __restrict__ d = static_cast<const V*>(g.d);
+    map_elements<map_unroll, V>(
+        first, stride, total, [a, d](long long f) { return d[f / KC] * a[f]; }, store);
+  } else if constexpr (O == map_op::sub) {
+    map_elements<map_unroll, V>(
+        first, stride, total, [a, b](long long f) { return a[f] - b[f]; }, store);
+  } else {
+    // The branch is per thread (its slot's beta): a warp may take both, each with its lanes.
+    double alpha = 0.0, beta = 0.0;  // constant indices: no local-memory copy of `c`
+#pragma unroll
+    for (int t = 0; t < KC; ++t)
+      if (t == j) alpha = c.alpha[t], beta = c.beta[t];
+    const V al = static_cast<V>(alpha), be = static_cast<V>(beta);
+    if (beta == 0.0)
+      map_elements<map_unroll, V>(
+          first, stride, total, [a, al](long long f) { return al * a[f]; }, store);
+    else
+      map_elements<map_unroll, V>(
+          first, stride, total, [a, b, al, be](long long f) { return al * a[f] + be * b[f]; },
+          store);
+  }
+}
+
+// Block sums by (vector i < NV, slot j) of one value per thread and vector (slot j =
+// threadIdx.x % KC), each added in a fixed order. Result for (i, j) in thread i*KC + j.
+// smem: NV * (blockDim.x/32) * KC doubles.
+template <int KC, int NV>
+__device__ __forceinline__ double block_sums(const double (&s)[NV], double* smem) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int nw = blockDim.x >> 5;
+#pragma unroll
+  for (int i = 0; i < NV; ++i) {
+    double t = s[i];
+#pragma unroll
+    for (int off = 16; off >= KC; off >>= 1) t += __shfl_xor_sync(0xffffffffu, t, off);
+    if (lane < KC) smem[(i * nw + warp) * KC + lane] = t;
+  }
+  __syncthreads();
+  double r = 0.0;
+  if (threadIdx.x < NV * KC) {
+    const int i = threadIdx.x / KC, jj = threadIdx.x % KC;
+    for (int w = 0; w < nw; ++w) r += smem[(i * nw + w) * KC + jj];
+  }
+  __syncthreads();
+  return r;
+}
+
+// result[i*stride + j] = Σ u_j v_i,j (double) for i < count <= NV and j < g.k; 0 where masked.
+// part: NV * KC * gridDim.x doubles ([vector][block][slot]); counter: zero between launches.
+template <class V, int KC, int NV>
+__global__ void __launch_bounds__(block_threads)
+    k_dots(group_view g, unsigned int mask, const V* __restrict__ u, dot_vectors v, int count,
+           double* part, unsigned int* counter, double* result, int stride) {
+  __shared__ double smem[NV * (block_threads / 32) * KC];
+  constexpr int U = NV >= 4 ? 1 : 4 / NV;  // loads in flight per thread: U * (NV + 1)
+  const int j = threadIdx.x % KC;
+  double s[NV];
+#pragma unroll
+  for (int i = 0; i < NV; ++i) s[i] = 0.0;
+  if ((mask >> j) & 1u) {
+    const V* vp[NV];
+#pragma unroll
+    for (int i = 0; i < NV; ++i) vp[i] = static_cast<const V*>(v.v[i]);  // read if i < count
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+    const long long total = static_cast<long long>(g.n) * KC;
+    for (long long f0 = first; f0 < total; f0 += U * step) {
+      V uu[U], vv[U][NV];
+#pragma unroll
+      for (int e = 0; e < U; ++e) {
+        const long long f = f0 + e * step;
+        const bool in = f < total;
+        uu[e] = in ? __ldg(u + f) : V(0);
+#pragma unroll
+        for (int i = 0; i < NV; ++i) vv[e][i] = in && i < count ? __ldg(vp[i] + f) : V(0);
+      }
+#pragma unroll
+      for (int e = 0; e < U; ++e)
+#pragma unroll
+        for (int i = 0; i < NV; ++i)
+          s[i] = __fma_rn(static_cast<double>(uu[e]), static_cast<double>(vv[e][i]), s[i]);
+    }
+  }
+  const double blk = block_sums<KC, NV>(s, smem);
+  if (threadIdx.x < count * KC) {
+    const int i = threadIdx.x / KC, jj = threadIdx.x % KC;
+    part[(static_cast<long long>(i) * gridDim.x + blockIdx.x) * KC + jj] = blk;
+  }
+  if (!last_block_done(counter)) return;
+  // The last block: every vector's partials in block order, all loads of a step in flight.
+  double t[NV];
+#pragma unroll
+  for (int i = 0; i < NV; ++i) t[i] = 0.0;
+  for (unsigned int b = threadIdx.x / KC; b < gridDim.x; b += blockDim.x / KC)
+#pragma unroll
+    for (int i = 0; i < NV; ++i)
+      if (i < count) t[i] += __ldcg(part + (static_cast<long long>(i) * gridDim.x + b) * KC + j);
+  const double sum = block_sums<KC, NV>(t, smem);
+  if (threadIdx.x < count * KC) {
+    const int i = threadIdx.x / KC, jj = threadIdx.x % KC;
+    if (jj < g.k) result[static_cast<long long>(i) * stride + jj] = (mask >> jj) & 1u ? sum : 0.0;
+  }
+}
+
+template <map_op O>
+cudaError_t launch_map(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
+                       const void* a, const void* b, void* out, cudaStream_t s) {
+  if (g.n == 0 || mask == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      k_map<V, kc(), O><<<g.grid, block_threads, 0, s>>>(
+          g, mask, c, static_cast<const V*>(a), static_cast<const V*>(b), static_cast<V*>(out));
+      return cudaGetLastError();
+    });
+  });
+}
+
+template <class V, int KC, int NV>
+void launch_dots(const group_view& g, unsigned int mask, const void* u, const dot_vectors& v,
+                 int count, double* part, unsigned int* counter, double* result, int stride,
+                 cudaStream_t s) {
+  k_dots<V, KC, NV><<<g.grid, block_threads, 0, s>>>(g, mask, static_cast<const V*>(u), v, count,
+                                                     part, counter, result, stride);
+}
+
+}  // namespace
+
+cudaError_t blas_copy(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
+                      cudaStream_t s) {
+  return launch_map<map_op::copy>(pr, g, mask, group_coefs{}, in, nullptr, out, s);
+}
+cudaError_t blas_diag(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
+                      cudaStream_t s) {
+  return launch_map<map_op::diag>(pr, g, mask, group_coefs{}, in, nullptr, out, s);
+}
+cudaError_t blas_sub(cprec pr, const group_view& g, unsigned int mask, const void* a, const void* b,
+                     void* out, cudaStream_t s) {
+  return launch_map<map_op::sub>(pr, g, mask, group_coefs{}, a, b, out, s);
+}
+cudaError_t blas_axpby(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
+                       const void* x, void* y, cudaStream_t s) {
+  return launch_map<map_op::axpby>(pr, g, mask, c, x, y, y, s);
+}
+
+cudaError_t blas_dots(cprec pr, const group_view& g, unsigned int mask, const void* u,
+                      const void* const* v, int count, double* partials, unsigned int* counter,
+                      double* result, int stride, cudaStream_t s) {
+  for (int i0 = 0; i0 < count; i0 += max_fused_dots) {
+    const int c = count - i0 < max_fused_dots ? count - i0 : max_fused_dots;
+    dot_vectors dv{};
+    for (int i = 0; i < c; ++i) dv.v[i] = v[i0 + i];
+    double* res = result + static_cast<long long>(i0) * stride;
+    const cudaError_t e = with_prec(pr, [&](auto t) {
+      using V = typename decltype(t)::vec;
+      return with_kc(g.kc, [&](auto kc) {
+        if (c == 1)
+          launch_dots<V, kc(), 1>(g, mask, u, dv, c, partials, counter, res, stride, s);
+        else if (c == 2)
+          launch_dots<V, kc(), 2>(g, mask, u, dv, c, partials, counter, res, stride, s);
+        else if (c <= 4)
+          launch_dots<V, kc(), 4>(g, mask, u, dv, c, partials, counter, res, stride, s);
+        else
+          launch_dots<V, kc(), 8>(g, mask, u, dv, c, partials, counter, res, stride, s);
+        return cudaGetLastError();
+      });
+    });
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace cnc::cuda

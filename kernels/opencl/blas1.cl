@@ -1,0 +1,155 @@
+// The vector surface of device_system (src/backends/backend.hpp, "The vector surface"): the
+// vector operations of BiCGSTAB and GMRES, on vectors of NRHS interleaved columns (entry i of
+// column j at i*NRHS + j) over n = n_padded rows. SpMV and the residual's product are
+// spmv_fused (spmv.cl) in MODE_DOT, which writes only the running columns of `st`.
+//
+// The mask: `st` is an rhs_state array whose statuses say which columns are active
+// (CNC_ST_RUNNING); every kernel here leaves the other columns as they are (no read of them either,
+// so NaN there does not matter) and the dot products give 0 for them.
+//
+// Element-wise kernels walk the flat entries of their group's row range (range_begin/end of
+// common.cl): consecutive work-items at consecutive addresses, whatever NRHS. The dot products
+// walk rows with one accumulator per column and reduce as pcg_steps.cl does: a fixed tree in
+// each group (wg_sum), then the groups' partials in group order (sum_partials) by
+// vec_dot_finish, so the same inputs give the same bits. Extra define:
+//   COEF_ARGS  1: vec_axpby's coefficients come by value as a kernel argument (a struct of
+//              2 NRHS VEC_T); 0: from slot `slot` of a device buffer (NRHS too large for the
+//              device's kernel-argument space)
+// The host dots up to 4 vectors with u per launch (vec_dot_part1/2/4), fewer for large NRHS
+// (registers).
+
+#ifndef COEF_ARGS
+#define COEF_ARGS 1
+#endif
+
+#if COEF_ARGS
+typedef struct {
+  VEC_T alpha[NRHS], beta[NRHS];
+} vec_coefs;
+#define COEF_PARAM vec_coefs cf
+#define COEF_ALPHA(j) cf.alpha[j]
+#define COEF_BETA(j) cf.beta[j]
+#else
+#define COEF_PARAM __global const VEC_T* cf
+#define COEF_ALPHA(j) cf[(OFF_T)slot * (2 * NRHS) + (j)]
+#define COEF_BETA(j) cf[(OFF_T)slot * (2 * NRHS) + NRHS + (j)]
+#endif
+
+// The flat entries [*s, *e) of this group's rows, walked by consecutive work-items at consecutive
+// addresses (entry o is row o / NRHS, column o % NRHS). Empty when no column is active.
+void entry_range(int n, int any, OFF_T* s, OFF_T* e) {
+  *s = (OFF_T)range_begin(n) * NRHS;
+  *e = any ? (OFF_T)range_end(n) * NRHS : *s;
+}
+
+// y_j = alpha_j x_j + beta_j y_j; beta_j == 0 overwrites (y is not used). x may be y.
+// overwrite: every active beta_j is 0 (y is then not read at all: one vector less to stream).
+__kernel void vec_axpby(int n, int slot, int overwrite, COEF_PARAM,
+                        __global const rhs_state* st, __global const VEC_T* x,
+                        __global VEC_T* y) {
+  __local VEC_T la[NRHS], lb[NRHS];
+  __local int lstat[NRHS];
+  for (int j = get_local_id(0); j < NRHS; j += WG) la[j] = COEF_ALPHA(j), lb[j] = COEF_BETA(j);
+  const int any = snapshot_status(st, lstat);  // its barrier publishes la and lb too
+  OFF_T s, e;
+  entry_range(n, any, &s, &e);
+  if (overwrite) {
+    for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
+      const int j = (int)(o % NRHS);
+      if (lstat[j] == CNC_ST_RUNNING) y[o] = la[j] * x[o];
+    }
+  } else {
+    for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
+      const int j = (int)(o % NRHS);
+      if (lstat[j] != CNC_ST_RUNNING) continue;
+      const VEC_T a = la[j], b = lb[j];
+      y[o] = b == 0 ? a * x[o] : a * x[o] + b * y[o];
+    }
+  }
+}
+
+// out = d . in (d: one value per row). in may be out.
+__kernel void vec_precondition(int n, __global const rhs_state* st, __global const VEC_T* d,
+                               __global const VEC_T* in, __global VEC_T* out) {
+  __local int lstat[NRHS];
+  const int any = snapshot_status(st, lstat);
+  OFF_T s, e;
+  entry_range(n, any, &s, &e);
+  for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
+    const OFF_T i = o / NRHS;
+    if (lstat[(int)(o - i * NRHS)] == CNC_ST_RUNNING) out[o] = d[i] * in[o];
+  }
+}
+
+// out = b - out (the residual's second half, after out = A in).
+__kernel void vec_b_minus(int n, __global const rhs_state* st, __global const VEC_T* b,
+                          __global VEC_T* out) {
+  __local int lstat[NRHS];
+  const int any = snapshot_status(st, lstat);
+  OFF_T s, e;
+  entry_range(n, any, &s, &e);
+  for (OFF_T o = s + get_local_id(0); o < e; o += WG)
+    if (lstat[(int)(o % NRHS)] == CNC_ST_RUNNING) out[o] = b[o] - out[o];
+}
+
+// Per-group partials of u . v_t for t < nv, to part[((slot + t) * NRHS + j) * groups + g]: every
+// column's, 0 for masked-out ones. nv is 1, 2 or 4, a constant in each kernel below once inlined
+// (one per nv: no reduction is spent on absent vectors); v_t for t >= nv are not read.
+void dot_part(const int nv, int n, int slot, __global const rhs_state* st,
+              __global const VEC_T* u, __global const VEC_T* v0, __global const VEC_T* v1,
+              __global const VEC_T* v2, __global const VEC_T* v3, __global ACC_T* part,
+              __local ACC_T* scratch, __local int* lstat) {
+  const int any = snapshot_status(st, lstat);
+  const int lid = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+  ACC_T acc[4][NRHS];
+  int act[NRHS];
+  for (int j = 0; j < NRHS; ++j) {
+    act[j] = lstat[j] == CNC_ST_RUNNING;
+    for (int t = 0; t < 4; ++t) acc[t][j] = 0;
+  }
+  const int start = range_begin(n), end = any ? range_end(n) : start;
+  for (int i = start + lid; i < end; i += WG) {
+    for (int j = 0; j < NRHS; ++j) {
+      if (!act[j]) continue;
+      const OFF_T o = (OFF_T)i * NRHS + j;
+      const ACC_T uo = u[o];
+      acc[0][j] += uo * (ACC_T)v0[o];
+      if (nv > 1) acc[1][j] += uo * (ACC_T)v1[o];
+      if (nv > 2) {
+        acc[2][j] += uo * (ACC_T)v2[o];
+        acc[3][j] += uo * (ACC_T)v3[o];
+      }
+    }
+  }
+  for (int t = 0; t < nv; ++t)
+    for (int j = 0; j < NRHS; ++j) {
+      const ACC_T s = wg_sum(acc[t][j], scratch);
+      if (lid == 0) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
+    }
+}
+
+#define DOT_PART_ARGS                                                                    \
+  int n, int slot, __global const rhs_state *st, __global const VEC_T *u,                \
+      __global const VEC_T *v0, __global const VEC_T *v1, __global const VEC_T *v2,     \
+      __global const VEC_T *v3, __global ACC_T *part
+#define DOT_PART_BODY(nv)                                                    \
+  __local ACC_T scratch[WG];                                                 \
+  __local int lstat[NRHS];                                                   \
+  dot_part(nv, n, slot, st, u, v0, v1, v2, v3, part, scratch, lstat)
+__kernel void vec_dot_part1(DOT_PART_ARGS) { DOT_PART_BODY(1); }
+__kernel void vec_dot_part2(DOT_PART_ARGS) { DOT_PART_BODY(2); }
+__kernel void vec_dot_part4(DOT_PART_ARGS) { DOT_PART_BODY(4); }
+
+// One work-group per vector t: out[t * NRHS + j] = the sum of its `groups` partials in group
+// order, 0 for masked-out columns.
+__kernel void vec_dot_finish(int groups, __global const rhs_state* st,
+                             __global const ACC_T* part, __global ACC_T* out) {
+  __local ACC_T scratch[WG];
+  __local int lstat[NRHS];
+  snapshot_status(st, lstat);
+  const int t = get_group_id(0);
+  for (int j = 0; j < NRHS; ++j) {
+    const ACC_T s = sum_partials(part + ((long)t * NRHS + j) * groups, groups, scratch);
+    if (get_local_id(0) == 0) out[t * NRHS + j] = lstat[j] == CNC_ST_RUNNING ? s : 0;
+  }
+}

@@ -1,0 +1,106 @@
+// The vector surface of the OpenCL device_system (backend.hpp, "The vector surface"), kept apart
+// from opencl_system.cpp: the system owns one vector_ops and forwards the surface's calls to it.
+//
+// Every operation is one kernel (kernels/opencl/blas1.cl; spmv is spmv_fused of spmv.cl in MODE_DOT,
+// the residual adds vec_b_minus) enqueued on the system's in-order queue without waiting. The
+// mask lives on the device as an rhs_state array whose statuses say running (active) or not,
+// which is what spmv_fused's MODE_DOT and the blas1 kernels read; it is written (a non-blocking
+// write) when it changes. axpby's coefficients are a kernel argument by value (a struct of 2k
+// values) where the device's argument space holds them, else a slot of a device buffer written
+// before the kernel. Host data that a non-blocking write reads later stays in a ring of host
+// slots until the write has run (a reuse waits for it: in practice long done, since dots
+// synchronizes far more often). dots is the one synchronization: one kernel per (up to) 4
+// vectors, one ordered sum, one blocking read (which also flushes the queue).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "backends/opencl/cl_api.hpp"
+
+namespace cnc::ocl {
+
+// What the vector operations take from their system, which owns all of it and outlives them.
+struct vector_env {
+  const api* cl = nullptr;
+  cl_device_id device = nullptr;
+  cl_context ctx = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_program prog = nullptr;  // built with the options below
+  std::int32_t np = 0;        // rows of every vector (n_padded)
+  std::int32_t units = 0;     // spmv_fused's units (rows, or block rows for BCRS)
+  int k = 1, wg = 1, groups = 1;
+  bool vec_f32 = false, acc_f32 = false;
+  bool coef_args = true;        // COEF_ARGS of the build
+  int dot_v = 1;                // dot_vectors(k)
+  std::uint64_t max_alloc = 0;  // 0: unknown
+  std::uint64_t mem_left = 0;   // device memory minus the system's own buffers; 0: unknown
+  cl_mem rowp = nullptr, col = nullptr, val = nullptr, d = nullptr;
+  std::vector<cl_mem> fixed;  // x, r, p, q, b (device_system::vec_x .. vec_b)
+};
+
+// COEF_ARGS of the build for k columns: whether axpby's 2k coefficients fit in a kernel argument
+// (`max_param`: CL_DEVICE_MAX_PARAMETER_SIZE). CNC_OPENCL_COEF_BUFFER=1 forces the buffer path.
+bool coef_args_fit(int k, std::size_t vec_size, std::size_t max_param);
+
+// Host doubles <-> device element type (float or double) in a byte buffer, at element `index`.
+void put_value(unsigned char* dst, std::size_t index, double v, bool as_float);
+double get_value(const unsigned char* src, std::size_t index, bool as_float);
+// Vectors dotted with u per launch (1, 2 or 4): fewer for many columns (registers).
+int dot_vectors(int k);
+// The largest work-group every vector kernel of `prog` accepts (CL_KERNEL_WORK_GROUP_SIZE).
+std::size_t vector_kernels_fit(const api& cl, cl_program prog, cl_device_id dev);
+
+class vector_ops {
+ public:
+  explicit vector_ops(const vector_env& e);
+  ~vector_ops();
+  vector_ops(const vector_ops&) = delete;
+  vector_ops& operator=(const vector_ops&) = delete;
+
+  int add(int count);
+  void release_vectors();  // add()'s vectors
+  void set_mask(const std::uint8_t* active);
+  void spmv(int in, int out);
+  void precondition(int in, int out);
+  void residual(int in, int out);
+  void dots(int u, const int* v, int count, double* out);
+  void axpby(const double* alpha, int x, const double* beta, int y);
+  cl_mem vec(int v) const;  // throws CNC_ERR_INVALID_VALUE for an unknown index
+
+ private:
+  // Host slots for the data of non-blocking writes; a slot is reused once its write has run.
+  struct ring {
+    std::vector<unsigned char> host;
+    std::vector<cl_event> done;
+    std::size_t bytes = 0;
+    int next = 0;
+  };
+  void init_ring(ring& r, int slots, std::size_t bytes);
+  int put(ring& r, cl_mem dst, bool per_slot, const void* src);  // returns the slot used
+  void release_ring(ring& r);
+
+  void release();
+  cl_mem make_buffer(std::size_t bytes, const char* what);
+  void drop_buffer(cl_mem& m, std::size_t bytes);
+  void ensure_dot_space(int count);
+  void launch(cl_kernel k, int groups, const char* what);
+  template <typename T>
+  void arg(cl_kernel k, cl_uint index, const T& v);
+
+  vector_env e_;
+  std::size_t vs_, as_;       // bytes of a vector entry, of an accumulator
+  std::vector<cl_mem> vecs_;  // by index: the system's five, then add()'s (owned)
+  std::vector<std::uint8_t> mask_;
+  std::uint64_t used_ = 0;  // bytes of the buffers made here
+  cl_mem mask_st_ = nullptr, part_ = nullptr, out_ = nullptr, coef_ = nullptr;
+  int dot_cap_ = 0;  // vectors part_ and out_ have room for
+  ring mask_ring_, coef_ring_;
+  std::vector<unsigned char> coef_host_, dot_host_;
+  cl_kernel k_spmv_ = nullptr, k_axpby_ = nullptr, k_precond_ = nullptr, k_bminus_ = nullptr,
+            k_fin_ = nullptr;
+  cl_kernel k_dot_[3] = {nullptr, nullptr, nullptr};  // vec_dot_part1, 2, 4
+};
+
+}  // namespace cnc::ocl
