@@ -155,7 +155,8 @@ result eigen_solve(const poisson& p, double tol) {
   for (const auto& t : p.triplets) tr.emplace_back(t.row(), t.col(), Scalar(t.value()));
   a.setFromTriplets(tr.begin(), tr.end());
   Vec b = Vec::Ones(p.n);
-  Eigen::ConjugateGradient<Mat, Eigen::Lower | Eigen::Upper, Eigen::DiagonalPreconditioner<Scalar>> cg;
+  Eigen::ConjugateGradient<Mat, Eigen::Lower | Eigen::Upper, Eigen::DiagonalPreconditioner<Scalar>>
+      cg;
   cg.setTolerance(Scalar(tol));
   cg.setMaxIterations(100000);
   cg.compute(a);
@@ -188,12 +189,15 @@ int main(int argc, char** argv) {
   std::printf("machine: %u hardware threads, cnc %s, Eigen %d.%d.%d with %d OpenMP threads\n",
               std::thread::hardware_concurrency(), cncVersionString(), EIGEN_WORLD_VERSION,
               EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION, Eigen::nbThreads());
-  std::printf("triad bandwidth (%d threads): %.2f GB/s (median of %d)\n\n", g_threads, triad, repeat);
+  std::printf("triad bandwidth (%d threads): %.2f GB/s (median of %d)\n\n", g_threads, triad,
+              repeat);
 
-  std::printf("Jacobi-PCG, 7-point 3D Poisson, tol 1e-8 (double) / 1e-6 (float), b = 1, x0 = 0, "
-              "medians of %d runs\n", repeat);
-  std::printf("%-8s %-7s | %6s %9s %8s %6s | %6s %9s | %8s\n", "grid", "prec", "cnc it",
-              "ms/it", "GB/s", "%triad", "Eig it", "ms/it", "speed-up");
+  std::printf(
+      "Jacobi-PCG, 7-point 3D Poisson, tol 1e-8 (double) / 1e-6 (float), b = 1, x0 = 0, "
+      "medians of %d runs\n",
+      repeat);
+  std::printf("%-8s %-7s | %6s %9s %8s %6s | %6s %9s | %8s\n", "grid", "prec", "cnc it", "ms/it",
+              "GB/s", "%triad", "Eig it", "ms/it", "speed-up");
   std::vector<std::pair<int, double>> asm_rates;
   for (int g : sizes) {
     poisson p = make_poisson(g);

@@ -24,13 +24,13 @@
 #define PARALLEL_FOR
 #endif
 
-#define CHECK(call)                                                                     \
-  do {                                                                                  \
-    CNCstatus s_ = (call);                                                              \
-    if (s_ != CNC_OK) {                                                                 \
+#define CHECK(call)                                                                        \
+  do {                                                                                     \
+    CNCstatus s_ = (call);                                                                 \
+    if (s_ != CNC_OK) {                                                                    \
       fprintf(stderr, "cnc-solve: %s\n  %s\n", cncStatusString(s_), cncGetErrorMessage()); \
-      return 1;                                                                         \
-    }                                                                                   \
+      return 1;                                                                            \
+    }                                                                                      \
   } while (0)
 
 static int parse_enum(const char* v, const char* const* names, const int* values, int* out) {
@@ -40,11 +40,12 @@ static int parse_enum(const char* v, const char* const* names, const int* values
 }
 
 static void usage(void) {
-  fprintf(stderr,
-          "usage: cnc-solve [--backend auto|cpu|opencl|cuda] [--precision double|single|mixed]\n"
-          "                 [--format auto|csr|bcrs2|bcrs4|sell] [--threshold T] [--max-iter N]\n"
-          "                 [--threads N] [--grid N] [--rhs K] [--repeat R] [--verbose] [file.mtx]\n"
-          "Without a file, solves a 7-point 3D Poisson problem on an N^3 grid (default N=64).\n");
+  fprintf(
+      stderr,
+      "usage: cnc-solve [--backend auto|cpu|opencl|cuda] [--precision double|single|mixed]\n"
+      "                 [--format auto|csr|bcrs2|bcrs4|sell] [--threshold T] [--max-iter N]\n"
+      "                 [--threads N] [--grid N] [--rhs K] [--repeat R] [--verbose] [file.mtx]\n"
+      "Without a file, solves a 7-point 3D Poisson problem on an N^3 grid (default N=64).\n");
 }
 
 /* Known solution x* of the embedded Poisson problem, system k (at xs + k n) on the N^3 grid,
@@ -167,19 +168,32 @@ int main(int argc, char** argv) {
     const char* o = argv[a];
     const char* v = a + 1 < argc ? argv[a + 1] : NULL;
     int ok = 1;
-    if (!strcmp(o, "--backend") && v) ok = parse_enum(v, backends, backend_v, &backend), ++a;
-    else if (!strcmp(o, "--precision") && v) ok = parse_enum(v, precisions, precision_v, &precision), ++a;
-    else if (!strcmp(o, "--format") && v) ok = parse_enum(v, formats, format_v, &format), ++a;
-    else if (!strcmp(o, "--threshold") && v) threshold = atof(v), ++a;
-    else if (!strcmp(o, "--max-iter") && v) max_iter = atol(v), ++a;
-    else if (!strcmp(o, "--threads") && v) threads = atoi(v), ++a;
-    else if (!strcmp(o, "--grid") && v) grid = atoi(v), ++a;
-    else if (!strcmp(o, "--rhs") && v) nrhs = atoi(v), ++a;
-    else if (!strcmp(o, "--repeat") && v) repeat = atoi(v), ++a;
-    else if (!strcmp(o, "--verbose")) verbose = 1;
-    else if (!strcmp(o, "--help") || !strcmp(o, "-h")) return usage(), 0;
-    else if (o[0] != '-' && !file) file = o;
-    else ok = 0;
+    if (!strcmp(o, "--backend") && v)
+      ok = parse_enum(v, backends, backend_v, &backend), ++a;
+    else if (!strcmp(o, "--precision") && v)
+      ok = parse_enum(v, precisions, precision_v, &precision), ++a;
+    else if (!strcmp(o, "--format") && v)
+      ok = parse_enum(v, formats, format_v, &format), ++a;
+    else if (!strcmp(o, "--threshold") && v)
+      threshold = atof(v), ++a;
+    else if (!strcmp(o, "--max-iter") && v)
+      max_iter = atol(v), ++a;
+    else if (!strcmp(o, "--threads") && v)
+      threads = atoi(v), ++a;
+    else if (!strcmp(o, "--grid") && v)
+      grid = atoi(v), ++a;
+    else if (!strcmp(o, "--rhs") && v)
+      nrhs = atoi(v), ++a;
+    else if (!strcmp(o, "--repeat") && v)
+      repeat = atoi(v), ++a;
+    else if (!strcmp(o, "--verbose"))
+      verbose = 1;
+    else if (!strcmp(o, "--help") || !strcmp(o, "-h"))
+      return usage(), 0;
+    else if (o[0] != '-' && !file)
+      file = o;
+    else
+      ok = 0;
     if (!ok || grid < 2 || nrhs < 1 || repeat < 1) {
       usage();
       return 2;
@@ -294,10 +308,12 @@ int main(int argc, char** argv) {
     printf("backend     %s (%s), format %s, precision %s\n", be, dev, fmt,
            precisions[precision - CNC_DOUBLE]);
     printf("result      %s after %lld iterations\n", reason, (long long)it);
-    printf("residual    |r|/|b| = %.3e recursive, %.3e true; max |x - x*| = %.3e\n", err,
-           true_err, max_err);
-    printf("time        assembly %.3f s, conversion %.3f s, upload %.3f s, solve %.3f s (%.3f ms/iteration)\n",
-           t_asm, t_conv, t_up, t_solve, it > 0 ? 1e3 * t_solve / (double)it : 0.0);
+    printf("residual    |r|/|b| = %.3e recursive, %.3e true; max |x - x*| = %.3e\n", err, true_err,
+           max_err);
+    printf(
+        "time        assembly %.3f s, conversion %.3f s, upload %.3f s, solve %.3f s (%.3f "
+        "ms/iteration)\n",
+        t_asm, t_conv, t_up, t_solve, it > 0 ? 1e3 * t_solve / (double)it : 0.0);
     printf("throughput  %.2f GB/s (%lld bytes/iteration minimum), %.2f GFLOP/s\n", gbs,
            (long long)bytes, gflops);
   }

@@ -31,10 +31,10 @@
  * at nlBegin(NL_MATRIX); stopping test ||r||^2 <= eps^2 ||b||^2 (NL_THRESHOLD, default 1e-6);
  * default solver CG + Jacobi with 5 n iterations (n free variables) for symmetric or
  * least-squares systems, BiCGSTAB + Jacobi for other systems; NL_BICGSTAB, NL_GMRES (restarted
- * every NL_INNER_ITERATIONS steps, 5 by default); locked variables; least squares; nlRowScaling (applies to the next row)
- * and NL_NORMALIZE_ROWS (row divided by its L2 norm, locked coefficients included);
- * nlRightHandSide overwrites the current row's value until nlEnd(NL_ROW); in plain mode the k-th
- * row is the equation of the k-th free variable; NL_NB_SYSTEMS and the Multi* calls;
+ * every NL_INNER_ITERATIONS steps, 5 by default); locked variables; least squares; nlRowScaling
+ * (applies to the next row) and NL_NORMALIZE_ROWS (row divided by its L2 norm, locked coefficients
+ * included); nlRightHandSide overwrites the current row's value until nlEnd(NL_ROW); in plain mode
+ * the k-th row is the equation of the k-th free variable; NL_NB_SYSTEMS and the Multi* calls;
  * NL_VARIABLES_BUFFER + nlBindBuffer (copied in at nlBegin(NL_MATRIX) and nlSolve, out after
  * nlSolve, with a byte stride); the statistics NL_ERROR (true relative residual),
  * NL_USED_ITERATIONS, NL_ELAPSED_TIME, NL_GFLOPS, NL_NNZ.

@@ -3,7 +3,7 @@
 # available). Skips apt-get when everything is already there, so repeated runs are quick.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libcmocka-dev libeigen3-dev libxxhash-dev
-      ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo gfortran libpng-dev
+      ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo gfortran libpng-dev clang-format
       python3 python3-numpy python3-scipy python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The test job: install dependencies, then
+#   0. every C/C++/CUDA source clang-formatted (scripts/check-format.sh);
 #   1. Release build with warnings as errors (CUDA backend compiled when nvcc exists), all tests;
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests;
 #   3. ThreadSanitizer build, the multi-threaded tests.
@@ -8,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 export PATH="$PATH:/usr/local/cuda/bin"
+bash scripts/check-format.sh
 export POCL_CACHE_DIR="${TMPDIR:-/tmp}/cnc-pocl-cache"
 jobs=$(nproc)
 run_suite() {  # name, build dir, cmake args..., then ctest args after --

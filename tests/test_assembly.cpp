@@ -27,10 +27,10 @@ extern "C" {
 #include "cnc.h"
 #include "conversion/convert.hpp"
 #include "conversion/matrix.hpp"
-#include "util/error.hpp"
-#include "util/fingerprint.hpp"
 #include "host_reference.hpp"
 #include "test_support.h"
+#include "util/error.hpp"
+#include "util/fingerprint.hpp"
 
 namespace {
 
@@ -471,7 +471,8 @@ user_arrays messy_csr(std::int32_t n, int base, std::uint64_t seed) {
   u.rp.push_back(base);
   for (std::int32_t i = 0; i < n; ++i) {
     std::vector<std::int32_t> cols{i};
-    for (int e = int(next() % 6); e > 0; --e) cols.push_back(std::int32_t(next() % std::uint64_t(n)));
+    for (int e = int(next() % 6); e > 0; --e)
+      cols.push_back(std::int32_t(next() % std::uint64_t(n)));
     std::sort(cols.begin(), cols.end());
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
     if (i % 11 == 0) cols.push_back(cols.front());
@@ -518,7 +519,8 @@ void test_csr_from_user_parallel(void**) {
       fail_msg("base %d: structure differs from the reference", base);
     for (std::size_t k = 0; k < ref.val.size(); ++k)
       if (std::fabs(one.owned.val[k] - ref.val[k]) > 1e-12 * std::fabs(ref.val[k]))
-        fail_msg("base %d: value %zu %.17g, reference %.17g", base, k, one.owned.val[k], ref.val[k]);
+        fail_msg("base %d: value %zu %.17g, reference %.17g", base, k, one.owned.val[k],
+                 ref.val[k]);
   }
   // Errors in several pieces: the first in row order is reported, whatever the thread count.
   user_arrays in = messy_csr(n, 0, 9);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <cmocka.h>
 
 #include "cnc.h"
@@ -77,7 +76,6 @@ static void expect2(CNCstatus got, CNCstatus w1, CNCstatus w2, const char* what,
 }
 #define EXPECT2(expr, w1, w2) expect2((expr), (w1), (w2), #expr, __LINE__)
 
-
 static void test_unknown_enums(void** unused) {
   (void)unused;
   CNCint iv;
@@ -99,13 +97,11 @@ static void test_unknown_enums(void** unused) {
   EXPECT(cncBegin(0x7FFF), CNC_ERR_INVALID_ENUM, "cncBegin");
   EXPECT(cncEnd(0x7FFF), CNC_ERR_INVALID_ENUM, "cncEnd");
   /* Read-only statistics cannot be set. */
-  EXPECT(cncSolverParameteri(CNC_USED_ITERATIONS, 3), CNC_ERR_INVALID_ENUM,
-         "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_USED_ITERATIONS, 3), CNC_ERR_INVALID_ENUM, "cncSolverParameteri");
   EXPECT(cncSolverParameteri(CNC_STATE, CNC_STATE_SOLVED), CNC_ERR_INVALID_ENUM,
          "cncSolverParameteri");
   /* Values of enum-valued parameters that are not among their documented values. */
-  EXPECT2(cncSolverParameteri(CNC_PRECISION, 0x7FFF), CNC_ERR_INVALID_ENUM,
-          CNC_ERR_INVALID_VALUE);
+  EXPECT2(cncSolverParameteri(CNC_PRECISION, 0x7FFF), CNC_ERR_INVALID_ENUM, CNC_ERR_INVALID_VALUE);
   EXPECT2(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_DOUBLE), CNC_ERR_INVALID_ENUM,
           CNC_ERR_INVALID_VALUE);
   EXPECT2(cncSolverParameteri(CNC_BACKEND, CNC_FORMAT_CSR), CNC_ERR_INVALID_ENUM,
@@ -133,12 +129,10 @@ static void test_invalid_values(void** unused) {
   EXPECT(cncSolverParameteri(CNC_NB_VARIABLES, -5), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
   EXPECT(cncSolverParameteri(CNC_NB_SYSTEMS, 0), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
   EXPECT(cncSolverParameteri(CNC_MAX_ITERATIONS, 0), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
-  EXPECT(cncSolverParameteri(CNC_MAX_ITERATIONS, -1), CNC_ERR_INVALID_VALUE,
-         "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_MAX_ITERATIONS, -1), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
   EXPECT(cncSolverParameteri(CNC_NB_THREADS, -1), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
   EXPECT(cncSolverParameteri(CNC_DEVICE_INDEX, -2), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
-  EXPECT(cncSolverParameteri(CNC_CHECK_INTERVAL, -1), CNC_ERR_INVALID_VALUE,
-         "cncSolverParameteri");
+  EXPECT(cncSolverParameteri(CNC_CHECK_INTERVAL, -1), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
   EXPECT(cncSolverParameteri64(CNC_NNZ_HINT, -1), CNC_ERR_INVALID_VALUE, "cncSolverParameteri64");
   EXPECT(cncSolverParameteri(CNC_LEAST_SQUARES, 2), CNC_ERR_INVALID_VALUE, "cncSolverParameteri");
   /* An integer parameter given as a double must be integral. */
@@ -427,14 +421,15 @@ static void test_backend_environment(void** unused) {
 
 /* cncAddIJCoefficients: the same bits as one call per entry (a random SPD matrix in random
  * order, with duplicates), and a bad entry anywhere refuses the whole call and adds nothing. */
-static void solve_entries(const ts_csr* a, const double* b, int bulk, int with_bad_calls, double* x) {
+static void solve_entries(const ts_csr* a, const double* b, int bulk, int with_bad_calls,
+                          double* x) {
   const int32_t n = a->n;
   uint32_t* ri = malloc(sizeof(uint32_t) * (size_t)(a->nnz * 2));
   uint32_t* ci = malloc(sizeof(uint32_t) * (size_t)(a->nnz * 2));
   double* vi = malloc(sizeof(double) * (size_t)(a->nnz * 2));
   int64_t m = 0;
   for (int32_t i = 0; i < n; ++i)
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) {  /* each entry in two parts */
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) { /* each entry in two parts */
       ri[m] = (uint32_t)i, ci[m] = (uint32_t)a->col[k], vi[m++] = a->val[k] * 0.3;
       ri[m] = (uint32_t)i, ci[m] = (uint32_t)a->col[k], vi[m++] = a->val[k] * 0.7;
     }
@@ -444,11 +439,11 @@ static void solve_entries(const ts_csr* a, const double* b, int bulk, int with_b
   assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
   if (with_bad_calls) {
     uint32_t keep = ri[m / 2];
-    ri[m / 2] = (uint32_t)n;  /* one index out of range in the middle */
+    ri[m / 2] = (uint32_t)n; /* one index out of range in the middle */
     assert_int_equal(cncAddIJCoefficients(m, ri, ci, vi), CNC_ERR_INDEX_OUT_OF_RANGE);
     ri[m / 2] = keep;
     double v = vi[m - 1];
-    vi[m - 1] = NAN;  /* one value not finite at the end */
+    vi[m - 1] = NAN; /* one value not finite at the end */
     assert_int_equal(cncAddIJCoefficients(m, ri, ci, vi), CNC_ERR_NOT_FINITE);
     vi[m - 1] = v;
     assert_int_equal(cncAddIJCoefficients(-1, ri, ci, vi), CNC_ERR_INVALID_VALUE);
@@ -461,7 +456,8 @@ static void solve_entries(const ts_csr* a, const double* b, int bulk, int with_b
     assert_int_equal(cncAddIJCoefficients(m / 3, ri, ci, vi), CNC_OK);
     assert_int_equal(cncAddIJCoefficients(m - m / 3, ri + m / 3, ci + m / 3, vi + m / 3), CNC_OK);
   } else {
-    for (int64_t t = 0; t < m; ++t) assert_int_equal(cncAddIJCoefficient(ri[t], ci[t], vi[t]), CNC_OK);
+    for (int64_t t = 0; t < m; ++t)
+      assert_int_equal(cncAddIJCoefficient(ri[t], ci[t], vi[t]), CNC_OK);
   }
   for (int32_t i = 0; i < n; ++i) assert_int_equal(cncAddIRightHandSide((CNCuint)i, b[i]), CNC_OK);
   assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);

@@ -771,9 +771,12 @@ int main() {
     return 1;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_spmv_random), cmocka_unit_test(test_spmv_real),
-      cmocka_unit_test(test_steps),       cmocka_unit_test(test_graph_matches_steps),
-      cmocka_unit_test(test_solve),       cmocka_unit_test(test_status),
+      cmocka_unit_test(test_spmv_random),
+      cmocka_unit_test(test_spmv_real),
+      cmocka_unit_test(test_steps),
+      cmocka_unit_test(test_graph_matches_steps),
+      cmocka_unit_test(test_solve),
+      cmocka_unit_test(test_status),
       cmocka_unit_test(test_device_sell_matches_host),
   };
   const int rc = cmocka_run_group_tests(tests, nullptr, nullptr);

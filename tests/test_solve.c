@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <cmocka.h>
 
 #include "cnc.h"
@@ -53,7 +52,8 @@ static void apply_opts(const opts* o) {
   if (o->precision) assert_int_equal(cncSolverParameteri(CNC_PRECISION, o->precision), CNC_OK);
   if (o->format) assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, o->format), CNC_OK);
   if (o->threshold > 0) assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, o->threshold), CNC_OK);
-  if (o->max_iter > 0) assert_int_equal(cncSolverParameteri(CNC_MAX_ITERATIONS, o->max_iter), CNC_OK);
+  if (o->max_iter > 0)
+    assert_int_equal(cncSolverParameteri(CNC_MAX_ITERATIONS, o->max_iter), CNC_OK);
 }
 
 /* Solves A x = b (nsys right-hand sides) in a fresh context; fills x and returns the stats. */
@@ -164,8 +164,8 @@ static void test_poisson_3d_residual(void** unused) {
 
 /* ---- Locked variables ------------------------------------------------------------------------ */
 /* Reduced dense reference: A_FF x_F = b_F - A_FL x_L. */
-static void reduced_reference(const ts_csr* a, const double* b, const int* locked,
-                              const double* xl, double* x_ref) {
+static void reduced_reference(const ts_csr* a, const double* b, const int* locked, const double* xl,
+                              double* x_ref) {
   int n = a->n, nf = 0;
   int* map = (int*)malloc(sizeof(int) * (size_t)n);
   for (int i = 0; i < n; ++i) map[i] = locked[i] ? -1 : nf++;
@@ -250,8 +250,8 @@ static void test_locked_variables(void** unused) {
 enum { NS = 12 };
 
 static double sample_y(int k) {
-  static const double noise[NS] = {0.3, -0.2, 0.1, 0.05, -0.4, 0.25, -0.1, 0.0, 0.2, -0.3, 0.15,
-                                   -0.05};
+  static const double noise[NS] = {0.3,  -0.2, 0.1, 0.05, -0.4, 0.25,
+                                   -0.1, 0.0,  0.2, -0.3, 0.15, -0.05};
   return 2.0 - 0.5 * k + noise[k];
 }
 
@@ -1026,8 +1026,8 @@ static void test_statistics(void** unused) {
   assert_int_equal(cncMakeCurrent(c), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_CSR), CNC_OK);
   assert_int_equal(ts_assemble_solve(&a, b, 1, x), CNC_OK);
-  static const CNCenum times[] = {CNC_ELAPSED_TIME, CNC_ASSEMBLY_TIME, CNC_CONVERSION_TIME,
-                                  CNC_UPLOAD_TIME, CNC_SOLVE_TIME, CNC_GFLOPS,
+  static const CNCenum times[] = {CNC_ELAPSED_TIME,     CNC_ASSEMBLY_TIME, CNC_CONVERSION_TIME,
+                                  CNC_UPLOAD_TIME,      CNC_SOLVE_TIME,    CNC_GFLOPS,
                                   CNC_GBYTES_PER_SECOND};
   for (size_t i = 0; i < sizeof times / sizeof times[0]; ++i) {
     double v = -1;
@@ -1071,7 +1071,8 @@ static void test_statistics(void** unused) {
   ts_csr_free(&a);
 }
 
-/* ---- Nonsymmetric solvers (BiCGSTAB, GMRES) and SSOR ------------------------------------------ */
+/* ---- Nonsymmetric solvers (BiCGSTAB, GMRES) and SSOR ------------------------------------------
+ */
 /* Dense Gaussian elimination with partial pivoting (row-major a, modified copy). */
 static void dense_lu_solve(int n, const double* a_in, const double* b, double* x) {
   double* a = (double*)malloc(sizeof(double) * (size_t)n * (size_t)n);
@@ -1143,8 +1144,8 @@ static void test_nonsymmetric_solvers(void** unused) {
     stats st = read_stats();
     double diff = ts_rel_diff((size_t)n, x, x_ref);
     if (st.reason != CNC_REASON_CONVERGED || !(diff < 1e-8))
-      fail_msg("solver 0x%x restart %d: reason 0x%x, %d iterations, |x - x_lu| = %.3e",
-               solvers[s], restarts[s], st.reason, st.iters, diff);
+      fail_msg("solver 0x%x restart %d: reason 0x%x, %d iterations, |x - x_lu| = %.3e", solvers[s],
+               restarts[s], st.reason, st.iters, diff);
     cncDeleteContext(c);
   }
   /* CNC_GMRES_RESTART: >= 1, default 30; the default solver is CG. */

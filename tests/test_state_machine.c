@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
 #include <cmocka.h>
 
 #include "cnc.h"
@@ -69,7 +68,6 @@ static void expect_state_error(CNCstatus status, CNCint expected, const char* ca
   if (!strstr(msg, call)) fail_msg("line %d: message '%s' does not name %s", line, msg, call);
 }
 #define EXPECT_STATE(call_expr, st, name) expect_state_error((call_expr), (st), (name), __LINE__)
-
 
 /* Walks through every state of a plain system, trying the forbidden calls in each. */
 static void test_illegal_transitions_plain(void** unused) {
@@ -161,8 +159,7 @@ static void test_illegal_transitions_plain(void** unused) {
       EXPECT_STATE(cncAddIJCoefficient(0, 0, 1.0), CNC_STATE_ROW, "cncAddIJCoefficient");
       EXPECT_STATE(cncAddIRightHandSide(0, 1.0), CNC_STATE_ROW, "cncAddIRightHandSide");
       EXPECT_STATE(cncLockVariable(0), CNC_STATE_ROW, "cncLockVariable");
-      EXPECT_STATE(cncSolverParameterd(CNC_THRESHOLD, 1e-8), CNC_STATE_ROW,
-                   "cncSolverParameterd");
+      EXPECT_STATE(cncSolverParameterd(CNC_THRESHOLD, 1e-8), CNC_STATE_ROW, "cncSolverParameterd");
       EXPECT_STATE(cncSolverParameteri(CNC_NB_SYSTEMS, 2), CNC_STATE_ROW, "cncSolverParameteri");
       EXPECT_STATE(cncSetVariable(0, 1.0), CNC_STATE_ROW, "cncSetVariable");
       assert_int_equal(cncGetVariable(0, &v), CNC_OK);
@@ -197,8 +194,7 @@ static void test_illegal_transitions_after_matrix(void** unused) {
   EXPECT_STATE(cncBegin(CNC_MATRIX), CNC_STATE_MATRIX_CONSTRUCTED, "cncBegin");
   EXPECT_STATE(cncEnd(CNC_MATRIX), CNC_STATE_MATRIX_CONSTRUCTED, "cncEnd");
   EXPECT_STATE(cncEnd(CNC_ROW), CNC_STATE_MATRIX_CONSTRUCTED, "cncEnd");
-  EXPECT_STATE(cncAddIJCoefficient(0, 0, 1.0), CNC_STATE_MATRIX_CONSTRUCTED,
-               "cncAddIJCoefficient");
+  EXPECT_STATE(cncAddIJCoefficient(0, 0, 1.0), CNC_STATE_MATRIX_CONSTRUCTED, "cncAddIJCoefficient");
   EXPECT_STATE(cncCoefficient(0, 1.0), CNC_STATE_MATRIX_CONSTRUCTED, "cncCoefficient");
   EXPECT_STATE(cncLockVariable(0), CNC_STATE_MATRIX_CONSTRUCTED, "cncLockVariable");
   EXPECT_STATE(cncSolverParameteri(CNC_NB_VARIABLES, 3), CNC_STATE_MATRIX_CONSTRUCTED,
@@ -210,8 +206,7 @@ static void test_illegal_transitions_after_matrix(void** unused) {
   EXPECT_STATE(cncEnd(CNC_SYSTEM), CNC_STATE_SYSTEM_CONSTRUCTED, "cncEnd");
   EXPECT_STATE(cncEnd(CNC_MATRIX), CNC_STATE_SYSTEM_CONSTRUCTED, "cncEnd");
   EXPECT_STATE(cncEnd(CNC_ROW), CNC_STATE_SYSTEM_CONSTRUCTED, "cncEnd");
-  EXPECT_STATE(cncAddIJCoefficient(0, 0, 1.0), CNC_STATE_SYSTEM_CONSTRUCTED,
-               "cncAddIJCoefficient");
+  EXPECT_STATE(cncAddIJCoefficient(0, 0, 1.0), CNC_STATE_SYSTEM_CONSTRUCTED, "cncAddIJCoefficient");
   EXPECT_STATE(cncLockVariable(0), CNC_STATE_SYSTEM_CONSTRUCTED, "cncLockVariable");
   EXPECT_STATE(cncSolverParameteri(CNC_LEAST_SQUARES, CNC_TRUE), CNC_STATE_SYSTEM_CONSTRUCTED,
                "cncSolverParameteri");
@@ -489,15 +484,22 @@ static void test_versions_and_strings(void** unused) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_illegal_transitions_plain, ts_setup_context, ts_teardown_context),
-      cmocka_unit_test_setup_teardown(test_illegal_transitions_after_matrix, ts_setup_context, ts_teardown_context),
-      cmocka_unit_test_setup_teardown(test_row_errors_keep_row, ts_setup_context, ts_teardown_context),
-      cmocka_unit_test_setup_teardown(test_sticky_error_and_clear, ts_setup_context, ts_teardown_context),
-      cmocka_unit_test_setup_teardown(test_messages_name_call_and_values, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_illegal_transitions_plain, ts_setup_context,
+                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_illegal_transitions_after_matrix, ts_setup_context,
+                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_row_errors_keep_row, ts_setup_context,
+                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_sticky_error_and_clear, ts_setup_context,
+                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_messages_name_call_and_values, ts_setup_context,
+                                      ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_no_context, ts_setup_context, ts_teardown_context),
-      cmocka_unit_test_setup_teardown(test_delete_current_clears_it, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_delete_current_clears_it, ts_setup_context,
+                                      ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_status_strings, ts_setup_context, ts_teardown_context),
-      cmocka_unit_test_setup_teardown(test_versions_and_strings, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_versions_and_strings, ts_setup_context,
+                                      ts_teardown_context),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

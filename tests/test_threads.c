@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <cmocka.h> /* after the headers it needs */
 
 #include "cnc.h"

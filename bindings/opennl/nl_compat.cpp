@@ -329,9 +329,9 @@ void set_preconditioner(Context* ctx, NLint value) {
       return;
     case NL_PRECOND_SSOR:  // cnc runs it as Jacobi and warns at nlSolve
     case NL_PRECOND_JACOBI:
-      if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, value == NL_PRECOND_SSOR
-                                                              ? CNC_PRECOND_SSOR
-                                                              : CNC_PRECOND_JACOBI)))
+      if (ok(ctx,
+             cncSolverParameteri(CNC_PRECONDITIONER,
+                                 value == NL_PRECOND_SSOR ? CNC_PRECOND_SSOR : CNC_PRECOND_JACOBI)))
         ctx->preconditioner = static_cast<NLenum>(value);
       return;
     case NL_PRECOND_USER:

@@ -13,11 +13,11 @@ extern "C" {
 
 typedef struct {
   int32_t rows, cols;
-  int64_t nnz;     /* entries after expansion */
-  int32_t* row;    /* 0-based */
-  int32_t* col;    /* 0-based */
+  int64_t nnz;  /* entries after expansion */
+  int32_t* row; /* 0-based */
+  int32_t* col; /* 0-based */
   double* val;
-  int symmetric;   /* 1 if the file said symmetric (both halves are present in the arrays) */
+  int symmetric; /* 1 if the file said symmetric (both halves are present in the arrays) */
 } mm_matrix;
 
 /* Returns 0 on success; otherwise -1 and a message in `err` (size errlen). */

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 
 #include "../common/image.h"
-#include "../common/report.h"
 #include "../common/mesh.h"
+#include "../common/report.h"
 
 static void sub(const double* a, const double* b, double* r) {
   for (int k = 0; k < 3; ++k) r[k] = a[k] - b[k];

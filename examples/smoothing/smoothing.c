@@ -17,8 +17,8 @@
 #include <stdlib.h>
 
 #include "../common/image.h"
-#include "../common/report.h"
 #include "../common/mesh.h"
+#include "../common/report.h"
 
 /* Each triangle edge (a, b) adds weight 1/2: an edge shared by two triangles weighs 1. */
 static void assemble_laplacian(const mesh* m, double t) {

@@ -269,9 +269,9 @@ double ts_rel_diff(size_t n, const double* x, const double* y) {
 }
 
 /* ---- API drivers ----------------------------------------------------------------------------- */
-#define TRY(call)                 \
-  do {                            \
-    int st_ = (call);             \
+#define TRY(call)                  \
+  do {                             \
+    int st_ = (call);              \
     if (st_ != CNC_OK) return st_; \
   } while (0)
 

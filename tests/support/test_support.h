@@ -44,8 +44,8 @@ double ts_csr_get(const ts_csr* a, int32_t i, int32_t j);
 double* ts_csr_to_dense(const ts_csr* a);
 
 /* Generators (all symmetric). */
-ts_csr ts_laplacian_2d(int32_t nx, int32_t ny);           /* 5-point, Dirichlet, SPD */
-ts_csr ts_poisson_3d(int32_t m);                          /* 7-point on m^3, SPD */
+ts_csr ts_laplacian_2d(int32_t nx, int32_t ny);              /* 5-point, Dirichlet, SPD */
+ts_csr ts_poisson_3d(int32_t m);                             /* 7-point on m^3, SPD */
 ts_csr ts_random_spd(int32_t n, int per_row, uint64_t seed); /* strictly diagonally dominant */
 /* Block tridiagonal with dense b x b SPD-ish blocks (diagonally dominant): nb blocks of size b. */
 ts_csr ts_dense_blocks(int32_t nblocks, int b, uint64_t seed);

@@ -11,8 +11,8 @@ namespace cnc {
 constexpr int cpu_sell_slice = 32;  // == sell_slice (conversion/matrix.hpp)
 
 struct cpu_matrix_view {
-  int b = 1;              // 1 = CSR, 2 or 4 = BCRS, cpu_sell_slice = SELL
-  std::int32_t rows = 0;  // (block) rows, or SELL slices
+  int b = 1;                              // 1 = CSR, 2 or 4 = BCRS, cpu_sell_slice = SELL
+  std::int32_t rows = 0;                  // (block) rows, or SELL slices
   const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
   const std::int32_t* col = nullptr;
   const void* val = nullptr;  // float or double, per table
@@ -23,12 +23,12 @@ struct cpu_step {
   int k = 1;
   void *x = nullptr, *r = nullptr, *p = nullptr, *q = nullptr;  // vectors (float or double)
   const void* b = nullptr;
-  const void* d = nullptr;                       // inverse diagonal, same type as the vectors
-  const void* in = nullptr;                      // apply: input
-  void* out = nullptr;                           // apply: output
-  const double* alpha = nullptr;                 // per system
-  const double* beta = nullptr;                  // per system
-  const std::uint8_t* active = nullptr;          // per system: 1 = running
+  const void* d = nullptr;               // inverse diagonal, same type as the vectors
+  const void* in = nullptr;              // apply: input
+  void* out = nullptr;                   // apply: output
+  const double* alpha = nullptr;         // per system
+  const double* beta = nullptr;          // per system
+  const std::uint8_t* active = nullptr;  // per system: 1 = running
 };
 
 // Row ranges are in block rows for BCRS. part sizes: spmv_dot k, init/update_xr 2k (rz, rr).

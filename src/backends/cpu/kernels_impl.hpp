@@ -206,11 +206,12 @@ struct kernels {
   }
   static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     pick(s.a.b, by_format<1, VT, MT>::spmv_dot, by_format<2, VT, MT>::spmv_dot,
-         by_format<4, VT, MT>::spmv_dot, by_format<cpu_sell_slice, VT, MT>::spmv_dot)(s, r0, r1, part);
+         by_format<4, VT, MT>::spmv_dot,
+         by_format<cpu_sell_slice, VT, MT>::spmv_dot)(s, r0, r1, part);
   }
   static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    pick(s.a.b, by_format<1, VT, MT>::init, by_format<2, VT, MT>::init,
-         by_format<4, VT, MT>::init, by_format<cpu_sell_slice, VT, MT>::init)(s, r0, r1, part);
+    pick(s.a.b, by_format<1, VT, MT>::init, by_format<2, VT, MT>::init, by_format<4, VT, MT>::init,
+         by_format<cpu_sell_slice, VT, MT>::init)(s, r0, r1, part);
   }
   static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
     pick(s.a.b, by_format<1, VT, MT>::apply, by_format<2, VT, MT>::apply,
@@ -230,9 +231,12 @@ struct kernels {
 
 const cpu_kernel_table* select_table(cpu_types t) {
   switch (t) {
-    case cpu_types::f64: return &kernels<double, double>::table;
-    case cpu_types::f32: return &kernels<float, float>::table;
-    case cpu_types::mixed: return &kernels<double, float>::table;
+    case cpu_types::f64:
+      return &kernels<double, double>::table;
+    case cpu_types::f32:
+      return &kernels<float, float>::table;
+    case cpu_types::mixed:
+      return &kernels<double, float>::table;
   }
   return nullptr;
 }
