@@ -57,15 +57,23 @@ int main(int argc, char** argv) {
   int reps = 3, max_iter = 2000, restart = 30;
   double tol = 1e-8;
   for (int a = 1; a < argc; ++a) {
-    if (!strcmp(argv[a], "--sizes") && a + 1 < argc) sizes = argv[++a];
-    else if (!strcmp(argv[a], "--backend") && a + 1 < argc) backend_name = argv[++a];
-    else if (!strcmp(argv[a], "--reps") && a + 1 < argc) reps = atoi(argv[++a]);
-    else if (!strcmp(argv[a], "--tol") && a + 1 < argc) tol = atof(argv[++a]);
-    else if (!strcmp(argv[a], "--max-iter") && a + 1 < argc) max_iter = atoi(argv[++a]);
-    else if (!strcmp(argv[a], "--restart") && a + 1 < argc) restart = atoi(argv[++a]);
+    if (!strcmp(argv[a], "--sizes") && a + 1 < argc)
+      sizes = argv[++a];
+    else if (!strcmp(argv[a], "--backend") && a + 1 < argc)
+      backend_name = argv[++a];
+    else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+      reps = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--tol") && a + 1 < argc)
+      tol = atof(argv[++a]);
+    else if (!strcmp(argv[a], "--max-iter") && a + 1 < argc)
+      max_iter = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--restart") && a + 1 < argc)
+      restart = atoi(argv[++a]);
     else {
-      fprintf(stderr, "usage: %s [--backend auto|cpu|cuda|opencl] [--sizes 100,160] [--reps 3] "
-                      "[--tol 1e-8] [--max-iter 2000] [--restart 30]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--backend auto|cpu|cuda|opencl] [--sizes 100,160] [--reps 3] "
+              "[--tol 1e-8] [--max-iter 2000] [--restart 30]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -76,8 +84,8 @@ int main(int argc, char** argv) {
                                                            : CNC_BACKEND_AUTO;
   printf("# cnc %s, backend %s, tolerance %g, GMRES(%d), median of %d\n", cncVersionString(),
          backend_name, tol, restart, reps);
-  printf("%-9s %10s %-9s %10s %10s %6s %-15s %10s %8s\n", "N^3", "n", "method", "call s",
-         "solve s", "iters", "outcome", "true err", "GB/s");
+  printf("%-9s %10s %-9s %10s %10s %6s %-15s %10s %8s\n", "N^3", "n", "method", "call s", "solve s",
+         "iters", "outcome", "true err", "GB/s");
   char* list = strdup(sizes);
   for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
     const int N = atoi(tok);
@@ -123,8 +131,7 @@ int main(int argc, char** argv) {
       qsort(call, (size_t)reps, sizeof(double), cmp_double);
       qsort(solve, (size_t)reps, sizeof(double), cmp_double);
       printf("%-9d %10u %-9s %10.4f %10.4f %6d %-15s %10.2e %8.1f\n", N, n,
-             m ? "GMRES" : "BiCGSTAB", call[reps / 2], solve[reps / 2], iters,
-             outcome, err, gbps);
+             m ? "GMRES" : "BiCGSTAB", call[reps / 2], solve[reps / 2], iters, outcome, err, gbps);
       fflush(stdout);
       cncDeleteContext(c);
     }

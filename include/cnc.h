@@ -200,6 +200,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_DEVICE_INDEX 0x10E    /**< int >= -1: device ordinal for GPU backends, -1 = auto */
 #define CNC_CHECK_INTERVAL 0x10F  /**< int >= 0: GPU iterations between convergence checks, 0 = auto */
 #define CNC_GMRES_RESTART 0x110   /**< int >= 1: Krylov vectors kept by GMRES before a restart (30) */
+#define CNC_SSOR_OMEGA 0x111      /**< double in (0, 2): relaxation factor of CNC_PRECOND_SSOR (1.5) */
 
 /* Values of CNC_SOLVER (0x200) */
 #define CNC_SOLVER_DEFAULT 0x200
@@ -210,7 +211,11 @@ typedef struct CNCContextStruct* CNCcontext;
 /* Values of CNC_PRECONDITIONER (0x300) */
 #define CNC_PRECOND_NONE 0x300
 #define CNC_PRECOND_JACOBI 0x301
-#define CNC_PRECOND_SSOR 0x302 /**< accepted; runs as Jacobi (with a warning) where SSOR is absent */
+/** Symmetric SOR with relaxation CNC_SSOR_OMEGA: M = (D/w + L) (w/(2-w)) D^-1 (D/w + U). Its
+ * triangular sweeps are sequential, so it runs on the CPU backend: CNC_BACKEND_AUTO then picks
+ * the CPU, and a solve on an explicit GPU backend fails with CNC_ERR_UNSUPPORTED (nothing is
+ * changed). CG runs it as a preconditioned CG; BiCGSTAB and GMRES as right preconditioner. */
+#define CNC_PRECOND_SSOR 0x302
 
 /* Values of CNC_PRECISION (0x400) */
 #define CNC_DOUBLE 0x400 /**< double matrix and vectors */

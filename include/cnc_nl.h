@@ -45,7 +45,9 @@
  *   nlGetErrorCNC() / nlGetErrorMessageCNC() / nlClearErrorCNC() (cnc extensions).
  * - NL_GMRES keeps the Jacobi preconditioner (OpenNL's GMRES runs without one), and a BiCGSTAB
  *   or GMRES breakdown makes nlSolve print it and return NL_FALSE.
- * - NL_PRECOND_SSOR runs Jacobi (with a warning). Direct solvers, eigen solvers, user
+ * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
+ *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Direct solvers,
+ *   eigen solvers, user
  *   functions other than NL_FUNC_PROGRESS, nlUpdateRightHandSide: reported as unsupported.
  * - nlInitExtension("CUDA" | "OPENCL" | "CNC") answers whether that cnc backend can run here and
  *   selects it for the current and the next contexts ("CNC": cnc's automatic choice). Other
@@ -110,7 +112,7 @@ typedef void* NLContext;
 #define NL_LEAST_SQUARES 0x102
 #define NL_MAX_ITERATIONS 0x103
 #define NL_THRESHOLD 0x104
-#define NL_OMEGA 0x105 /* accepted, unused (SSOR is not provided) */
+#define NL_OMEGA 0x105 /* SSOR's relaxation factor, 0 < omega < 2 (1.5) */
 #define NL_SYMMETRIC 0x106
 #define NL_USED_ITERATIONS 0x107
 #define NL_ERROR 0x108
@@ -132,7 +134,7 @@ typedef void* NLContext;
  */
 #define NL_PRECOND_NONE 0x000
 #define NL_PRECOND_JACOBI 0x300
-#define NL_PRECOND_SSOR 0x301 /* runs Jacobi, with a warning */
+#define NL_PRECOND_SSOR 0x301 /* symmetric SOR (CPU backend) */
 #define NL_PRECOND_USER 0x303 /* not provided */
 
 /* ---- Flags for nlEnable / nlDisable / nlIsEnabled ----------------------------------------------

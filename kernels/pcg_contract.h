@@ -47,18 +47,18 @@
 /* Per right-hand-side scalars, the same 48-byte layout on every backend (GPU backends keep an
  * array of these in device memory and copy it back whole). */
 typedef struct cnc_rhs_state { /* named: nvcc's front end fails on an unnamed one in templates */
-  CNC_CONTRACT_REAL rz;     /* r'z of the current residual */
-  CNC_CONTRACT_REAL rz_new; /* r'z after the last update_xr */
-  CNC_CONTRACT_REAL rr;     /* r'r after the last init or update_xr */
-  CNC_CONTRACT_REAL pq;     /* p'Ap of the last spmv_dot */
-  CNC_CONTRACT_REAL thr2;   /* converged when rr <= thr2 (threshold^2 ||b||^2) */
+  CNC_CONTRACT_REAL rz;        /* r'z of the current residual */
+  CNC_CONTRACT_REAL rz_new;    /* r'z after the last update_xr */
+  CNC_CONTRACT_REAL rr;        /* r'r after the last init or update_xr */
+  CNC_CONTRACT_REAL pq;        /* p'Ap of the last spmv_dot */
+  CNC_CONTRACT_REAL thr2;      /* converged when rr <= thr2 (threshold^2 ||b||^2) */
   int status;
   int iters;
 } cnc_rhs_state;
 
 /* After init and after update_xr: the status given r'r, r'z (rz, or rz_new) and thr2. */
 CNC_CONTRACT_FN int cnc_status_of_residual(CNC_CONTRACT_REAL rr, CNC_CONTRACT_REAL rz,
-                                          CNC_CONTRACT_REAL thr2) {
+                                           CNC_CONTRACT_REAL thr2) {
   return !CNC_IS_FINITE(rr) || !CNC_IS_FINITE(rz) ? CNC_ST_NOT_FINITE
          : rr <= thr2                             ? CNC_ST_CONVERGED
          : rz <= 0                                ? CNC_ST_INDEFINITE_PRECOND

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "backend_harness.hpp"
+#include "cnc.h"
+#include "util/error.hpp"
 
 // After every C++ header: cmocka's macros clash with <ios>.
 extern "C" {
@@ -73,8 +75,8 @@ struct harness {
             fail_msg("%s: %s changed masked-out system %d row %d: %.17g, was %.17g",
                      c.label().c_str(), what, j, i, got[e], before[e]);
         } else if (!(std::fabs(got[e] - want[e]) <= tol() * mag[e] + 1e-300)) {
-          fail_msg("%s: %s system %d row %d: %.17g, expected %.17g", c.label().c_str(), what, j,
-                   i, got[e], want[e]);
+          fail_msg("%s: %s system %d row %d: %.17g, expected %.17g", c.label().c_str(), what, j, i,
+                   got[e], want[e]);
         }
       }
   }
@@ -101,7 +103,8 @@ void run_case(const combo& c) {
   std::vector<double> b = random_vec(nk, 41), x = random_vec(nk, 43, 0.5);
   h.sys->set_vectors(b.data(), x.data());
   const int e0 = h.sys->add_vectors(3), e1 = e0 + 1, e2 = e0 + 2;
-  if (e0 < cnc::device_system::vec_first_extra) fail_msg("%s: add_vectors gave %d", c.label().c_str(), e0);
+  if (e0 < cnc::device_system::vec_first_extra)
+    fail_msg("%s: add_vectors gave %d", c.label().c_str(), e0);
   for (int v : {e0, e1, e2})
     for (double z : h.get(v))
       if (z != 0.0) fail_msg("%s: a new vector is not zero-filled", c.label().c_str());
@@ -206,6 +209,56 @@ void run_case(const combo& c) {
       }
     }
   }
+  // SSOR: the CPU backend's sweeps against the same sweeps written here on the values read back;
+  // the GPU backends refuse it (CNC_ERR_UNSUPPORTED), with the output unchanged.
+  {
+    const double omega = 1.3;
+    const std::vector<double> v = h.get(e0), before = h.get(e1);
+    bool refused = false;
+    try {
+      h.sys->ssor(e0, e1, omega);
+    } catch (const cnc::error& e) {
+      if (e.status() != CNC_ERR_UNSUPPORTED) throw;
+      refused = true;
+    }
+    if (refused != (g_name != "cpu"))
+      fail_msg("%s: ssor %s", c.label().c_str(), refused ? "refused on the CPU" : "ran on a GPU");
+    const std::vector<double> got = h.get(e1);
+    if (refused) {
+      if (got != before) fail_msg("%s: a refused ssor changed its output", c.label().c_str());
+    } else {
+      const cnc::csr_matrix& a = h.prep->csr;
+      std::vector<double> w(static_cast<std::size_t>(n)), y(w.size()), want(nk), mag(nk);
+      for (int j = 0; j < c.k; ++j) {
+        const double* vj = v.data() + std::size_t(j) * n;
+        for (std::int32_t i = 0; i < n; ++i) {  // (D/w + L) w = v
+          double sum = 0, di = 1;
+          for (std::int64_t t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t) {
+            if (a.col[t] < i) sum += a.val[t] * w[a.col[t]];
+            if (a.col[t] == i && a.val[t] != 0) di = a.val[t];
+          }
+          w[i] = (vj[i] - sum) * omega / di;
+        }
+        for (std::int32_t i = n - 1; i >= 0; --i) {  // (D/w + U) y = (D/w) w
+          double sum = 0, di = 1;
+          for (std::int64_t t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t) {
+            if (a.col[t] > i) sum += a.val[t] * y[a.col[t]];
+            if (a.col[t] == i && a.val[t] != 0) di = a.val[t];
+          }
+          y[i] = w[i] - sum * omega / di;
+        }
+        double big = 0;
+        for (std::int32_t i = 0; i < n; ++i) big = std::max(big, std::fabs(y[i]));
+        for (std::int32_t i = 0; i < n; ++i) {
+          const std::size_t e = std::size_t(j) * n + i;
+          want[e] = (2 - omega) * y[i];
+          mag[e] = (2 - omega) * big * (c.p == cnc::precision::f32 ? 50.0 : 1e3);
+        }
+      }
+      h.expect("ssor", got, want, mag, before);
+    }
+  }
+
   // The PCG vectors the surface did not name as outputs are untouched: x and b.
   if (h.get(cnc::device_system::vec_x) != xs || h.get(cnc::device_system::vec_b) != bs)
     fail_msg("%s: x or b changed", c.label().c_str());

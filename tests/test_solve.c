@@ -1165,7 +1165,7 @@ static void test_nonsymmetric_solvers(void** unused) {
   ts_csr_free(&l);
 }
 
-/* SSOR is accepted as a preconditioner (running as Jacobi where absent): the answer is right. */
+/* CG with SSOR (on the CPU backend, chosen by AUTO) reaches the dense reference's answer. */
 static void test_ssor_accepted(void** unused) {
   (void)unused;
   ts_csr a = ts_laplacian_2d(15, 15);

@@ -77,6 +77,7 @@ module cnc
   integer(c_int), parameter :: CNC_DEVICE_INDEX = int(z'10E', c_int)
   integer(c_int), parameter :: CNC_CHECK_INTERVAL = int(z'10F', c_int)
   integer(c_int), parameter :: CNC_GMRES_RESTART = int(z'110', c_int)
+  integer(c_int), parameter :: CNC_SSOR_OMEGA = int(z'111', c_int)
 
   integer(c_int), parameter :: CNC_SOLVER_DEFAULT = int(z'200', c_int)
   integer(c_int), parameter :: CNC_CG = int(z'201', c_int)

@@ -327,7 +327,7 @@ void set_preconditioner(Context* ctx, NLint value) {
       if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_NONE)))
         ctx->preconditioner = NL_PRECOND_NONE;
       return;
-    case NL_PRECOND_SSOR:  // cnc runs it as Jacobi and warns at nlSolve
+    case NL_PRECOND_SSOR:  // cnc's SSOR, on its CPU backend
     case NL_PRECOND_JACOBI:
       if (ok(ctx,
              cncSolverParameteri(CNC_PRECONDITIONER,
@@ -566,7 +566,7 @@ void nlSolverParameteri(NLenum pname, NLint param) {
       if (ok(ctx, cncSolverParameteri(CNC_GMRES_RESTART, param))) ctx->inner_iterations = param;
       return;
     case NL_OMEGA:
-      ctx->omega = param;
+      if (ok(ctx, cncSolverParameterd(CNC_SSOR_OMEGA, double(param)))) ctx->omega = param;
       return;
     default:
       fail(ctx, CNC_ERR_INVALID_ENUM,
@@ -582,7 +582,7 @@ void nlSolverParameterd(NLenum pname, NLdouble param) {
       ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
       return;
     case NL_OMEGA:
-      ctx->omega = param;
+      if (ok(ctx, cncSolverParameterd(CNC_SSOR_OMEGA, param))) ctx->omega = param;
       return;
     default:
       if (!std::isfinite(param) || param != std::floor(param) || std::fabs(param) > 2147483647.0) {

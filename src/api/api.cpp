@@ -112,7 +112,8 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
     std::snprintf(args, sizeof args, "pname=0x%x, value=%g", p, dv);
   else
     std::snprintf(args, sizeof args, "pname=0x%x, value=%lld", p, (long long)iv);
-  if (is_double && p != CNC_THRESHOLD) {
+  const bool real_valued = p == CNC_THRESHOLD || p == CNC_SSOR_OMEGA;
+  if (is_double && !real_valued) {
     need_finite(dv, "value", args);
     if (dv != std::floor(dv) || std::fabs(dv) > 9.0e18)
       fail(CNC_ERR_INVALID_VALUE, "(%s): parameter takes an integer", args);
@@ -167,6 +168,13 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       break;
     case CNC_PRECISION:
       one_of({CNC_DOUBLE, CNC_SINGLE, CNC_MIXED}), c.precision_param = int(iv);
+      break;
+    case CNC_SSOR_OMEGA:
+      if (!is_double) dv = double(iv);
+      need_finite(dv, "omega", args);
+      if (!(dv > 0.0 && dv < 2.0))
+        fail(CNC_ERR_INVALID_VALUE, "(%s): SSOR's omega must be in (0, 2)", args);
+      c.ssor_omega = dv;
       break;
     case CNC_MATRIX_FORMAT:
       one_of(
@@ -254,6 +262,8 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
   switch (p) {
     case CNC_THRESHOLD:
       return c.threshold;
+    case CNC_SSOR_OMEGA:
+      return c.ssor_omega;
     case CNC_ERROR:
       return s.error;
     case CNC_TRUE_ERROR:

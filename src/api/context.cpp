@@ -35,7 +35,7 @@ solve_options context::options() {
            : precision_param == CNC_MIXED ? precision::mixed
                                           : precision::f64;
   o.jacobi = preconditioner != CNC_PRECOND_NONE;
-  o.ssor_requested = preconditioner == CNC_PRECOND_SSOR;
+  o.ssor_omega = preconditioner == CNC_PRECOND_SSOR ? ssor_omega : 0.0;
   o.solver = solver;
   o.max_iterations = max_iterations;
   o.threshold = threshold;

@@ -24,6 +24,7 @@ struct context {
   // Solver parameters.
   bool symmetric = false, verbose = false, normalize_rows = false, keep_matrix = true;
   int solver = CNC_SOLVER_DEFAULT, preconditioner = CNC_PRECOND_JACOBI;
+  double ssor_omega = 1.5;  // CNC_SSOR_OMEGA (OpenNL's NL_OMEGA default)
   int precision_param = CNC_DOUBLE, format_param = CNC_FORMAT_AUTO,
       backend_param = CNC_BACKEND_AUTO;
   std::int64_t max_iterations = 0;  // 0 = automatic

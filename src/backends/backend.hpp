@@ -70,6 +70,11 @@ class device_system {
   virtual void set_mask(const std::uint8_t* active) = 0;  // k entries
   virtual void spmv(int in, int out) = 0;                 // out = A in; out != in
   virtual void precondition(int in, int out) = 0;         // out = d∘in (d = 1: a copy)
+  // out = M⁻¹ in for SSOR with relaxation ω in (0, 2), A = L + D + U:
+  //   M = (D/ω + L) (ω / (2 - ω)) D⁻¹ (D/ω + U),
+  // two triangular sweeps (a zero diagonal entry counts as 1, as Jacobi's). out != in. Backends
+  // without it (the sweeps are sequential) throw CNC_ERR_UNSUPPORTED; the CPU backend has it.
+  virtual void ssor(int in, int out, double omega);
   // out = b - A in (out is neither in nor b). In double precision this is the true residual
   // (A and the vectors in double).
   virtual void residual(int in, int out) = 0;

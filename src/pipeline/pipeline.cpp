@@ -199,13 +199,14 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   // The caller's x changes only when the solve succeeds. BiCGSTAB, GMRES and PCG with the
   // device's true residual write it once, at the end; PCG otherwise works on a copy.
   const bool krylov = o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES;
+  const bool surface_cg = !krylov && o.ssor_omega > 0;  // CG with SSOR: over the vector surface
   host_vector<double> scratch;
   double* const x_out = x;
-  if (!on_device && !krylov && !prm.device_residual) {
+  if (!on_device && !krylov && !surface_cg && !prm.device_residual) {
     scratch.assign(x, x + std::size_t(a.n) * std::size_t(k));
     x = scratch.data();
   }
-  if (krylov) {
+  if (krylov || surface_cg) {
     krylov_params kp;
     kp.base = prm;
     kp.restart = o.gmres_restart;
@@ -213,8 +214,10 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
     kp.nnz = prep_.nnz;
     kp.matrix_bytes = matrix_bytes(a.n, prep_.nnz, prep_.fmt, prep_.stored, value_bytes(o.prec));
     kp.vector_bytes = o.prec == precision::f32 ? 4 : 8;
-    r = o.solver == CNC_BICGSTAB ? bicgstab_solve(*prep_.dev, a, k, b, x, kp)
-                                 : gmres_solve(*prep_.dev, a, k, b, x, kp);
+    kp.ssor_omega = o.ssor_omega;
+    r = surface_cg                 ? cg_solve(*prep_.dev, a, k, b, x, kp)
+        : o.solver == CNC_BICGSTAB ? bicgstab_solve(*prep_.dev, a, k, b, x, kp)
+                                   : gmres_solve(*prep_.dev, a, k, b, x, kp);
   } else {
     r = pcg_solve(*prep_.dev, a, k, b, x, prm);
   }
@@ -431,13 +434,21 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   };
   const int requested = o.backend != CNC_BACKEND_AUTO ? o.backend : backend_from_environment();
   std::vector<int> candidates;
-  if (requested != CNC_BACKEND_AUTO)
+  if (o.ssor_omega > 0 && o.backend != CNC_BACKEND_AUTO && o.backend != CNC_BACKEND_CPU)
+    throw error(CNC_ERR_UNSUPPORTED,
+                ": SSOR runs on the CPU backend only (its sweeps are sequential): choose "
+                "CNC_BACKEND_CPU or AUTO, or CNC_PRECOND_JACOBI on a GPU");
+  if (o.ssor_omega > 0) {  // AUTO in the context: the CPU, whatever CNC_BACKEND says
+    if (requested != CNC_BACKEND_AUTO && requested != CNC_BACKEND_CPU)
+      log_to(o, CNC_LOG_WARNING,
+             "SSOR runs on the CPU backend: CNC_BACKEND ignored for this solve");
+    candidates = {CNC_BACKEND_CPU};
+  } else if (requested != CNC_BACKEND_AUTO) {
     candidates = {requested};
-  else if ((canonical ? canonical->nnz() : raw->row_ptr[n] - raw->base) < auto_gpu_min_nnz)
+  } else if ((canonical ? canonical->nnz() : raw->row_ptr[n] - raw->base) < auto_gpu_min_nnz)
     candidates = {CNC_BACKEND_CPU};
   else
     candidates = {CNC_BACKEND_CUDA, CNC_BACKEND_OPENCL, CNC_BACKEND_CPU};
-  if (o.ssor_requested) log_to(o, CNC_LOG_WARNING, "SSOR is not available: using Jacobi");
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     const int kind = candidates[c];
     const bool last = c + 1 == candidates.size();
@@ -519,8 +530,11 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
     throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory are solved in CNC_DOUBLE only");
   if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES)
     throw error(CNC_ERR_INVALID_VALUE,
-                ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES run "
-                "their vector work on the host)");
+                ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES need the "
+                "caller's CSR on the host for their final residual check)");
+  if (o.ssor_omega > 0)
+    throw error(CNC_ERR_UNSUPPORTED,
+                ": arrays in device memory cannot use SSOR (it runs on the CPU backend only)");
   backend& be = *backend_for(o, CNC_BACKEND_CUDA, true);
   if (!be.takes_device_arrays())
     throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": this backend does not take device arrays");

@@ -27,7 +27,7 @@ struct solve_options {
   int format = 0;  // CNC_FORMAT_*
   precision prec = precision::f64;
   bool jacobi = true;
-  bool ssor_requested = false;      // logged: SSOR runs as Jacobi
+  double ssor_omega = 0;            // > 0: SSOR with this ω (CPU backend only)
   int solver = 0;                   // CNC_SOLVER_DEFAULT / CNC_CG / CNC_BICGSTAB / CNC_GMRES
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;

@@ -22,7 +22,7 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
                           const krylov_params& prm) {
   krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
   if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
-  krylov_ops ops(sys, k, prm.rows, prm.nnz, prm.matrix_bytes, prm.vector_bytes);
+  krylov_ops ops(sys, k, prm);
   const std::size_t ks = std::size_t(k);
   // The steps' r, p and q serve as r, p and v; four more device vectors.
   const int X = device_system::vec_x, r = device_system::vec_r, p = device_system::vec_p,
@@ -52,45 +52,10 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
   std::int64_t it = 0, spmvs = 0;
   bool stopped = false;
   for (;;) {
-    // Check: statuses from the current residuals; verify recursive convergence in double.
-    std::vector<char> verify(ks, 0);
-    bool any_verify = false;
-    for (int j = 0; j < k; ++j) {
-      if (tr.reason[j] != 0) continue;
-      if (!std::isfinite(tr.res2[j])) {
-        tr.reason[j] = CNC_REASON_NOT_FINITE;
-      } else if (tr.res2[j] <= tr.thr2[j]) {
-        if (fresh[j])
-          tr.reason[j] = CNC_REASON_CONVERGED;
-        else
-          verify[j] = 1, any_verify = true;
-      }
-    }
-    if (any_verify) {
-      ops.active = verify;
-      ops.residual(X, t);
-      ops.dot(t, t, tmp.data());
-      std::vector<char> again(ks, 0);
-      bool any_again = false;
-      for (int j = 0; j < k; ++j) {
-        if (!verify[j]) continue;
-        const double slack2 = true_residual_slack * true_residual_slack;
-        if (tmp[j] <= slack2 * tr.thr2[j] || tr.restarts[j] >= prm.base.max_restarts ||
-            it >= prm.base.max_iterations) {
-          tr.reason[j] = CNC_REASON_CONVERGED;  // finish() marks it stagnated if it is off
-        } else {
-          ++tr.restarts[j];
-          again[j] = 1, any_again = true;
-        }
-      }
-      if (any_again) {
-        if (prm.base.log)
-          prm.base.log(CNC_LOG_INFO, "true residual above threshold: restarting BiCGSTAB from x");
-        ops.active = again;
-        restart();
-      }
-      continue;  // re-check the restarted systems
-    }
+    // Check: statuses from the current residuals; recursive convergence verified in double.
+    for (int j = 0; j < k; ++j)
+      if (tr.reason[j] == 0 && !std::isfinite(tr.res2[j])) tr.reason[j] = CNC_REASON_NOT_FINITE;
+    if (tr.verify(ops, t, fresh, it, prm.base, "BiCGSTAB", restart)) continue;
     if (!tr.any_running()) break;
     if (prm.base.progress && prm.base.progress(it, tr.worst_relative())) {
       stopped = true;

@@ -68,7 +68,7 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
                        const krylov_params& prm) {
   krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
   if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
-  krylov_ops ops(sys, k, prm.rows, prm.nnz, prm.matrix_bytes, prm.vector_bytes);
+  krylov_ops ops(sys, k, prm);
   const std::size_t ks = std::size_t(k);
   // At most n columns: a Krylov space has no more (and a huge restart asks for no memory).
   const int m = int(std::max<std::int64_t>(1, std::min<std::int64_t>(prm.restart, a.n)));

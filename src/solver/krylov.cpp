@@ -3,19 +3,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "cnc.h"
 
 namespace cnc {
 
-krylov_ops::krylov_ops(device_system& sys, int k, std::int64_t rows, std::int64_t nnz,
-                       double matrix_bytes, int vector_bytes)
+krylov_ops::krylov_ops(device_system& sys, int k, const krylov_params& prm)
     : sys_(sys),
       k_(k),
-      rows_(double(rows)),
-      nnz_(double(nnz)),
-      matrix_bytes_(matrix_bytes),
-      vb_(vector_bytes) {
+      rows_(double(prm.rows)),
+      nnz_(double(prm.nnz)),
+      matrix_bytes_(prm.matrix_bytes),
+      vb_(prm.vector_bytes),
+      ssor_omega_(prm.ssor_omega) {
   active.assign(std::size_t(k), 1);
   sent_.assign(std::size_t(k), 1);  // a device_system starts with every column active
 }
@@ -51,6 +52,12 @@ void krylov_ops::spmv(int x, int y) {
 
 void krylov_ops::precond(int v, int z) {
   send_mask();
+  if (ssor_omega_ > 0) {  // two triangular sweeps: the matrix twice, v read, z written twice
+    sys_.ssor(v, z, ssor_omega_);
+    bytes += 2 * matrix_bytes_ + 4 * rows_ * vb_ * columns();
+    flops += (2 * nnz_ + 4 * rows_) * columns();
+    return;
+  }
   sys_.precondition(v, z);
   bytes += rows_ * vb_ * (1 + 2 * columns());
   flops += rows_ * columns();
@@ -120,6 +127,44 @@ std::vector<char> krylov_track::running_mask() const {
   std::vector<char> m(static_cast<std::size_t>(k));
   for (int j = 0; j < k; ++j) m[j] = reason[j] == 0;
   return m;
+}
+
+bool krylov_track::verify(krylov_ops& ops, int t, const std::vector<char>& fresh, std::int64_t it,
+                          const pcg_params& prm, const char* method,
+                          const std::function<void()>& restart) {
+  std::vector<char> check(static_cast<std::size_t>(k), 0);
+  bool any = false;
+  for (int j = 0; j < k; ++j) {
+    if (reason[j] != 0 || !(res2[j] <= thr2[j])) continue;
+    if (fresh[j])
+      reason[j] = CNC_REASON_CONVERGED;
+    else
+      check[j] = 1, any = true;
+  }
+  if (!any) return false;
+  ops.active = check;
+  std::vector<double> tr2(static_cast<std::size_t>(k));
+  ops.residual(device_system::vec_x, t);
+  ops.dot(t, t, tr2.data());
+  std::vector<char> again(static_cast<std::size_t>(k), 0);
+  bool any_again = false;
+  for (int j = 0; j < k; ++j) {
+    if (!check[j]) continue;
+    const double slack2 = true_residual_slack * true_residual_slack;
+    if (tr2[j] <= slack2 * thr2[j] || restarts[j] >= prm.max_restarts || it >= prm.max_iterations) {
+      reason[j] = CNC_REASON_CONVERGED;  // finish() marks it stagnated if it is off
+    } else {
+      ++restarts[j];
+      again[j] = 1, any_again = true;
+    }
+  }
+  if (!any_again) return false;
+  if (prm.log)
+    prm.log(CNC_LOG_INFO,
+            std::string("true residual above threshold: restarting ") + method + " from x");
+  ops.active = again;
+  restart();
+  return true;
 }
 
 pcg_result krylov_track::finish(device_system& sys, krylov_ops* ops, const csr_view& a,

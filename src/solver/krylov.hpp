@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -15,12 +16,12 @@ namespace cnc {
 
 // The solvers' view of a device_system: vector indices, the current mask, and the bytes and
 // flops of every operation issued (the statistics of the method actually run).
+struct krylov_params;
+
 class krylov_ops {
  public:
-  // rows: padded rows of the device vectors; matrix_bytes: bytes of one SpMV's matrix reads;
-  // vector_bytes: bytes of one vector value (4 in single precision, else 8).
-  krylov_ops(device_system& sys, int k, std::int64_t rows, std::int64_t nnz, double matrix_bytes,
-             int vector_bytes);
+  // Sizes for the byte and flop counts, and the preconditioner, from the method's parameters.
+  krylov_ops(device_system& sys, int k, const krylov_params& prm);
   ~krylov_ops();  // frees the vectors made by vec(), and every column is active again
   krylov_ops(const krylov_ops&) = delete;
   krylov_ops& operator=(const krylov_ops&) = delete;
@@ -49,6 +50,7 @@ class krylov_ops {
   device_system& sys_;
   int k_;
   double rows_, nnz_, matrix_bytes_, vb_;
+  double ssor_omega_;               // > 0: precond applies SSOR with this omega
   std::vector<std::uint8_t> sent_;  // the mask the device holds
 };
 
@@ -59,6 +61,7 @@ struct krylov_params {
   std::int64_t nnz = 0;     // matrix entries (flops of one SpMV: 2 nnz per system)
   double matrix_bytes = 0;  // bytes of the matrix read by one SpMV
   int vector_bytes = 8;     // bytes of one vector value on the device
+  double ssor_omega = 0;    // > 0: SSOR with this omega in place of Jacobi (device_system::ssor)
 };
 
 // Both solve A x = b for k systems (column-major host b and x, n = a.n rows; x: initial guess in,
@@ -72,6 +75,10 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
                           const krylov_params& prm);
 pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                        const krylov_params& prm);
+// Preconditioned CG over the same surface, for preconditioners the fused PCG steps do not have
+// (SSOR); same statuses as the steps' contract (kernels/pcg_contract.h).
+pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+                    const krylov_params& prm);
 
 // Shared bookkeeping of the two solvers: b and x on the device, norms of b, thresholds,
 // per-system outcome, and the final true-residual check (converged but true residual above the
@@ -90,6 +97,13 @@ struct krylov_track {
   bool any_running() const;
   double worst_relative() const;  // max sqrt(res2/bnorm2) over running systems
   std::vector<char> running_mask() const;
+  // Running systems whose res2 is at or below the threshold: converged when `fresh` (res2 is a
+  // true residual); otherwise b - A x is computed into device vector t and compared with the
+  // threshold times true_residual_slack: converged when it agrees (or no restart is left), else
+  // restarted through `restart` (called with ops.active = the systems to restart). Returns
+  // whether any system was restarted (its status must then be checked again).
+  bool verify(krylov_ops& ops, int t, const std::vector<char>& fresh, std::int64_t it,
+              const pcg_params& prm, const char* method, const std::function<void()>& restart);
   // True residuals (device in double, else host), x copied back, statuses combined.
   pcg_result finish(device_system& sys, krylov_ops* ops, const csr_view& a, const double* b,
                     double* x, const krylov_params& prm, bool stopped, std::int64_t spmvs) const;

@@ -7,23 +7,40 @@ namespace cnc::env {
 
 const char* name(var v) {
   switch (v) {
-    case var::backend: return "CNC_BACKEND";
-    case var::num_threads: return "CNC_NUM_THREADS";
-    case var::cpu_isa: return "CNC_CPU_ISA";
-    case var::cuda_device: return "CNC_CUDA_DEVICE";
-    case var::cuda_spmv_width: return "CNC_CUDA_SPMV_WIDTH";
-    case var::cuda_persistent_rows: return "CNC_CUDA_PERSISTENT_ROWS";
-    case var::cuda_persistent_blocks_per_sm: return "CNC_CUDA_PERSISTENT_BLOCKS_PER_SM";
-    case var::cuda_dots_mapped: return "CNC_CUDA_DOTS_MAPPED";
-    case var::opencl_library: return "CNC_OPENCL_LIBRARY";
-    case var::opencl_platform: return "CNC_OPENCL_PLATFORM";
-    case var::opencl_device: return "CNC_OPENCL_DEVICE";
-    case var::opencl_disable_fp64: return "CNC_OPENCL_DISABLE_FP64";
-    case var::opencl_work_group: return "CNC_OPENCL_WG";
-    case var::opencl_groups: return "CNC_OPENCL_GROUPS";
-    case var::opencl_csr_width: return "CNC_OPENCL_CSR_WIDTH";
-    case var::opencl_sell_unroll: return "CNC_OPENCL_SELL_U";
-    case var::opencl_coefficient_buffer: return "CNC_OPENCL_COEF_BUFFER";
+    case var::backend:
+      return "CNC_BACKEND";
+    case var::num_threads:
+      return "CNC_NUM_THREADS";
+    case var::cpu_isa:
+      return "CNC_CPU_ISA";
+    case var::cuda_device:
+      return "CNC_CUDA_DEVICE";
+    case var::cuda_spmv_width:
+      return "CNC_CUDA_SPMV_WIDTH";
+    case var::cuda_persistent_rows:
+      return "CNC_CUDA_PERSISTENT_ROWS";
+    case var::cuda_persistent_blocks_per_sm:
+      return "CNC_CUDA_PERSISTENT_BLOCKS_PER_SM";
+    case var::cuda_dots_mapped:
+      return "CNC_CUDA_DOTS_MAPPED";
+    case var::opencl_library:
+      return "CNC_OPENCL_LIBRARY";
+    case var::opencl_platform:
+      return "CNC_OPENCL_PLATFORM";
+    case var::opencl_device:
+      return "CNC_OPENCL_DEVICE";
+    case var::opencl_disable_fp64:
+      return "CNC_OPENCL_DISABLE_FP64";
+    case var::opencl_work_group:
+      return "CNC_OPENCL_WG";
+    case var::opencl_groups:
+      return "CNC_OPENCL_GROUPS";
+    case var::opencl_csr_width:
+      return "CNC_OPENCL_CSR_WIDTH";
+    case var::opencl_sell_unroll:
+      return "CNC_OPENCL_SELL_U";
+    case var::opencl_coefficient_buffer:
+      return "CNC_OPENCL_COEF_BUFFER";
   }
   return "";
 }

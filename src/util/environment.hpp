@@ -9,23 +9,23 @@
 namespace cnc::env {
 
 enum class var {
-  backend,                          // CNC_BACKEND: auto|cpu|opencl|cuda, when the context says AUTO
-  num_threads,                      // CNC_NUM_THREADS: host threads (0 = one per core)
-  cpu_isa,                          // CNC_CPU_ISA: cap the CPU kernels: generic|avx2|avx512
-  cuda_device,                      // CNC_CUDA_DEVICE: CUDA ordinal when the context names none
-  cuda_spmv_width,                  // CNC_CUDA_SPMV_WIDTH: lanes per row (tests, tuning)
-  cuda_persistent_rows,             // CNC_CUDA_PERSISTENT_ROWS: persistent kernel up to this n
-  cuda_persistent_blocks_per_sm,    // CNC_CUDA_PERSISTENT_BLOCKS_PER_SM (tuning)
-  cuda_dots_mapped,                 // CNC_CUDA_DOTS_MAPPED: 0 = dots copy their results (tests)
-  opencl_library,                   // CNC_OPENCL_LIBRARY: path of libOpenCL to load
-  opencl_platform,                  // CNC_OPENCL_PLATFORM: platform index or name part
-  opencl_device,                    // CNC_OPENCL_DEVICE: device index or name part
-  opencl_disable_fp64,              // CNC_OPENCL_DISABLE_FP64: act as if fp64 were missing (tests)
-  opencl_work_group,                // CNC_OPENCL_WG (tuning)
-  opencl_groups,                    // CNC_OPENCL_GROUPS (tuning)
-  opencl_csr_width,                 // CNC_OPENCL_CSR_WIDTH (tuning)
-  opencl_sell_unroll,               // CNC_OPENCL_SELL_U (tuning)
-  opencl_coefficient_buffer,        // CNC_OPENCL_COEF_BUFFER: the buffer path for any k (tests)
+  backend,                        // CNC_BACKEND: auto|cpu|opencl|cuda, when the context says AUTO
+  num_threads,                    // CNC_NUM_THREADS: host threads (0 = one per core)
+  cpu_isa,                        // CNC_CPU_ISA: cap the CPU kernels: generic|avx2|avx512
+  cuda_device,                    // CNC_CUDA_DEVICE: CUDA ordinal when the context names none
+  cuda_spmv_width,                // CNC_CUDA_SPMV_WIDTH: lanes per row (tests, tuning)
+  cuda_persistent_rows,           // CNC_CUDA_PERSISTENT_ROWS: persistent kernel up to this n
+  cuda_persistent_blocks_per_sm,  // CNC_CUDA_PERSISTENT_BLOCKS_PER_SM (tuning)
+  cuda_dots_mapped,               // CNC_CUDA_DOTS_MAPPED: 0 = dots copy their results (tests)
+  opencl_library,                 // CNC_OPENCL_LIBRARY: path of libOpenCL to load
+  opencl_platform,                // CNC_OPENCL_PLATFORM: platform index or name part
+  opencl_device,                  // CNC_OPENCL_DEVICE: device index or name part
+  opencl_disable_fp64,            // CNC_OPENCL_DISABLE_FP64: act as if fp64 were missing (tests)
+  opencl_work_group,              // CNC_OPENCL_WG (tuning)
+  opencl_groups,                  // CNC_OPENCL_GROUPS (tuning)
+  opencl_csr_width,               // CNC_OPENCL_CSR_WIDTH (tuning)
+  opencl_sell_unroll,             // CNC_OPENCL_SELL_U (tuning)
+  opencl_coefficient_buffer,      // CNC_OPENCL_COEF_BUFFER: the buffer path for any k (tests)
 };
 
 const char* name(var v);  // e.g. "CNC_BACKEND"

@@ -27,7 +27,7 @@ FORMATS = {
 }
 PRECONDITIONERS = {
     "jacobi": _c.PRECOND_JACOBI,
-    "ssor": _c.PRECOND_SSOR,  # runs as Jacobi, with a warning
+    "ssor": _c.PRECOND_SSOR,  # on the CPU backend (sequential sweeps)
     "none": _c.PRECOND_NONE,
     None: _c.PRECOND_NONE,
 }
@@ -59,6 +59,7 @@ def solve(
     x0=None,
     solver="cg",
     restart=None,
+    omega=None,
 ):
     """Solves A x = b with cnc's preconditioned CG (A symmetric positive definite), or with
     BiCGSTAB or restarted GMRES (any nonsingular A).
@@ -71,11 +72,13 @@ def solve(
     precision "double", "single" or "mixed" (float matrix, double vectors)
     backend  "auto", "cpu", "opencl" or "cuda" (an unavailable one raises CncError)
     format   "auto", "csr", "bcrs2", "bcrs4" or "sell"
-    preconditioner "jacobi", "none" or "ssor" (runs as Jacobi, with a warning)
+    preconditioner "jacobi", "none" or "ssor" (symmetric SOR, on the CPU backend: backend
+             "auto" picks the CPU, a GPU backend raises CncError)
     threads  CPU threads, 0 = one per core
     x0       initial guess, shape of b or (n,)
     solver   "cg", "bicgstab" or "gmres"
     restart  GMRES: Krylov vectors kept before a restart (None: cnc's default, 30)
+    omega    SSOR's relaxation factor in (0, 2) (None: cnc's default, 1.5)
 
     Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,
     info.residual, info.true_residual, ...). A solve that does not converge is not an error:
@@ -99,6 +102,8 @@ def solve(
         settings.append((_c.MAX_ITERATIONS, int(max_iter)))
     if restart is not None:
         settings.append((_c.GMRES_RESTART, int(restart)))
+    if omega is not None:
+        settings.append((_c.SSOR_OMEGA, float(omega)))
     if threads != 0:
         settings.append((_c.NB_THREADS, int(threads)))
     # Arrays already on a GPU: cnc runs on that GPU.

@@ -283,3 +283,23 @@ def test_nonsymmetric_solvers(solver):
     # CG is not meant for it; a bad solver name is rejected before anything runs.
     with pytest.raises(cnc.CncError):
         cnc.solve(A, B[:, 0], solver="lu")
+
+
+def test_ssor_is_ssor_on_the_cpu():
+    """preconditioner="ssor": the right answer in fewer iterations than Jacobi, on the CPU
+    (backend "auto"); a GPU backend named explicitly is refused; omega is checked."""
+    A = poisson2d(30)
+    b = rhs(A.shape[0])
+    xj, jacobi = cnc.solve(A, b, tol=1e-10, preconditioner="jacobi", backend="cpu")
+    xs, ssor = cnc.solve(A, b, tol=1e-10, preconditioner="ssor")
+    assert jacobi.converged and ssor.converged and ssor.backend == "cpu"
+    assert rel_err(xs, reference(A, b)) < 1e-7
+    assert 2 * ssor.iterations <= jacobi.iterations + 10
+    _, w1 = cnc.solve(A, b, tol=1e-10, preconditioner="ssor", omega=1.0)
+    assert w1.converged and w1.iterations != ssor.iterations
+    for backend in ("cuda", "opencl"):
+        with pytest.raises(cnc.CncError):
+            cnc.solve(A, b, preconditioner="ssor", backend=backend)
+    for omega in (0.0, 2.0, -1.0):
+        with pytest.raises(cnc.CncError):
+            cnc.solve(A, b, preconditioner="ssor", omega=omega)

@@ -96,6 +96,7 @@ class cpu_system final : public device_system {
     const std::int64_t len = std::int64_t(np_) * k;
     for (auto* vec : {&x_, &r_, &p_, &q_, &b_}) vec->allocate(pool_, len);
     vectors_ = {x_.data(), r_.data(), p_.data(), q_.data(), b_.data()};
+    csr_ = a.csr;  // the caller keeps the host matrix alive (keeps_host_matrix)
     mask_.assign(std::size_t(k), 1);
     d_.allocate(pool_, np_);
     for (std::int32_t i = 0; i < np_; ++i) d_[i] = VT(d[i]);
@@ -224,6 +225,43 @@ class cpu_system final : public device_system {
     for_chunks([&](std::int32_t c) {
       over_rows(c, [&](std::int64_t e, std::int64_t i, int) { o[e] = d[i] * v[e]; });
     });
+  }
+
+  // Forward sweep w = (D/ω + L)⁻¹ in, then out = (2 - ω) (D/ω + U)⁻¹ (D/ω) w, row by row on
+  // one thread (each row needs the rows before it), every unmasked column in the same pass.
+  void ssor(int in, int out, double omega) override {
+    if (!(omega > 0.0 && omega < 2.0))
+      throw error(CNC_ERR_INVALID_VALUE, ": SSOR needs 0 < omega < 2");
+    const VT* v = vectors_.at(in);
+    VT* o = vectors_.at(out);
+    if (v == o) throw error(CNC_ERR_INVALID_VALUE, ": ssor into its own input");
+    VT* w = scratch();
+    const csr_view& a = csr_;
+    std::vector<double> s(static_cast<std::size_t>(k_));
+    for (std::int32_t i = 0; i < n_; ++i) {  // (D/ω + L) w = v
+      std::fill(s.begin(), s.end(), 0.0);
+      for (std::int64_t t = a.row_ptr[i]; t < a.row_ptr[i + 1] && a.col[t] < i; ++t)
+        for (int j = 0; j < k_; ++j) s[j] += a.val[t] * double(w[std::int64_t(a.col[t]) * k_ + j]);
+      const double dw = omega * double(d_[i]);  // (a_ii / ω)⁻¹
+      for (int j = 0; j < k_; ++j)
+        if (mask_[j])
+          w[std::int64_t(i) * k_ + j] = VT((double(v[std::int64_t(i) * k_ + j]) - s[j]) * dw);
+    }
+    for (std::int32_t i = n_ - 1; i >= 0; --i) {  // (D/ω + U) out = (D/ω) w
+      std::fill(s.begin(), s.end(), 0.0);
+      for (std::int64_t t = a.row_ptr[i + 1] - 1; t >= a.row_ptr[i] && a.col[t] > i; --t)
+        for (int j = 0; j < k_; ++j) s[j] += a.val[t] * double(o[std::int64_t(a.col[t]) * k_ + j]);
+      const double dw = omega * double(d_[i]);
+      for (int j = 0; j < k_; ++j)
+        if (mask_[j]) {
+          const std::int64_t e = std::int64_t(i) * k_ + j;
+          o[e] = VT((double(w[e]) / dw - s[j]) * dw);
+        }
+    }
+    const VT scale = VT(2.0 - omega);
+    for (std::int32_t i = 0; i < n_; ++i)
+      for (int j = 0; j < k_; ++j)
+        if (mask_[j]) o[std::int64_t(i) * k_ + j] *= scale;
   }
 
   void residual(int in, int out) override {
@@ -371,6 +409,7 @@ class cpu_system final : public device_system {
   std::vector<double> part_, alpha_, beta_;
   std::vector<std::uint8_t> active_;
   std::vector<rhs_state> state_;
+  csr_view csr_;              // the double CSR: SSOR's sweeps
   std::vector<VT*> vectors_;  // by index: x, r, p, q, b, then add_vectors' ones
   std::vector<std::unique_ptr<pool_vector<VT>>> extra_;
   std::vector<std::uint8_t> mask_;

@@ -1,9 +1,9 @@
 // The vector surface of the OpenCL device_system (backend.hpp, "The vector surface"), kept apart
 // from opencl_system.cpp: the system owns one vector_ops and forwards the surface's calls to it.
 //
-// Every operation is one kernel (kernels/opencl/blas1.cl; spmv is spmv_fused of spmv.cl in MODE_DOT,
-// the residual adds vec_b_minus) enqueued on the system's in-order queue without waiting. The
-// mask lives on the device as an rhs_state array whose statuses say running (active) or not,
+// Every operation is one kernel (kernels/opencl/blas1.cl; spmv is spmv_fused of spmv.cl in
+// MODE_DOT, the residual adds vec_b_minus) enqueued on the system's in-order queue without waiting.
+// The mask lives on the device as an rhs_state array whose statuses say running (active) or not,
 // which is what spmv_fused's MODE_DOT and the blas1 kernels read; it is written (a non-blocking
 // write) when it changes. axpby's coefficients are a kernel argument by value (a struct of 2k
 // values) where the device's argument space holds them, else a slot of a device buffer written
