@@ -3,7 +3,7 @@
 # backends. Run from the repository root there with the carried folder .devfull/ (cmocka, the
 # Khronos headers, the ocl-icd loader and a copy of ../shared/data, none of which that machine
 # has). Logs go to $OUT.
-set -u
+set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull
 exec > >(tee "$OUT/full-suite.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

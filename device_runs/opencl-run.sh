@@ -2,7 +2,7 @@
 # Device run of the OpenCL backend on the H200 (through NVIDIA's OpenCL driver): build, the
 # OpenCL tests, the benchmark. Run from the repository root on the device machine; writes logs
 # to $OUT. Needs the Khronos headers and the ocl-icd loader carried in .device-opencl/.
-set -u
+set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 R=$PWD

@@ -3,7 +3,8 @@
 #   0. every C/C++/CUDA source clang-formatted (scripts/check-format.sh);
 #   1. Release build with warnings as errors (CUDA backend compiled when nvcc exists), all tests;
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests;
-#   3. ThreadSanitizer build, the multi-threaded tests.
+#   3. ThreadSanitizer build: the multi-threaded tests, the nonsymmetric solvers and the backend
+#      contract suite on the CPU and on OpenCL (PoCL).
 # Tests that need a GPU or ../shared/data skip (CTest exit code 77) and say why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,5 +30,5 @@ export TSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/tsan.supp"
 run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
   -DCNC_SANITIZE=address,undefined -- -E "pytest|python"
 run_suite "tsan" build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
-  -DCNC_SANITIZE=thread -- -R "thread"
+  -DCNC_SANITIZE=thread -- -R "thread|nonsymmetric|backend_cpu|backend_opencl"
 echo "test.sh: all suites passed"
