@@ -56,12 +56,7 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     for (int j = 0; j < k; ++j)
       if (tr.reason[j] == 0 && !std::isfinite(tr.res2[j])) tr.reason[j] = CNC_REASON_NOT_FINITE;
     if (tr.verify(ops, t, fresh, it, prm.base, "BiCGSTAB", restart)) continue;
-    if (!tr.any_running()) break;
-    if (prm.base.progress && prm.base.progress(it, tr.worst_relative())) {
-      stopped = true;
-      break;
-    }
-    if (it >= prm.base.max_iterations) break;
+    if (tr.done(it, prm.base, stopped)) break;
 
     // One iteration on the running systems.
     ops.active = tr.running_mask();

@@ -30,8 +30,8 @@ pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* 
   const int X = device_system::vec_x, r = device_system::vec_r, p = device_system::vec_p,
             q = device_system::vec_q;
   const int z = ops.vec(), t = ops.vec();
-  std::vector<double> rz(ks), pq(ks), alpha(ks), minus(ks), beta(ks), two(2 * ks),
-      ones(ks, 1.0), zeros(ks, 0.0);
+  std::vector<double> rz(ks), pq(ks), alpha(ks), minus(ks), beta(ks), two(2 * ks), ones(ks, 1.0),
+      zeros(ks, 0.0);
   std::vector<char> fresh(ks, 1);  // r is a true residual
   const int z_r[2] = {z, r};       // r·z and r·r in one read
 
@@ -59,12 +59,7 @@ pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* 
       if (s != CNC_ST_RUNNING && s != CNC_ST_CONVERGED) tr.reason[j] = reason_of_status(s);
     }
     if (tr.verify(ops, t, fresh, it, prm.base, "CG", restart)) continue;
-    if (!tr.any_running()) break;
-    if (prm.base.progress && prm.base.progress(it, tr.worst_relative())) {
-      stopped = true;
-      break;
-    }
-    if (it >= prm.base.max_iterations) break;
+    if (tr.done(it, prm.base, stopped)) break;
 
     ops.active = tr.running_mask();
     ops.spmv(p, q);

@@ -129,6 +129,12 @@ std::vector<char> krylov_track::running_mask() const {
   return m;
 }
 
+bool krylov_track::done(std::int64_t it, const pcg_params& prm, bool& stopped) const {
+  if (!any_running()) return true;
+  if (prm.progress && prm.progress(it, worst_relative())) return stopped = true;
+  return it >= prm.max_iterations;
+}
+
 bool krylov_track::verify(krylov_ops& ops, int t, const std::vector<char>& fresh, std::int64_t it,
                           const pcg_params& prm, const char* method,
                           const std::function<void()>& restart) {
