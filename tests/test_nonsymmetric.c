@@ -361,6 +361,21 @@ static void test_breakdown(void** state) {
   assert_int_equal(s.reason, CNC_REASON_CONVERGED);
   assert_true(fabs(x[0]) < 1e-12 && fabs(x[1] - 1.0) < 1e-12);
   ts_csr_free(&a);
+  /* A nonsingular 3x3 system where BiCGSTAB's second rho = (r^, r1) is exactly 0 with r1 != 0:
+   * restarted from x (r^ = r1), it converges instead of reporting a breakdown. */
+  const double lucky[9] = {3, 0, 0, -1, 3, 2, 0, 1, 2};
+  ts_csr l3 = dense_csr(3, lucky);
+  const double e1[3] = {1, 0, 0};
+  double x3[3];
+  o.solver = CNC_BICGSTAB;
+  o.threshold = 1e-12;
+  s = solve_with(&l3, e1, 1, &o, x3);
+  assert_int_equal(s.reason, CNC_REASON_CONVERGED);
+  /* x = A^-1 e1 = (1/3, 1/6, -1/12) */
+  assert_true(fabs(x3[0] - 1.0 / 3) < 1e-12 && fabs(x3[1] - 1.0 / 6) < 1e-12 &&
+              fabs(x3[2] + 1.0 / 12) < 1e-12);
+  ts_csr_free(&l3);
+  o.threshold = 0;
   /* A singular on the Krylov space: A e1 = 0, b = e1. Both solvers report a breakdown. */
   const double sing[4] = {0, 0, 0, 1};
   a = dense_csr(2, sing);
@@ -429,6 +444,44 @@ static void test_limits_and_stop(void** state) {
     cncDeleteContext(c);
   }
   free(b), free(x);
+  ts_csr_free(&a);
+}
+
+/* One cncSolveCSR context, one matrix, the method changed between calls: the prepared matrix is
+ * kept across CG, BiCGSTAB and GMRES (the methods share the device system; each sets its own
+ * mask), and each answer is right. */
+static int kept_logs;
+static void count_kept(int level, const char* message, void* user) {
+  (void)level, (void)user;
+  if (strstr(message, "already holds this matrix")) ++kept_logs;
+}
+
+static void test_methods_share_the_kept_matrix(void** state) {
+  (void)state;
+  ts_csr a = ts_laplacian_2d(12, 12);
+  double* b = random_vector((size_t)a.n * 2, 91);
+  double* x = (double*)malloc(sizeof(double) * (size_t)a.n * 2);
+  CNCuint* col = (CNCuint*)malloc(sizeof(CNCuint) * (size_t)a.nnz);
+  for (int64_t t = 0; t < a.nnz; ++t) col[t] = (CNCuint)a.col[t];
+  CNCcontext c = cncNewContext();
+  cncMakeCurrent(c);
+  assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
+  assert_int_equal(cncSetLogCallback(count_kept, NULL), CNC_OK);
+  kept_logs = 0;
+  const CNCenum order[4] = {CNC_GMRES, CNC_CG, CNC_BICGSTAB, CNC_GMRES};
+  for (int m = 0; m < 4; ++m) {
+    assert_int_equal(cncSolverParameteri(CNC_SOLVER, (CNCint)order[m]), CNC_OK);
+    memset(x, 0, sizeof(double) * (size_t)a.n * 2);
+    assert_int_equal(cncSolveCSR((CNCuint)a.n, a.row_ptr, col, a.val, 0, 2, b, x), CNC_OK);
+    stats s = read_stats();
+    assert_int_equal(s.reason, CNC_REASON_CONVERGED);
+    for (int k = 0; k < 2; ++k)
+      assert_true(ts_rel_residual(&a, x + (size_t)k * a.n, b + (size_t)k * a.n) <= 2e-10);
+  }
+  assert_int_equal(kept_logs, 3);
+  cncDeleteContext(c);
+  free(col), free(b), free(x);
   ts_csr_free(&a);
 }
 
@@ -703,6 +756,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_limits_and_stop),
       cmocka_unit_test(test_zero_rhs),
       cmocka_unit_test(test_ssor),
+      cmocka_unit_test(test_methods_share_the_kept_matrix),
       cmocka_unit_test(test_jacobi_matters),
       cmocka_unit_test(test_deterministic),
   };

@@ -57,8 +57,9 @@ class device_system {
   // --- The vector surface: what every method other than the fused PCG steps is written over
   // (src/solver/krylov.hpp). Vectors are named by index: the five of the steps (vec_x .. vec_b)
   // and those made by add_vectors, each k columns in the backend's layout and vector precision.
-  // Every operation below touches only the columns whose mask entry is non-zero (set_mask; all
-  // k at creation) and leaves the others bit for bit as they are. Operations are queued on the
+  // Every operation below touches only the columns whose mask entry is non-zero (set_mask: all
+  // k at creation; a method sets its own at its start) and leaves the others bit for bit as they
+  // are. Operations are queued on the
   // device in call order; only dots synchronizes (it returns scalars to the host).
   enum : int { vec_x = 0, vec_r = 1, vec_p = 2, vec_q = 3, vec_b = 4, vec_first_extra = 5 };
   // Makes `count` more vectors, zero-filled; returns the index of the first. Throws

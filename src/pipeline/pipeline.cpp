@@ -47,13 +47,7 @@ struct input_error : error {
 };
 
 prepared_key key_for(const solve_options& o, std::uint64_t version, const backend* be, int k) {
-  return prepared_key{version,
-                      be,
-                      o.format,
-                      o.prec,
-                      k,
-                      o.jacobi,
-                      o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES};
+  return prepared_key{version, be, o.format, o.prec, k, o.jacobi};
 }
 
 int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
@@ -153,10 +147,11 @@ void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t 
   hm.fmt = fmt, hm.csr = a;
   hm.bcrs = is_block(fmt) ? &prep_.bcrs : nullptr;
   hm.sell = fmt == format::sell && !on_device ? &prep_.sell : nullptr;
-  prep_.d = inverse_diagonal(a, hm.n_padded(), o.jacobi, &prep_.zero_diagonals);
+  // Every backend copies the diagonal into its own system: it is not kept here.
+  const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), o.jacobi, &prep_.zero_diagonals);
   const double tu = now_seconds();
   stats.conversion = tu - tc;
-  prep_.dev = be_->create_system(hm, prep_.d, o.prec, k);
+  prep_.dev = be_->create_system(hm, d, o.prec, k);
   stats.upload = now_seconds() - tu;
   prep_.stored = fmt == format::sell && on_device ? sell_entries(a) : stored_units(prep_);
   prep_.nnz = a.nnz();
@@ -465,10 +460,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
                             reinterpret_cast<const std::uint32_t*>(a.col.data()), a.val.data(), 0}
                : *raw;
       const bool cached = prep_.dev && prep_.key == key_for(o, version, be_.get(), k);
-      // What the solver reads on the host: the CSR for BiCGSTAB/GMRES and for a true residual
-      // not computed on the device (precisions other than double).
-      const bool host_csr_read =
-          o.prec != precision::f64 || o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES;
+      // What a solver reads on the host: the CSR, for a true residual not computed on the device
+      // (precisions other than double). Every method computes it on the device in double.
+      const bool host_csr_read = o.prec != precision::f64;
       const bool intake = !cached && in.base == 0 && be_->takes_device_arrays() &&
                           o.prec == precision::f64 && !host_csr_read;
       const csr_view none{n, {}, {}, {}};
@@ -530,8 +524,8 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
     throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory are solved in CNC_DOUBLE only");
   if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES)
     throw error(CNC_ERR_INVALID_VALUE,
-                ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES need the "
-                "caller's CSR on the host for their final residual check)");
+                ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES take ||b|| "
+                "from b on the host)");
   if (o.ssor_omega > 0)
     throw error(CNC_ERR_UNSUPPORTED,
                 ": arrays in device memory cannot use SSOR (it runs on the CPU backend only)");

@@ -59,7 +59,6 @@ struct prepared_key {
   precision prec = precision::f64;
   int k = 0;
   bool jacobi = true;
-  bool host_krylov = false;  // BiCGSTAB/GMRES: they read the host diagonal (prepared_system::d)
   bool operator==(const prepared_key&) const = default;
 };
 
@@ -71,7 +70,6 @@ struct prepared_system {
   std::int64_t stored = 0;    // blocks (BCRS) or entries (SELL) of the matrix the backend got
   std::int64_t nnz = 0;       // entries of the CSR it was made from
   std::int32_t n_padded = 0;  // its rows, padding included
-  host_vector<double> d;      // inverse diagonal (host), empty when built on the device
   csr_matrix csr;  // the CSR a backend that keeps host pointers reads, when the caller's may go
   std::int64_t zero_diagonals = 0;
   std::unique_ptr<device_system> dev;

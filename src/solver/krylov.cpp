@@ -17,15 +17,13 @@ krylov_ops::krylov_ops(device_system& sys, int k, const krylov_params& prm)
       matrix_bytes_(prm.matrix_bytes),
       vb_(prm.vector_bytes),
       ssor_omega_(prm.ssor_omega) {
+  // Every column active, whatever an earlier method left (the system may be a kept one).
   active.assign(std::size_t(k), 1);
-  sent_.assign(std::size_t(k), 1);  // a device_system starts with every column active
+  sent_.assign(std::size_t(k), 1);
+  sys_.set_mask(sent_.data());
 }
 
-krylov_ops::~krylov_ops() {
-  sys_.release_vectors();
-  active.assign(std::size_t(k_), 1);
-  send_mask();
-}
+krylov_ops::~krylov_ops() { sys_.release_vectors(); }
 
 int krylov_ops::vec() { return sys_.add_vectors(1); }
 int krylov_ops::vecs(int count) { return sys_.add_vectors(count); }
@@ -191,7 +189,7 @@ pcg_result krylov_track::finish(device_system& sys, krylov_ops* ops, const csr_v
   }
   if (prm.base.device_residual) {  // b - A x on the device, in double
     ops->active.assign(ks, 1);
-    const int t = ops->vec();
+    const int t = device_system::vec_q;  // no method needs its q any more
     ops->residual(device_system::vec_x, t);
     ops->dot(t, t, tr2.data());
     sys.get_x(x);

@@ -22,7 +22,7 @@ class krylov_ops {
  public:
   // Sizes for the byte and flop counts, and the preconditioner, from the method's parameters.
   krylov_ops(device_system& sys, int k, const krylov_params& prm);
-  ~krylov_ops();  // frees the vectors made by vec(), and every column is active again
+  ~krylov_ops();  // frees the vectors made by vec()
   krylov_ops(const krylov_ops&) = delete;
   krylov_ops& operator=(const krylov_ops&) = delete;
 
