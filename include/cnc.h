@@ -187,8 +187,8 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_NB_VARIABLES 0x101    /**< int: number of unknowns n (INITIAL state only) */
 #define CNC_NB_SYSTEMS 0x102      /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
 #define CNC_LEAST_SQUARES 0x103   /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
-#define CNC_SYMMETRIC 0x104       /**< bool: the caller states A is symmetric (informative) */
-#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT (= CG), CNC_CG, CNC_BICGSTAB, CNC_GMRES */
+#define CNC_SYMMETRIC 0x104       /**< bool: A is symmetric (1, default); see CNC_SOLVER_DEFAULT */
+#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES */
 #define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE, _JACOBI (default) or _SSOR */
 #define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
 #define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
@@ -203,6 +203,9 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_SSOR_OMEGA 0x111      /**< double in (0, 2): relaxation factor of CNC_PRECOND_SSOR (1.5) */
 
 /* Values of CNC_SOLVER (0x200) */
+/* CNC_SOLVER_DEFAULT: CG when A is symmetric (CNC_SYMMETRIC, default 1) or the system is least
+ * squares (CNC_LEAST_SQUARES: AᵀA is), else BiCGSTAB; OpenNL's NL_SOLVER_DEFAULT rule. CNC_CG on a
+ * matrix declared nonsymmetric runs CG as asked (with a CNC_LOG_INFO note). */
 #define CNC_SOLVER_DEFAULT 0x200
 #define CNC_CG 0x201       /**< conjugate gradient: symmetric positive definite A */
 #define CNC_BICGSTAB 0x202 /**< BiCGSTAB: nonsymmetric A */
@@ -263,6 +266,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes moved by the iterations / solve time */
 #define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
 #define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
+#define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB or CNC_GMRES: the method the last solve ran */
 
 /* Values of CNC_REASON (0x900), worst first when several systems are solved together */
 #define CNC_REASON_NONE 0x900                  /**< no solve yet */

@@ -1,8 +1,8 @@
 // The vector surface of backend.hpp (add_vectors, set_mask, spmv, precondition, residual, dots,
-// axpby, read), part of the generic backend suite: every operation of every backend, format and
-// precision, k = 1, 3 and 9 systems (9: two groups on CUDA), checked against the same operation
-// done here in double on the values the backend read back (so each check covers one operation),
-// with masked-out columns compared bit for bit with what they were before.
+// axpby, combine, read), part of the generic backend suite: every operation of every backend,
+// format and precision, k = 1, 3 and 9 systems (9: two groups on CUDA), checked against the same
+// operation done here in double on the values the backend read back (so each check covers one
+// operation), with masked-out columns compared bit for bit with what they were before.
 #include <setjmp.h>
 
 #include <algorithm>
@@ -207,6 +207,49 @@ void run_case(const combo& c) {
           fail_msg("%s: dots[%d] system %d: %.17g, expected %.17g", c.label().c_str(), t, j, g,
                    h.mask[j] ? s : 0.0);
       }
+    }
+
+    // combine: e2 = beta e2 + Σ coef_i v_i over 3 vectors (one pass) and 11 (two passes on
+    // the GPUs; inputs may repeat), then beta = 0 over NaN (e2 not read).
+    const int ins[11] = {e0,
+                         e1,
+                         cnc::device_system::vec_x,
+                         cnc::device_system::vec_b,
+                         e1,
+                         e0,
+                         e1,
+                         cnc::device_system::vec_x,
+                         e0,
+                         cnc::device_system::vec_b,
+                         e1};
+    for (int count : {3, 11}) {
+      std::vector<double> cf(std::size_t(count) * c.k);
+      for (std::size_t e = 0; e < cf.size(); ++e) cf[e] = 0.5 - 0.3 * double(e % 7) + 0.01 * e;
+      const std::vector<double> y0 = h.get(e2);
+      h.sys->combine(ins, count, cf.data(), beta.data(), e2);
+      for (std::size_t e = 0; e < nk; ++e) {
+        const int j = int(e / n);
+        want[e] = beta[j] * y0[e], mag[e] = std::fabs(want[e]);
+      }
+      for (int t = 0; t < count; ++t) {
+        const std::vector<double> v = h.get(ins[t]);
+        for (std::size_t e = 0; e < nk; ++e) {
+          const double term = cf[std::size_t(t) * c.k + e / n] * v[e];
+          want[e] += term, mag[e] += std::fabs(term);
+        }
+      }
+      h.expect(count == 3 ? "combine(3)" : "combine(11)", h.get(e2), want, mag, y0);
+    }
+    {
+      std::vector<double> nan(std::size_t(c.k), std::numeric_limits<double>::quiet_NaN());
+      h.sys->axpby(nan.data(), cnc::device_system::vec_x, zero.data(), e2);
+      const std::vector<double> y0 = h.get(e2), v = h.get(e1);
+      h.sys->combine(&e1, 1, alpha.data(), zero.data(), e2);
+      for (std::size_t e = 0; e < nk; ++e) {
+        const int j = int(e / n);
+        want[e] = alpha[j] * v[e], mag[e] = std::fabs(want[e]);
+      }
+      h.expect("combine(beta=0)", h.get(e2), want, mag, y0);
     }
   }
   // SSOR: the CPU backend's sweeps against the same sweeps written here on the values read back;

@@ -147,7 +147,8 @@ typedef struct {
   CNCenum solver, precision, backend, precond;
   double threshold;
   int max_iter, restart, threads;
-  int assembled; /* 1: cncBegin/.../cncSolve; 0: cncSolveCSR */
+  int assembled;    /* 1: cncBegin/.../cncSolve; 0: cncSolveCSR */
+  int nonsymmetric; /* 1: CNC_SYMMETRIC 0 */
 } opts;
 
 typedef struct {
@@ -165,6 +166,7 @@ static void apply_opts(const opts* o) {
     assert_int_equal(cncSolverParameteri(CNC_MAX_ITERATIONS, o->max_iter), CNC_OK);
   if (o->restart > 0) assert_int_equal(cncSolverParameteri(CNC_GMRES_RESTART, o->restart), CNC_OK);
   if (o->threads > 0) assert_int_equal(cncSolverParameteri(CNC_NB_THREADS, o->threads), CNC_OK);
+  if (o->nonsymmetric) assert_int_equal(cncSolverParameteri(CNC_SYMMETRIC, 0), CNC_OK);
 }
 
 static stats read_stats(void) {
@@ -249,7 +251,8 @@ static void test_random_dense_reference(void** state) {
   for (int s = 0; s < 2; ++s)
     for (int p = 0; p < 3; ++p) {
       opts o = {
-          solvers[s], precisions[p], CNC_BACKEND_CPU, 0, threshold_for(precisions[p]), 0, 0, 0, 0};
+          solvers[s], precisions[p], CNC_BACKEND_CPU, 0, threshold_for(precisions[p]), 0, 0, 0, 0,
+          0};
       check_against(&a, b, nsys, &o, x_ref, precisions[p] == CNC_DOUBLE ? 1e-8 : 1e-4,
                     "random diag. dominant");
     }
@@ -268,7 +271,8 @@ static void test_convection_diffusion_2d(void** state) {
   for (int s = 0; s < 2; ++s)
     for (int p = 0; p < 3; ++p) {
       opts o = {
-          solvers[s], precisions[p], CNC_BACKEND_CPU, 0, threshold_for(precisions[p]), 0, 0, 0, 1};
+          solvers[s], precisions[p], CNC_BACKEND_CPU, 0, threshold_for(precisions[p]), 0, 0, 0, 1,
+          0};
       check_against(&a, b, nsys, &o, x_ref, precisions[p] == CNC_DOUBLE ? 1e-7 : 1e-3,
                     "conv-diff 2D (assembled)");
     }
@@ -284,7 +288,8 @@ static void test_convection_diffusion_3d(void** state) {
   for (int s = 0; s < 2; ++s)
     for (int p = 0; p < 3; ++p) {
       opts o = {
-          solvers[s], precisions[p], CNC_BACKEND_CPU, 0, threshold_for(precisions[p]), 0, 0, 0, 0};
+          solvers[s], precisions[p], CNC_BACKEND_CPU, 0, threshold_for(precisions[p]), 0, 0, 0, 0,
+          0};
       check_against(&a, b, nsys, &o, NULL, 0, "conv-diff 3D");
     }
   free(b);
@@ -297,7 +302,7 @@ static void test_gmres_restart(void** state) {
   ts_csr a = convection_diffusion(2, 7, 0.9); /* n = 49 */
   double* b = random_vector((size_t)a.n, 41);
   double* x = (double*)malloc(sizeof(double) * (size_t)a.n);
-  opts full = {CNC_GMRES, CNC_DOUBLE, CNC_BACKEND_CPU, 0, 1e-10, 0, 60, 0, 0};
+  opts full = {CNC_GMRES, CNC_DOUBLE, CNC_BACKEND_CPU, 0, 1e-10, 0, 60, 0, 0, 0};
   stats s_full = solve_with(&a, b, 1, &full, x);
   assert_int_equal(s_full.reason, CNC_REASON_CONVERGED);
   assert_true(s_full.iters <= a.n);
@@ -308,7 +313,52 @@ static void test_gmres_restart(void** state) {
   printf("  GMRES(60) %d iterations, GMRES(2) %d iterations\n", s_full.iters, s_short.iters);
   assert_true(s_short.iters > s_full.iters);
   assert_true(ts_rel_residual(&a, x, b) <= 2e-10);
-  free(b), free(x);
+  /* A restart past n is capped at n (a Krylov space has no more vectors): 10^5 asks for no
+   * memory and runs exactly as GMRES(60) on n = 49. */
+  double* x_full = (double*)malloc(sizeof(double) * (size_t)a.n);
+  solve_with(&a, b, 1, &full, x_full);
+  opts huge = full;
+  huge.restart = 100000;
+  stats s_huge = solve_with(&a, b, 1, &huge, x);
+  assert_int_equal(s_huge.reason, CNC_REASON_CONVERGED);
+  assert_int_equal(s_huge.iters, s_full.iters);
+  assert_memory_equal(x, x_full, sizeof(double) * (size_t)a.n);
+  free(b), free(x), free(x_full);
+  ts_csr_free(&a);
+}
+
+/* CNC_SOLVER_DEFAULT follows CNC_SYMMETRIC (default 1): CG for a symmetric matrix, BiCGSTAB for
+ * one declared nonsymmetric; each gives the same iterations and bits as that solver named. */
+static void test_symmetric_picks_the_solver(void** state) {
+  (void)state;
+  CNCcontext c = cncNewContext();
+  cncMakeCurrent(c);
+  CNCint v = 0;
+  assert_int_equal(cncGetIntegerv(CNC_SYMMETRIC, &v), CNC_OK);
+  assert_int_equal(v, 1);
+  assert_int_equal(cncSolverParameteri(CNC_SYMMETRIC, 2), CNC_ERR_INVALID_VALUE);
+  assert_int_equal(cncGetIntegerv(CNC_SYMMETRIC, &v), CNC_OK);
+  assert_int_equal(v, 1);
+  cncDeleteContext(c);
+
+  ts_csr a = convection_diffusion(2, 12, 0.9); /* n = 144, nonsymmetric */
+  double* b = random_vector((size_t)a.n, 5);
+  const size_t bytes = sizeof(double) * (size_t)a.n;
+  double *x_def = (double*)malloc(bytes), *x_named = (double*)malloc(bytes);
+  for (int nonsym = 0; nonsym < 2; ++nonsym) {
+    opts def = {CNC_SOLVER_DEFAULT, CNC_DOUBLE, CNC_BACKEND_CPU, 0, 1e-10, 400, 0, 1, 0, nonsym};
+    opts named = def;
+    named.solver = nonsym ? CNC_BICGSTAB : CNC_CG;
+    const stats sd = solve_with(&a, b, 1, &def, x_def);
+    const stats sn = solve_with(&a, b, 1, &named, x_named);
+    printf("  CNC_SYMMETRIC %d: default solver %d iterations, %s %d\n", !nonsym, sd.iters,
+           nonsym ? "BiCGSTAB" : "CG", sn.iters);
+    assert_int_equal(sd.iters, sn.iters);
+    assert_int_equal(sd.reason, sn.reason);
+    assert_memory_equal(x_def, x_named, bytes);
+    if (nonsym) assert_int_equal(sd.reason, CNC_REASON_CONVERGED);
+  }
+  free(b), free(x_def), free(x_named);
   ts_csr_free(&a);
 }
 
@@ -326,9 +376,16 @@ static void test_opencl(void** state) {
   lu_reference(&a, nsys, b, x_ref);
   for (int s = 0; s < 2; ++s)
     for (int p = 0; p < 3; ++p) {
-      opts o = {
-          solvers[s], precisions[p], CNC_BACKEND_OPENCL, 0, threshold_for(precisions[p]), 0, 0, 0,
-          0};
+      opts o = {solvers[s],
+                precisions[p],
+                CNC_BACKEND_OPENCL,
+                0,
+                threshold_for(precisions[p]),
+                0,
+                0,
+                0,
+                0,
+                0};
       check_against(&a, b, nsys, &o, x_ref, precisions[p] == CNC_DOUBLE ? 1e-7 : 1e-3,
                     "conv-diff 2D on OpenCL");
     }
@@ -352,7 +409,7 @@ static void test_breakdown(void** state) {
   ts_csr a = dense_csr(2, perm);
   const double b[2] = {1, 0};
   double x[2];
-  opts o = {CNC_BICGSTAB, 0, CNC_BACKEND_CPU, 0, 0, 0, 0, 0, 0};
+  opts o = {CNC_BICGSTAB, 0, CNC_BACKEND_CPU, 0, 0, 0, 0, 0, 0, 0};
   stats s = solve_with(&a, b, 1, &o, x);
   assert_int_equal(s.reason, CNC_REASON_BREAKDOWN);
   /* GMRES has no such breakdown: it solves it (x = e2). */
@@ -403,7 +460,7 @@ static void test_not_finite(void** state) {
   const double b[2] = {1, 1};
   double x[2];
   for (int k = 0; k < 2; ++k) {
-    opts o = {solvers[k], 0, CNC_BACKEND_CPU, CNC_PRECOND_NONE, 0, 0, 0, 0, 0};
+    opts o = {solvers[k], 0, CNC_BACKEND_CPU, CNC_PRECOND_NONE, 0, 0, 0, 0, 0, 0};
     stats s = solve_with(&a, b, 1, &o, x);
     assert_int_equal(s.reason, CNC_REASON_NOT_FINITE);
   }
@@ -422,7 +479,7 @@ static void test_limits_and_stop(void** state) {
   double* b = random_vector((size_t)a.n, 61);
   double* x = (double*)malloc(sizeof(double) * (size_t)a.n);
   for (int k = 0; k < 2; ++k) {
-    opts o = {solvers[k], 0, CNC_BACKEND_CPU, 0, 1e-10, 3, 0, 0, 0};
+    opts o = {solvers[k], 0, CNC_BACKEND_CPU, 0, 1e-10, 3, 0, 0, 0, 0};
     stats s = solve_with(&a, b, 1, &o, x);
     assert_int_equal(s.reason, CNC_REASON_MAX_ITERATIONS);
     assert_int_equal(s.iters, 3);
@@ -493,7 +550,7 @@ static void test_zero_rhs(void** state) {
   memset(b, 0, sizeof(double) * (size_t)a.n); /* system 0: b = 0 */
   double* x = (double*)malloc(sizeof(double) * (size_t)a.n * nsys);
   for (int k = 0; k < 2; ++k) {
-    opts o = {solvers[k], 0, CNC_BACKEND_CPU, 0, 1e-10, 0, 0, 0, 1};
+    opts o = {solvers[k], 0, CNC_BACKEND_CPU, 0, 1e-10, 0, 0, 0, 1, 0};
     stats s = solve_with(&a, b, nsys, &o, x);
     assert_int_equal(s.reason, CNC_REASON_CONVERGED);
     for (int i = 0; i < a.n; ++i) assert_true(x[i] == 0.0);
@@ -555,7 +612,7 @@ static void test_ssor(void** state) {
   double* b = random_vector((size_t)lap.n * 2, 81);
   double* xj = (double*)malloc(sizeof(double) * (size_t)lap.n * 2);
   double* xs = (double*)malloc(sizeof(double) * (size_t)lap.n * 2);
-  opts o = {CNC_CG, 0, CNC_BACKEND_AUTO, CNC_PRECOND_JACOBI, 1e-10, 0, 0, 0, 0};
+  opts o = {CNC_CG, 0, CNC_BACKEND_AUTO, CNC_PRECOND_JACOBI, 1e-10, 0, 0, 0, 0, 0};
   stats sj = solve_with(&lap, b, 2, &o, xj);
   o.precond = CNC_PRECOND_SSOR;
   stats ss = solve_with(&lap, b, 2, &o, xs);
@@ -569,7 +626,7 @@ static void test_ssor(void** state) {
 
   ts_csr cd = convection_diffusion(2, 16, 0.45);
   for (int m = 0; m < 2; ++m) {
-    opts on = {solvers[m], 0, CNC_BACKEND_CPU, CNC_PRECOND_JACOBI, 1e-10, 0, 0, 0, 1};
+    opts on = {solvers[m], 0, CNC_BACKEND_CPU, CNC_PRECOND_JACOBI, 1e-10, 0, 0, 0, 1, 0};
     stats nj = solve_with(&cd, b, 1, &on, xj);
     on.precond = CNC_PRECOND_SSOR;
     stats ns = solve_with(&cd, b, 1, &on, xs);
@@ -629,7 +686,7 @@ static void test_jacobi_matters(void** state) {
   double* b = random_vector((size_t)a.n, 92);
   double* x = (double*)malloc(sizeof(double) * (size_t)a.n);
   for (int k = 0; k < 2; ++k) {
-    opts o = {solvers[k], 0, CNC_BACKEND_CPU, CNC_PRECOND_JACOBI, 1e-8, 2000, 0, 0, 0};
+    opts o = {solvers[k], 0, CNC_BACKEND_CPU, CNC_PRECOND_JACOBI, 1e-8, 2000, 0, 0, 0, 0};
     stats sj = solve_with(&a, b, 1, &o, x);
     assert_int_equal(sj.reason, CNC_REASON_CONVERGED);
     assert_true(ts_rel_residual(&a, x, b) <= 2e-8);
@@ -653,7 +710,7 @@ static void test_deterministic(void** state) {
   double* x1 = (double*)malloc(sizeof(double) * len);
   double* x2 = (double*)malloc(sizeof(double) * len);
   for (int k = 0; k < 2; ++k) {
-    opts o = {solvers[k], 0, CNC_BACKEND_CPU, 0, 1e-9, 0, 0, 1, 0};
+    opts o = {solvers[k], 0, CNC_BACKEND_CPU, 0, 1e-9, 0, 0, 1, 0, 0};
     stats s1 = solve_with(&a, b, nsys, &o, x1);
     o.threads = 2;
     stats s2 = solve_with(&a, b, nsys, &o, x2);
@@ -750,6 +807,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_convection_diffusion_2d),
       cmocka_unit_test(test_convection_diffusion_3d),
       cmocka_unit_test(test_gmres_restart),
+      cmocka_unit_test(test_symmetric_picks_the_solver),
       cmocka_unit_test(test_opencl),
       cmocka_unit_test(test_breakdown),
       cmocka_unit_test(test_not_finite),

@@ -122,6 +122,7 @@ module cnc
   integer(c_int), parameter :: CNC_BYTES_PER_ITERATION = int(z'80B', c_int)
   integer(c_int), parameter :: CNC_NNZ = int(z'80C', c_int)
   integer(c_int), parameter :: CNC_BACKEND_USED = int(z'80D', c_int)
+  integer(c_int), parameter :: CNC_SOLVER_USED = int(z'814', c_int)
   integer(c_int), parameter :: CNC_FORMAT_USED = int(z'80E', c_int)
   integer(c_int), parameter :: CNC_ZERO_DIAGONALS = int(z'80F', c_int)
   integer(c_int), parameter :: CNC_STATE = int(z'810', c_int)

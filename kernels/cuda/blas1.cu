@@ -81,6 +81,45 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+// y = beta y + Σ_{i < count} coef[i] v[i] on the active slots (count <= NV), the sum in i order
+// in the vectors' precision; where beta == 0, y is not read.
+template <class V, int KC, int NV>
+__global__ void __launch_bounds__(block_threads)
+    k_combine(group_view g, unsigned int mask, combine_coefs c, int count, V* y) {
+  const int j = threadIdx.x % KC;
+  if (!((mask >> j) & 1u)) return;
+  V al[NV];
+  double beta = 0.0;  // constant indices: no local-memory copy of `c`
+#pragma unroll
+  for (int t = 0; t < KC; ++t)
+    if (t == j) {
+      beta = c.beta[t];
+#pragma unroll
+      for (int i = 0; i < NV; ++i) al[i] = static_cast<V>(c.coef[i][t]);
+    }
+  const V be = static_cast<V>(beta);
+  const V* vp[NV];
+#pragma unroll
+  for (int i = 0; i < NV; ++i) vp[i] = static_cast<const V*>(c.v[i]);  // read if i < count
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long total = static_cast<long long>(g.n) * KC;
+  constexpr int U = NV >= 4 ? 1 : 4 / NV;  // loads in flight per thread: U * (NV + 1)
+  auto store = [y](long long f, V v) { y[f] = v; };
+  auto sum = [&](long long f, V s) {
+#pragma unroll
+    for (int i = 0; i < NV; ++i)
+      if (i < count) s += al[i] * __ldg(vp[i] + f);
+    return s;
+  };
+  if (beta == 0.0)
+    map_elements<U, V>(
+        first, stride, total, [&](long long f) { return sum(f, V(0)); }, store);
+  else
+    map_elements<U, V>(
+        first, stride, total, [&](long long f) { return sum(f, be * y[f]); }, store);
+}
+
 // Block sums by (vector i < NV, slot j) of one value per thread and vector (slot j =
 // threadIdx.x % KC), each added in a fixed order. Result for (i, j) in thread i*KC + j.
 // smem: NV * (blockDim.x/32) * KC doubles.
@@ -202,6 +241,38 @@ cudaError_t blas_sub(cprec pr, const group_view& g, unsigned int mask, const voi
 cudaError_t blas_axpby(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* x, void* y, cudaStream_t s) {
   return launch_map<map_op::axpby>(pr, g, mask, c, x, y, y, s);
+}
+
+cudaError_t blas_combine(cprec pr, const group_view& g, unsigned int mask, const void* const* v,
+                         int count, const double* coef, int stride, const double* beta, void* y,
+                         cudaStream_t s) {
+  if (g.n == 0 || mask == 0) return cudaSuccess;
+  for (int i0 = 0; i0 < count; i0 += max_fused_dots) {
+    const int n = count - i0 < max_fused_dots ? count - i0 : max_fused_dots;
+    combine_coefs c;
+    for (int j = 0; j < g.k; ++j) {
+      c.beta[j] = i0 == 0 ? beta[j] : 1.0;
+      for (int i = 0; i < n; ++i) c.coef[i][j] = coef[static_cast<long long>(i0 + i) * stride + j];
+    }
+    for (int i = 0; i < n; ++i) c.v[i] = v[i0 + i];
+    const cudaError_t e = with_prec(pr, [&](auto t) {
+      using V = typename decltype(t)::vec;
+      return with_kc(g.kc, [&](auto kc) {
+        V* out = static_cast<V*>(y);
+        if (n == 1)
+          k_combine<V, kc(), 1><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
+        else if (n == 2)
+          k_combine<V, kc(), 2><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
+        else if (n <= 4)
+          k_combine<V, kc(), 4><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
+        else
+          k_combine<V, kc(), 8><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
+        return cudaGetLastError();
+      });
+    });
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
 }
 
 cudaError_t blas_dots(cprec pr, const group_view& g, unsigned int mask, const void* u,

@@ -16,7 +16,7 @@
 //              2 NRHS VEC_T); 0: from slot `slot` of a device buffer (NRHS too large for the
 //              device's kernel-argument space)
 // The host dots up to 4 vectors with u per launch (vec_dot_part1/2/4), fewer for large NRHS
-// (registers).
+// (registers), and combines up to 8 vectors into y per launch (vec_combine).
 
 #ifndef COEF_ARGS
 #define COEF_ARGS 1
@@ -65,6 +65,38 @@ __kernel void vec_axpby(int n, int slot, int overwrite, COEF_PARAM,
       const VEC_T a = la[j], b = lb[j];
       y[o] = b == 0 ? a * x[o] : a * x[o] + b * y[o];
     }
+  }
+}
+
+// y_j = beta_j y_j + sum over t < nv of c_t,j v_t (nv 1..8; v_t for t >= nv are not read), summed
+// in t order; beta_j == 0 overwrites (y is not used). y is none of the v_t. The coefficients are
+// slot `slot` of cf, NRHS each: beta, then c_0 .. c_7. They are read where used rather than
+// staged in local memory: 9 NRHS values would not fit there for large NRHS, and every work-item
+// reads the same few (cached). overwrite: every active beta_j is 0 (y is not read).
+__kernel void vec_combine(int n, int slot, int nv, int overwrite, __global const VEC_T* cf,
+                          __global const rhs_state* st, __global const VEC_T* v0,
+                          __global const VEC_T* v1, __global const VEC_T* v2,
+                          __global const VEC_T* v3, __global const VEC_T* v4,
+                          __global const VEC_T* v5, __global const VEC_T* v6,
+                          __global const VEC_T* v7, __global VEC_T* y) {
+  __local int lstat[NRHS];
+  const int any = snapshot_status(st, lstat);
+  __global const VEC_T* c = cf + (OFF_T)slot * (9 * NRHS);
+  OFF_T s, e;
+  entry_range(n, any, &s, &e);
+  for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
+    const int j = (int)(o % NRHS);
+    if (lstat[j] != CNC_ST_RUNNING) continue;
+    const VEC_T b = c[j];
+    VEC_T acc = overwrite || b == 0 ? c[NRHS + j] * v0[o] : b * y[o] + c[NRHS + j] * v0[o];
+    if (nv > 1) acc += c[2 * NRHS + j] * v1[o];
+    if (nv > 2) acc += c[3 * NRHS + j] * v2[o];
+    if (nv > 3) acc += c[4 * NRHS + j] * v3[o];
+    if (nv > 4) acc += c[5 * NRHS + j] * v4[o];
+    if (nv > 5) acc += c[6 * NRHS + j] * v5[o];
+    if (nv > 6) acc += c[7 * NRHS + j] * v6[o];
+    if (nv > 7) acc += c[8 * NRHS + j] * v7[o];
+    y[o] = acc;
   }
 }
 

@@ -36,7 +36,13 @@ solve_options context::options() {
                                           : precision::f64;
   o.jacobi = preconditioner != CNC_PRECOND_NONE;
   o.ssor_omega = preconditioner == CNC_PRECOND_SSOR ? ssor_omega : 0.0;
-  o.solver = solver;
+  // CNC_SOLVER_DEFAULT: CG where A (or the least-squares AᵀA) is symmetric, else BiCGSTAB.
+  const bool spd_form = symmetric || least_squares;
+  o.solver = solver != CNC_SOLVER_DEFAULT ? solver : spd_form ? CNC_CG : CNC_BICGSTAB;
+  if (o.solver == CNC_CG && !spd_form)
+    log(CNC_LOG_INFO,
+        "CNC_CG on a matrix declared nonsymmetric (CNC_SYMMETRIC 0): CG needs a symmetric "
+        "positive definite A; CNC_BICGSTAB or CNC_GMRES solve nonsymmetric systems");
   o.max_iterations = max_iterations;
   o.threshold = threshold;
   o.check_interval = check_interval;

@@ -1,6 +1,6 @@
 // A cnc context: parameters, variables, the assembled system, the solve pipeline (which holds
 // the backend and its resident copy of the matrix), statistics and the sticky error. The C entry
-// points (api.cpp) check state and arguments and forward here.
+// points (api*.cpp) check state and arguments and forward here.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ struct context {
   std::int32_t n = 0, k = 1;
   bool least_squares = false;
   // Solver parameters.
-  bool symmetric = false, verbose = false, normalize_rows = false, keep_matrix = true;
+  bool symmetric = true, verbose = false, normalize_rows = false, keep_matrix = true;
   int solver = CNC_SOLVER_DEFAULT, preconditioner = CNC_PRECOND_JACOBI;
   double ssor_omega = 1.5;  // CNC_SSOR_OMEGA (OpenNL's NL_OMEGA default)
   int precision_param = CNC_DOUBLE, format_param = CNC_FORMAT_AUTO,

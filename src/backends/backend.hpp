@@ -85,6 +85,13 @@ class device_system {
   // y_j = alpha_j x_j + beta_j y_j (per-system coefficients, k each, read before the call
   // returns); beta_j == 0 overwrites y_j, so NaN or Inf in y does not survive. x == y allowed.
   virtual void axpby(const double* alpha, int x, const double* beta, int y) = 0;
+  // y_j = beta_j y_j + Σ_i coef[i*k + j] v[i]_j for i < count (count >= 1; coefficients read
+  // before the call returns), summed in i order; beta_j == 0 overwrites y_j as in axpby. y is
+  // none of v. The GPU backends read y and write it once per combine_pass vectors, where count
+  // axpby calls would read and write it count times: GMRES's Gram-Schmidt projection and its
+  // solution update.
+  static constexpr int combine_pass = 8;
+  virtual void combine(const int* v, int count, const double* coef, const double* beta, int y) = 0;
   // Vector v to the host, column-major (n real rows per system), all k columns (for tests).
   virtual void read(int v, double* out) = 0;
 };

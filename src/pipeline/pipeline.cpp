@@ -10,6 +10,7 @@
 #include "backends/registry.hpp"
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "pipeline/pipeline_internal.hpp"
 #include "solver/krylov.hpp"
 #include "solver/pcg.hpp"
 #include "util/error.hpp"
@@ -17,6 +18,8 @@
 #include "util/timer.hpp"
 
 namespace cnc {
+
+using namespace pipeline_detail;
 
 namespace {
 
@@ -34,21 +37,10 @@ int api_format(format f) {
   return CNC_FORMAT_CSR;
 }
 
-format from_api_format(int f) {
-  return f == CNC_FORMAT_BCRS2   ? format::bcrs2
-         : f == CNC_FORMAT_BCRS4 ? format::bcrs4
-         : f == CNC_FORMAT_SELL  ? format::sell
-                                 : format::csr;
-}
-
 // A bad matrix handed over by the caller (reported as it is, whatever the backend).
 struct input_error : error {
   using error::error;
 };
-
-prepared_key key_for(const solve_options& o, std::uint64_t version, const backend* be, int k) {
-  return prepared_key{version, be, o.format, o.prec, k, o.jacobi};
-}
 
 int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
 
@@ -59,10 +51,6 @@ std::int64_t stored_units(const prepared_system& p) {
 
 int threads_from_environment() {
   return int(std::clamp<long long>(env::integer(env::var::num_threads, 0), 0, 1 << 16));
-}
-
-void log_to(const solve_options& o, int level, const std::string& m) {
-  if (o.log) o.log(level, m);
 }
 
 // Minimum bytes one iteration must move: the matrix once, 13 vector passes per system (spmv:
@@ -240,6 +228,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
                          ? 1.0
                          : double(prep_.stored) * bs * bs / double(stats.nnz);
   stats.backend_used = be_->api_id();
+  stats.solver_used = krylov ? o.solver : CNC_CG;
   stats.backend_name = be_->name();
   stats.device_name = be_->device_name();
   // PCG's per-iteration cost is fixed; the other methods count what they issued.
@@ -332,70 +321,6 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
     last_caller_ = std::move(now);
     last_caller_.version = version;
   }
-}
-
-bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
-                             int k, solve_stats& stats) {
-  const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
-  const std::int64_t nnz = in.row_ptr[in.n];
-  const csr_view raw{in.n,
-                     {in.row_ptr, std::size_t(in.n) + 1},
-                     {reinterpret_cast<const std::int32_t*>(in.col), std::size_t(nnz)},
-                     {in.val, std::size_t(nnz)}};
-  const double tu = now_seconds();
-  std::unique_ptr<device_csr_copy> up;
-  try {
-    up = be_->upload_csr(raw);
-  } catch (const error& e) {
-    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
-    log_to(o, CNC_LOG_INFO, "device memory too small for the uploaded CSR: host path");
-    return false;  // the host path needs less device memory
-  }
-  const double ts = now_seconds();
-  const device_csr_scan scan = be_->scan_device_csr(up->view);
-  if (!scan.canonical) {
-    log_to(o, CNC_LOG_INFO, "CSR is not canonical (sorted, no duplicates, valid): host path");
-    return false;
-  }
-  // Checked: the host may now read the entries (the sampled block screen); exact counts come
-  // from the device.
-  const format fmt =
-      o.format == CNC_FORMAT_AUTO
-          ? choose_format(raw, 8, be_->prefers_sliced(), scan.sell_entries,
-                          [&](int b) { return be_->device_block_count(up->view, b); })
-          : from_api_format(o.format);
-  const double tb = now_seconds();
-  try {
-    prepare_from_device(o, up->view, fmt, version, k);
-  } catch (const error& e) {
-    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
-    log_to(o, CNC_LOG_INFO, "device memory too small for the CSR and its conversion: host path");
-    return false;
-  }
-  const double te = now_seconds();
-  stats.conversion = (tu - tc) + (tb - ts) + (te - tb);  // host checks, device check, build
-  char line[160];
-  std::snprintf(line, sizeof line,
-                "device intake: row offsets %.3f ms, upload %.3f ms, check and format %.3f ms, "
-                "%s build %.3f ms",
-                1e3 * (tu - tc), 1e3 * (ts - tu), 1e3 * (tb - ts), format_name(fmt),
-                1e3 * (te - tb));
-  log_to(o, CNC_LOG_INFO, line);
-  stats.upload = ts - tu;
-  return true;
-}
-
-void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
-                                   std::uint64_t version, int k) {
-  prep_ = prepared_system{};
-  device_build info;
-  prep_.dev = be_->create_system_from_device(a, fmt, o.jacobi, k, info);
-  prep_.key = key_for(o, version, be_.get(), k);
-  prep_.fmt = fmt;
-  prep_.stored = info.stored;
-  prep_.nnz = a.nnz;
-  prep_.zero_diagonals = info.zero_diagonals;
-  prep_.n_padded = padded_rows(a.n, fmt);
 }
 
 void pipeline::solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
@@ -512,98 +437,6 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     }
   }
   throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": no backend could run this solve");
-}
-
-void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k, const double* b,
-                            double* x, solve_stats& stats) {
-  const double t0 = now_seconds();
-  const int requested = o.backend != CNC_BACKEND_AUTO ? o.backend : backend_from_environment();
-  if (requested != CNC_BACKEND_AUTO && requested != CNC_BACKEND_CUDA)
-    throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory need the CUDA backend");
-  if (o.prec != precision::f64)
-    throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory are solved in CNC_DOUBLE only");
-  if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES)
-    throw error(CNC_ERR_INVALID_VALUE,
-                ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES take ||b|| "
-                "from b on the host)");
-  if (o.ssor_omega > 0)
-    throw error(CNC_ERR_UNSUPPORTED,
-                ": arrays in device memory cannot use SSOR (it runs on the CPU backend only)");
-  backend& be = *backend_for(o, CNC_BACKEND_CUDA, true);
-  if (!be.takes_device_arrays())
-    throw error(CNC_ERR_BACKEND_UNAVAILABLE, ": this backend does not take device arrays");
-  const std::pair<const char*, const void*> arrays[] = {
-      {"row_ptr", in.row_ptr}, {"col_idx", in.col}, {"values", in.val}, {"b", b}, {"x", x}};
-  for (const auto& [name, p] : arrays) {
-    const std::string why = be.device_memory_problem(p);
-    if (!why.empty()) throw error(CNC_ERR_INVALID_VALUE, std::string(": ") + name + ": " + why);
-  }
-  be.synchronize_device();
-  const std::int64_t len = std::int64_t(in.n) * k;
-  for (const auto& [name, p] : {std::pair{"b", b}, std::pair<const char*, const double*>{"x", x}}) {
-    const std::int64_t bad = be.first_not_finite(p, len);
-    if (bad >= 0) {
-      double v = 0;
-      be.copy_to_host(&v, p + bad, sizeof v);
-      char m[128];
-      std::snprintf(m, sizeof m, ": %s[%lld]=%g is not finite", name, (long long)bad, v);
-      throw error(CNC_ERR_NOT_FINITE, m);
-    }
-  }
-  const double tc = now_seconds();
-  // The matrix: scanned where it lies; a canonical 0-based CSR is converted on the device.
-  std::int64_t ends[2] = {0, 0};
-  be.copy_to_host(&ends[0], in.row_ptr, sizeof(std::int64_t));
-  be.copy_to_host(&ends[1], in.row_ptr + in.n, sizeof(std::int64_t));
-  const std::int64_t nnz = ends[1] - ends[0];
-  device_csr dc{in.n, nnz, in.row_ptr, reinterpret_cast<const std::int32_t*>(in.col), in.val};
-  device_csr_scan scan;
-  if (in.base == 0 && ends[0] == 0 && nnz >= 0 && nnz < (std::int64_t(1) << 40))
-    scan = be.scan_device_csr(dc);
-  // The fallback's arrays, brought to the host, and their canonical form (which may view them).
-  std::vector<std::int64_t> rp;
-  std::vector<std::uint32_t> col;
-  std::vector<double> val;
-  user_csr host;
-  csr_view a{in.n, {}, {}, {}};
-  if (!scan.canonical) {
-    // Anything else (1-based, unsorted rows, duplicates, or an error to report exactly) takes
-    // the host path: the arrays come down once and csr_from_user handles them.
-    log_to(o, CNC_LOG_INFO,
-           "device CSR is not canonical (0-based, sorted, no duplicates): converted on the host");
-    rp.resize(std::size_t(in.n) + 1);
-    be.copy_to_host(rp.data(), in.row_ptr, rp.size() * sizeof(std::int64_t));
-    try {  // the host path's checks and messages
-      check_row_ptr(in.n, rp.data(), in.base);
-      const std::size_t m = std::size_t(rp.back() - rp.front());
-      col.resize(m), val.resize(m);
-      be.copy_to_host(col.data(), in.col, m * sizeof(std::uint32_t));
-      be.copy_to_host(val.data(), in.val, m * sizeof(double));
-      host = csr_from_user(in.n, rp.data(), col.data(), val.data(), in.base);
-    } catch (const error& e) {
-      throw error(e.status(), std::string(": ") + e.what());
-    }
-    a = host.view;
-  }
-  // Every device solve prepares anew: the caller's arrays may change between calls.
-  release_matrix();
-  if (!scan.canonical) {
-    prepare(o, a, 0, k, stats);
-    stats.conversion = now_seconds() - tc - stats.upload;  // scan, copy down, host conversion
-  } else {
-    // The host cannot read these arrays for the sampled block screen: CSR or SELL unless forced.
-    const format fmt =
-        o.format == CNC_FORMAT_AUTO
-            ? choose_scalar_format(in.n, nnz, scan.sell_entries, 8, be.prefers_sliced())
-            : from_api_format(o.format);
-    const double tu = now_seconds();
-    stats.conversion = tu - tc;  // the scan
-    prepare_from_device(o, dc, fmt, 0, k);
-    stats.upload = now_seconds() - tu;  // device-side conversion and copies
-  }
-  run(o, a, k, b, x, true, stats);
-  release_matrix();  // the next solve must not take this matrix for the caller's
-  stats.elapsed = now_seconds() - t0;
 }
 
 }  // namespace cnc

@@ -43,7 +43,7 @@ struct solve_stats {
   int reason = CNC_REASON_NONE;
   double elapsed = 0, assembly = 0, conversion = 0, upload = 0, solve = 0, gflops = 0, gbps = 0;
   std::int64_t bytes_per_iteration = 0, nnz = 0, zero_diagonals = 0;
-  int backend_used = 0, format_used = 0;
+  int backend_used = 0, format_used = 0, solver_used = 0;
   double fill_ratio = 1.0;
   std::string backend_name, device_name;
 };

@@ -25,7 +25,8 @@ constexpr double reorthogonalize_below = 0.7071067811865476;
 
 // Classical Gram-Schmidt of w against V[0..c], repeated where the criterion asks: h (layout
 // h[i*k + j]) gets the coefficients, norm0 ‖w‖² before and tmp ‖w‖² after. Two host reads per
-// call (three or four with the second pass), where modified Gram-Schmidt needs c + 2.
+// call (three or four with the second pass), where modified Gram-Schmidt needs c + 2; the
+// projection w -= Σ h_i V_i is one combine (w read and written once per pass, not c + 1 times).
 void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std::vector<double>& h,
                    std::vector<double>& h2, std::vector<double>& norm0, std::vector<double>& tmp,
                    std::vector<double>& coef, const std::vector<double>& ones) {
@@ -35,10 +36,8 @@ void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std
   ops.dots(w, against.data(), c + 2, h.data());
   for (int j = 0; j < k; ++j) norm0[j] = h[std::size_t(c + 1) * k + j];
   auto subtract = [&](const std::vector<double>& hh) {
-    for (int i = 0; i <= c; ++i) {
-      for (int j = 0; j < k; ++j) coef[j] = -hh[std::size_t(i) * k + j];
-      ops.axpby(coef.data(), V[i], ones.data(), w);
-    }
+    for (std::size_t e = 0; e < std::size_t(c + 1) * k; ++e) coef[e] = -hh[e];
+    ops.combine(V.data(), c + 1, coef.data(), ones.data(), w);
     ops.dot(w, w, tmp.data());
   };
   subtract(h);
@@ -83,7 +82,7 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
   V[m] = w;
   // Per system: R (upper triangle after rotations, column-major m x m), rotations, g.
   std::vector<double> R(ks * m * m), cs(ks * m), sn(ks * m), g(ks * (m + 1));
-  std::vector<double> h(ks * (m + 1)), h2(h.size()), tmp(ks), coef(ks), ones(ks, 1.0),
+  std::vector<double> h(ks * (m + 1)), h2(h.size()), tmp(ks), coef(h.size()), ones(ks, 1.0),
       zeros(ks, 0.0), norm0(ks);
   std::vector<std::vector<double>> hcol(ks, std::vector<double>(std::size_t(m) + 1));
   std::vector<int> len(ks, 0);         // Arnoldi columns built this cycle
@@ -212,10 +211,10 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
     }
     if (cmax > 0) {
       ops.active = update;
-      for (int i = 0; i < cmax; ++i) {
-        for (int j = 0; j < k; ++j) coef[j] = i < len[j] ? y[std::size_t(j) * m + i] : 0.0;
-        ops.axpby(coef.data(), V[i], i == 0 ? zeros.data() : ones.data(), w);
-      }
+      for (int i = 0; i < cmax; ++i)
+        for (int j = 0; j < k; ++j)
+          coef[std::size_t(i) * k + j] = i < len[j] ? y[std::size_t(j) * m + i] : 0.0;
+      ops.combine(V.data(), cmax, coef.data(), zeros.data(), w);
       ops.precond(w, z);
       ops.axpby(ones.data(), z, ones.data(), X);
     }

@@ -84,6 +84,19 @@ void krylov_ops::axpby(const double* alpha, int x, const double* beta, int y) {
   flops += 3 * rows_ * columns();
 }
 
+void krylov_ops::combine(const int* v, int count, const double* coef, const double* beta, int y) {
+  if (count <= 0) return;
+  send_mask();
+  sys_.combine(v, count, coef, beta, y);
+  // Counted as the GPUs run it: y read (but where every beta is 0, in the first pass) and
+  // written once per device_system::combine_pass vectors.
+  const int passes = (count + device_system::combine_pass - 1) / device_system::combine_pass;
+  bool overwrite = true;
+  for (int j = 0; j < k_; ++j) overwrite = overwrite && (!active[j] || beta[j] == 0.0);
+  bytes += (count + 2 * passes - (overwrite ? 1 : 0)) * rows_ * vb_ * columns();
+  flops += 2 * count * rows_ * columns();
+}
+
 // ---------------------------------------------------------------------------------------------
 
 krylov_track::krylov_track(device_system& sys, int n, int nsys, const double* b, const double* x,

@@ -40,6 +40,9 @@ class krylov_ops {
   void dots(int u, const int* v, int count, double* out);  // out[i*k + j] = u_j·v[i]_j
   // y_j = alpha_j x_j + beta_j y_j; beta_j == 0 overwrites y_j (NaN in y does not survive).
   void axpby(const double* alpha, int x, const double* beta, int y);
+  // y_j = beta_j y_j + Σ_i coef[i*k + j] v[i]_j (backend.hpp: y read and written once per
+  // several v, not once per v); y is none of v.
+  void combine(const int* v, int count, const double* coef, const double* beta, int y);
 
   double bytes = 0, flops = 0;  // totals over the operations issued, active columns only
 

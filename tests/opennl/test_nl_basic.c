@@ -222,7 +222,7 @@ static void test_nonsymmetric_solvers(void** state) {
       assert_true(it >= 1 && it <= 4);
       assert_int_equal(nlGetErrorCNC(), 0);
       CNCint solver = 0;
-      cncGetIntegerv(CNC_SOLVER, &solver); /* the cnc context is current with the NL one */
+      cncGetIntegerv(CNC_SOLVER_USED, &solver); /* the cnc context is current with the NL one */
       assert_int_equal(solver, solvers[s] == NL_GMRES ? CNC_GMRES : CNC_BICGSTAB);
       nlDeleteContext(ctx);
       if (solvers[s] < 0) break;

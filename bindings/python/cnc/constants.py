@@ -109,6 +109,7 @@ STATE = 0x810
 GBYTES_PER_SECOND = 0x811
 BLOCK_FILL_RATIO = 0x812
 TRUE_ERROR_MIN = 0x813
+SOLVER_USED = 0x814
 
 # Values of CNC_REASON (0x900), worst first when several systems are solved together
 REASON_NONE = 0x900

@@ -17,6 +17,8 @@ REASON_NAMES = {
     _c.REASON_BREAKDOWN: "breakdown",
 }
 
+SOLVER_NAMES = {_c.CG: "cg", _c.BICGSTAB: "bicgstab", _c.GMRES: "gmres"}
+
 
 class Times(NamedTuple):
     """Seconds spent in each phase of the last solve (cncGetDoublev CNC_*_TIME)."""
@@ -37,6 +39,7 @@ class SolveInfo:
     iterations    iterations used (max over right-hand sides)
     residual      final recursive ||r||/||b|| (max over right-hand sides)
     true_residual final ||b - A x||/||b|| computed in double (max over right-hand sides)
+    solver        the method that ran: "cg", "bicgstab" or "gmres"
     backend, device, format   what ran: e.g. "cpu", the device name, "csr"
     times         Times(assembly, conversion, upload, solve, elapsed) in seconds
     nnz           stored nonzeros of the assembled matrix
@@ -48,6 +51,7 @@ class SolveInfo:
     residual: float
     true_residual: float
     true_residual_min: float
+    solver: str
     backend: str
     device: str
     format: str
@@ -73,6 +77,7 @@ def read(ctx):
         residual=ctx.get_double(_c.ERROR),
         true_residual=ctx.get_double(_c.TRUE_ERROR),
         true_residual_min=ctx.get_double(_c.TRUE_ERROR_MIN),
+        solver=SOLVER_NAMES.get(ctx.get_integer(_c.SOLVER_USED), ""),
         backend=ctx.get_string(_c.BACKEND_NAME),
         device=ctx.get_string(_c.DEVICE_NAME),
         format=ctx.get_string(_c.FORMAT_NAME),

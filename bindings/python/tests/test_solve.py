@@ -28,6 +28,7 @@ def test_poisson_matches_scipy():
     assert info.true_residual == pytest.approx(true_residual(A, x, b), rel=1e-3, abs=1e-14)
     assert info.nnz == A.nnz
     assert info.backend in ("cpu", "opencl", "cuda") and info.format in ("csr", "bcrs2", "bcrs4", "sell")
+    assert info.solver == "cg"
     assert info.times.elapsed >= info.times.solve >= 0.0
 
 
@@ -278,6 +279,7 @@ def test_nonsymmetric_solvers(solver):
     B = rhs(A.shape[0], 2, seed=7)
     X, info = cnc.solve(A, B, tol=1e-10, solver=solver, restart=20)
     assert info.converged, info.reason
+    assert info.solver == solver
     for j in range(2):
         assert rel_err(X[:, j], reference(A, B[:, j])) < 1e-7
     # CG is not meant for it; a bad solver name is rejected before anything runs.

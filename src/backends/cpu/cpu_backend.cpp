@@ -321,6 +321,26 @@ class cpu_system final : public device_system {
     });
   }
 
+  // One pass over y per chunk of rows: each element takes its whole sum in i order, in the
+  // vectors' precision like axpby.
+  void combine(const int* v, int count, const double* coef, const double* beta, int y) override {
+    std::vector<const VT*> vv(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) vv[i] = vectors_.at(v[i]);
+    VT* yv = vectors_.at(y);
+    for (const VT* p : vv)
+      if (p == yv) throw error(CNC_ERR_INVALID_VALUE, ": combine into one of its inputs");
+    std::vector<VT> cf(std::size_t(count) * k_), be(static_cast<std::size_t>(k_));
+    for (std::size_t e = 0; e < cf.size(); ++e) cf[e] = VT(coef[e]);
+    for (int j = 0; j < k_; ++j) be[j] = VT(beta[j]);
+    for_chunks([&](std::int32_t c) {
+      over_rows(c, [&](std::int64_t e, std::int64_t, int j) {
+        VT s = be[j] == VT(0) ? VT(0) : be[j] * yv[e];
+        for (int i = 0; i < count; ++i) s += cf[std::size_t(i) * k_ + j] * vv[i][e];
+        yv[e] = s;
+      });
+    });
+  }
+
   void read(int v, double* out) override {
     const VT* src = vectors_.at(v);
     for (int j = 0; j < k_; ++j)

@@ -125,9 +125,14 @@ struct group_coefs {  // per-slot scalars, passed by value (read before the laun
   double alpha[8] = {};
   double beta[8] = {};
 };
-constexpr int max_fused_dots = 8;  // vectors one dots launch reads along with u
+constexpr int max_fused_dots = 8;  // vectors one dots (or combine) launch reads along with u
 struct dot_vectors {
   const void* v[max_fused_dots] = {};
+};
+struct combine_coefs {  // one combine launch: up to max_fused_dots vectors, per-slot scalars
+  const void* v[max_fused_dots] = {};
+  double coef[max_fused_dots][8] = {};
+  double beta[8] = {};
 };
 cudaError_t blas_copy(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
                       cudaStream_t s);  // out = in
@@ -138,6 +143,12 @@ cudaError_t blas_sub(cprec pr, const group_view& g, unsigned int mask, const voi
 // y = alpha x + beta y per slot; where beta == 0, y = alpha x (y not read: NaN does not survive).
 cudaError_t blas_axpby(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* x, void* y, cudaStream_t s);
+// y = beta y + Σ_{i < count} coef[i*stride + j] v[i] per slot j < g.k, the sum in i order (one
+// launch per max_fused_dots vectors, the later ones with beta = 1); where beta == 0, y is not
+// read. y is none of v. coef and beta are host memory, read before the launcher returns.
+cudaError_t blas_combine(cprec pr, const group_view& g, unsigned int mask, const void* const* v,
+                         int count, const double* coef, int stride, const double* beta, void* y,
+                         cudaStream_t s);
 // result[i*stride + j] = Σ u_j v[i]_j accumulated in double, for i < count and j < g.k (0 for
 // masked slots), deterministic for a given grid: one launch per max_fused_dots vectors, each
 // reading u once. partials: max_fused_dots * kc * g.grid doubles; counter: one device word,

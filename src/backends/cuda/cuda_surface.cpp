@@ -200,6 +200,25 @@ void cuda_system::axpby(const double* alpha, int x, const double* beta, int y) {
   }
 }
 
+static_assert(cuda::max_fused_dots == device_system::combine_pass, "combine's pass width");
+
+void cuda_system::combine(const int* v, int count, const double* coef, const double* beta, int y) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check_index(y);
+  for (int i = 0; i < count; ++i) {
+    check_index(v[i]);
+    if (v[i] == y) throw error(CNC_ERR_INVALID_VALUE, ": combine into one of its inputs");
+  }
+  dot_ptrs_.resize(std::size_t(std::max(count, 0)));
+  for (group& g : groups_) {
+    if (!g.mask || count <= 0) continue;
+    for (int i = 0; i < count; ++i) dot_ptrs_[std::size_t(i)] = vec(g, v[i]);
+    check(cuda::blas_combine(pr_, g.view, g.mask, dot_ptrs_.data(), count, coef + g.j0, nrhs_,
+                             beta + g.j0, vec(g, y), stream_),
+          "combine launch");
+  }
+}
+
 void cuda_system::read(int v, double* out) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(v);

@@ -211,6 +211,9 @@ class opencl_system final : public device_system {
   void axpby(const double* alpha, int x, const double* beta, int y) override {
     vops_->axpby(alpha, x, beta, y);
   }
+  void combine(const int* v, int count, const double* coef, const double* beta, int y) override {
+    vops_->combine(v, count, coef, beta, y);
+  }
   void read(int v, double* out) override { download_vectors(vops_->vec(v), out); }
 
  private:

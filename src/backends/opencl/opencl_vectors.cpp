@@ -16,11 +16,15 @@
 namespace cnc::ocl {
 namespace {
 
-// Calls between two reuses of a host slot (a reuse waits until its write has run).
-constexpr int mask_slots = 16, coef_slots = 64;
+// Calls between two reuses of a host slot (a reuse waits until its write has run); combine's
+// slots are launches (9k values each: fewer of them).
+constexpr int mask_slots = 16, coef_slots = 64, comb_slots = 32;
+// Vectors per vec_combine launch (its v0 .. v7).
+constexpr int comb_v = device_system::combine_pass;
+static_assert(comb_v == 8, "vec_combine (blas1.cl) takes 8 vectors");
 const cl_uint zero4 = 0;
-const char* const names[] = {"vec_axpby",     "vec_precondition", "vec_b_minus",  "vec_dot_finish",
-                             "vec_dot_part1", "vec_dot_part2",    "vec_dot_part4"};
+const char* const names[] = {"vec_axpby",     "vec_precondition", "vec_b_minus",   "vec_dot_finish",
+                             "vec_dot_part1", "vec_dot_part2",    "vec_dot_part4", "vec_combine"};
 
 }  // namespace
 
@@ -75,8 +79,8 @@ vector_ops::vector_ops(const vector_env& e)
       mask_(std::size_t(e.k), 1) {
   try {
     cl_kernel* ks[] = {&k_axpby_,  &k_precond_, &k_bminus_, &k_fin_,
-                       &k_dot_[0], &k_dot_[1],  &k_dot_[2]};
-    for (int i = 0; i < 7; ++i) {
+                       &k_dot_[0], &k_dot_[1],  &k_dot_[2], &k_comb_};
+    for (int i = 0; i < 8; ++i) {
       cl_int err = CL_SUCCESS;
       *ks[i] = e_.cl->CreateKernel(e_.prog, names[i], &err);
       check(err, "clCreateKernel");
@@ -124,6 +128,8 @@ vector_ops::vector_ops(const vector_env& e)
     }
     arg(k_fin_, 0, groups);
     arg(k_fin_, 1, mask_st_);
+    arg(k_comb_, 0, n);
+    arg(k_comb_, 5, mask_st_);
   } catch (...) {
     release();
     throw;
@@ -136,13 +142,14 @@ void vector_ops::release() {
   if (e_.queue) e_.cl->Finish(e_.queue);
   release_ring(mask_ring_);
   release_ring(coef_ring_);
+  release_ring(comb_ring_);
   for (cl_kernel* k : {&k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_, &k_dot_[0],
-                       &k_dot_[1], &k_dot_[2]}) {
+                       &k_dot_[1], &k_dot_[2], &k_comb_}) {
     if (*k) e_.cl->ReleaseKernel(*k);
     *k = nullptr;
   }
   release_vectors();
-  for (cl_mem* m : {&mask_st_, &part_, &out_, &coef_}) drop_buffer(*m, 0);
+  for (cl_mem* m : {&mask_st_, &part_, &out_, &coef_, &comb_}) drop_buffer(*m, 0);
 }
 
 cl_mem vector_ops::vec(int v) const {
@@ -239,6 +246,44 @@ void vector_ops::axpby(const double* alpha, int x, const double* beta, int y) {
   arg(k_axpby_, 5, xm);
   arg(k_axpby_, 6, ym);
   launch(k_axpby_, e_.groups, "axpby");
+}
+
+void vector_ops::combine(const int* v, int count, const double* coef, const double* beta, int y) {
+  if (count <= 0) return;
+  const cl_mem ym = vec(y);
+  for (int i = 0; i < count; ++i)  // every index checked before anything is queued
+    if (vec(v[i]) == ym)
+      throw error(CNC_ERR_INVALID_VALUE, "OpenCL: combine into one of its vectors");
+  const std::size_t k = std::size_t(e_.k);
+  if (!comb_) {  // only GMRES combines: no buffer for the other methods
+    const std::size_t bytes = 9 * k * vs_;
+    comb_ = make_buffer(comb_slots * bytes, "combine coefficients");
+    comb_host_.assign(bytes, 0);
+    init_ring(comb_ring_, comb_slots, bytes);
+    arg(k_comb_, 4, comb_);
+  }
+  // A launch per 8 vectors: the first applies beta, the later ones add to what it wrote (beta 1),
+  // so the sum runs in i order whatever the split.
+  for (int i0 = 0; i0 < count; i0 += comb_v) {
+    const int nv = std::min(comb_v, count - i0);
+    cl_int overwrite = 1;  // every active beta is 0 in the vector precision: y is not read
+    for (std::size_t j = 0; j < k; ++j) {
+      const double b = i0 == 0 ? beta[j] : 1.0;
+      put_value(comb_host_.data(), j, b, e_.vec_f32);
+      if (mask_[j] && (e_.vec_f32 ? double(float(b)) : b) != 0) overwrite = 0;
+    }
+    for (int t = 0; t < nv; ++t)  // rows past nv are not read
+      for (std::size_t j = 0; j < k; ++j)
+        put_value(comb_host_.data(), (1 + std::size_t(t)) * k + j,
+                  coef[std::size_t(i0 + t) * k + j], e_.vec_f32);
+    arg(k_comb_, 1, cl_int(put(comb_ring_, comb_, true, comb_host_.data())));
+    arg(k_comb_, 2, cl_int(nv));
+    arg(k_comb_, 3, overwrite);
+    // Unused slots repeat the last vector (valid arguments, never read).
+    for (int t = 0; t < comb_v; ++t) arg(k_comb_, cl_uint(6 + t), vec(v[i0 + std::min(t, nv - 1)]));
+    arg(k_comb_, 14, ym);
+    launch(k_comb_, e_.groups, "combine");
+  }
 }
 
 void vector_ops::dots(int u, const int* v, int count, double* out) {

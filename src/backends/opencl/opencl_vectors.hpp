@@ -2,13 +2,16 @@
 // from opencl_system.cpp: the system owns one vector_ops and forwards the surface's calls to it.
 //
 // Every operation is one kernel (kernels/opencl/blas1.cl; spmv is spmv_fused of spmv.cl in
-// MODE_DOT, the residual adds vec_b_minus) enqueued on the system's in-order queue without waiting.
+// MODE_DOT, the residual adds vec_b_minus, combine is one vec_combine per 8 vectors) enqueued on
+// the system's in-order queue without waiting.
 // The mask lives on the device as an rhs_state array whose statuses say running (active) or not,
 // which is what spmv_fused's MODE_DOT and the blas1 kernels read; it is written (a non-blocking
 // write) when it changes. axpby's coefficients are a kernel argument by value (a struct of 2k
 // values) where the device's argument space holds them, else a slot of a device buffer written
-// before the kernel. Host data that a non-blocking write reads later stays in a ring of host
-// slots until the write has run (a reuse waits for it: in practice long done, since dots
+// before the kernel. combine's coefficients (beta and 8 rows of k per launch: 9k values, too
+// many for the argument space but for small k) always come from a slot of a device buffer,
+// made at its first call. Host data that a non-blocking write reads later stays in a ring of
+// host slots until the write has run (a reuse waits for it: in practice long done, since dots
 // synchronizes far more often). dots is the one synchronization: one kernel per (up to) 4
 // vectors, one ordered sum, one blocking read (which also flushes the queue).
 #pragma once
@@ -67,6 +70,7 @@ class vector_ops {
   void residual(int in, int out);
   void dots(int u, const int* v, int count, double* out);
   void axpby(const double* alpha, int x, const double* beta, int y);
+  void combine(const int* v, int count, const double* coef, const double* beta, int y);
   cl_mem vec(int v) const;  // throws CNC_ERR_INVALID_VALUE for an unknown index
 
  private:
@@ -94,12 +98,12 @@ class vector_ops {
   std::vector<cl_mem> vecs_;  // by index: the system's five, then add()'s (owned)
   std::vector<std::uint8_t> mask_;
   std::uint64_t used_ = 0;  // bytes of the buffers made here
-  cl_mem mask_st_ = nullptr, part_ = nullptr, out_ = nullptr, coef_ = nullptr;
+  cl_mem mask_st_ = nullptr, part_ = nullptr, out_ = nullptr, coef_ = nullptr, comb_ = nullptr;
   int dot_cap_ = 0;  // vectors part_ and out_ have room for
-  ring mask_ring_, coef_ring_;
-  std::vector<unsigned char> coef_host_, dot_host_;
+  ring mask_ring_, coef_ring_, comb_ring_;
+  std::vector<unsigned char> coef_host_, comb_host_, dot_host_;
   cl_kernel k_spmv_ = nullptr, k_axpby_ = nullptr, k_precond_ = nullptr, k_bminus_ = nullptr,
-            k_fin_ = nullptr;
+            k_fin_ = nullptr, k_comb_ = nullptr;
   cl_kernel k_dot_[3] = {nullptr, nullptr, nullptr};  // vec_dot_part1, 2, 4
 };
 

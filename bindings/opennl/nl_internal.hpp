@@ -1,0 +1,95 @@
+// What the files of the OpenNL compatibility layer (nl_*.cpp) share: the NLContext wrapper around
+// a CNCcontext, the thread's current context, and error reporting (see nl_compat.cpp).
+#pragma once
+
+#include <cnc.h>
+#include <cnc_nl.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cnc::nl {
+
+struct Buffer {
+  char* addr = nullptr;
+  size_t stride = sizeof(double);
+};
+
+struct Context {
+  CNCcontext cnc = nullptr;
+  bool legacy3 = false;  // OpenNL 3.x plain-mode sign: sum a x + c = 0, so b = -c
+  // Mirrored parameters (cnc holds the authoritative solver state).
+  CNCuint n = 0;
+  CNCuint nb_systems = 1;
+  bool least_squares = false;
+  bool symmetric = false;
+  NLenum solver = NL_SOLVER_DEFAULT;
+  NLenum preconditioner = NL_PRECOND_JACOBI;
+  bool max_iterations_set = false;
+  double omega = 1.5;
+  NLint inner_iterations = 5;
+  bool normalize_rows = false;
+  bool verbose = false;
+  bool no_indirection = false;
+  bool buffers_enabled = false;
+  std::vector<Buffer> buffers;
+  std::vector<char> locked;
+  // Assembly.
+  std::vector<CNCuint> free_vars;  // plain mode: row k -> variable free_vars[k]
+  CNCuint current_row = 0;
+  bool in_row = false;
+  bool in_pattern = false;
+  CNCint64 pattern_nnz = 0;
+  std::vector<std::pair<CNCuint, double>> row;
+  std::vector<double> row_rhs, next_rhs;
+  double row_scaling = 1.0, next_scaling = 1.0;
+  NLfunc progress = nullptr;
+  // Errors.
+  int error = CNC_OK;
+  std::string error_message;
+};
+
+// Defined in nl_compat.cpp; constinit lets the other files read it directly (no TLS wrapper call).
+extern thread_local constinit Context* t_current __attribute__((visibility("hidden")));
+
+void print_message(const std::string& text);
+
+// Prints an error and keeps it as the context's first error.
+void fail(Context* ctx, int status, const std::string& text);
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Checks a cnc status; on failure prints cnc's message and keeps it. Returns true when OK.
+inline bool ok(Context* ctx, CNCstatus status) {
+  if (status == CNC_OK) return true;
+  const char* msg = cncGetLastErrorMessage();
+  fail(ctx, status, (msg != nullptr && *msg) ? msg : cncStatusString(status));
+  return false;
+}
+
+// The current context, made current in cnc too (someone may have called cncMakeCurrent).
+inline Context* current(const char* call) {
+  Context* ctx = t_current;
+  if (ctx == nullptr) {
+    fail(nullptr, CNC_ERR_NO_CONTEXT, std::string(call) + ": no current OpenNL context");
+    return nullptr;
+  }
+  if (cncGetCurrent() != ctx->cnc) cncMakeCurrent(ctx->cnc);
+  return ctx;
+}
+
+CNCint state_of();
+
+// nl_variables.cpp
+bool check_index(Context* ctx, const char* call, CNCuint i, CNCuint k);
+// Copies the bound buffers into cnc (all variables, or the free ones only).
+void buffers_to_cnc(Context* ctx, bool free_only);
+void cnc_to_buffers(Context* ctx);
+
+// nl_parameters.cpp
+// Why nlSolve cannot run with the chosen solver, or "" when it can.
+std::string unsupported_solver(const Context* ctx);
+
+}  // namespace cnc::nl

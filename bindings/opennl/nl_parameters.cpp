@@ -1,0 +1,413 @@
+// OpenNL's parameters on cnc's (nlSolverParameter*, nlGet*, nlEnable/nlDisable, nlSetFunction):
+// the solver and preconditioner choices, including the solver ids of the original CNC.
+#include <cnc.h>
+#include <cnc_nl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "nl_internal.hpp"
+
+namespace cnc::nl {
+namespace {
+
+int progress_callback(CNCint iteration, double relative_residual, void* user) {
+  auto* ctx = static_cast<Context*>(user);
+  if (ctx->progress == nullptr) return 0;
+  CNCint max_it = 0;
+  double threshold = 0.0;
+  cncGetIntegerv(CNC_MAX_ITERATIONS, &max_it);
+  cncGetDoublev(CNC_THRESHOLD, &threshold);
+  // OpenNL passes squared errors; cnc knows relative ones: pass those squared.
+  using Progress = void (*)(NLuint, NLuint, double, double);
+  reinterpret_cast<Progress>(ctx->progress)(
+      static_cast<NLuint>(iteration), static_cast<NLuint>(max_it),
+      relative_residual * relative_residual, threshold * threshold);
+  return 0;
+}
+
+// Solver ids of the original CNC (OpenNL 3.x): CG in a given format and precision.
+bool legacy_cnc_solver(Context* ctx, NLint id) {
+  CNCenum format_id = CNC_FORMAT_AUTO;
+  CNCenum precision = CNC_DOUBLE;
+  switch (id) {
+    case 0x220:
+      format_id = CNC_FORMAT_CSR;
+      precision = CNC_SINGLE;
+      break;
+    case 0x221:
+      format_id = CNC_FORMAT_BCRS2;
+      precision = CNC_SINGLE;
+      break;
+    case 0x222:
+      format_id = CNC_FORMAT_CSR;
+      break;
+    case 0x223:
+      format_id = CNC_FORMAT_BCRS2;
+      break;
+    case 0x224:
+    case 0x229:
+      precision = CNC_SINGLE;
+      [[fallthrough]];
+    case 0x225:
+    case 0x22a:
+      print_message(
+          format("NL_SOLVER 0x%x: ELL/HYB formats are not in cnc; cnc's automatic format "
+                 "is used",
+                 static_cast<unsigned>(id)));
+      break;
+    default:
+      return false;
+  }
+  if (!ok(ctx, cncSolverParameteri(CNC_SOLVER, CNC_CG))) return true;
+  if (!ok(ctx, cncSolverParameteri(CNC_MATRIX_FORMAT, static_cast<CNCint>(format_id)))) return true;
+  if (!ok(ctx, cncSolverParameteri(CNC_PRECISION, static_cast<CNCint>(precision)))) return true;
+  ctx->solver = NL_CG;
+  return true;
+}
+
+const char* solver_name(NLenum s) {
+  switch (s) {
+    case NL_SUPERLU_EXT:
+      return "NL_SUPERLU_EXT";
+    case NL_PERM_SUPERLU_EXT:
+      return "NL_PERM_SUPERLU_EXT";
+    case NL_SYMMETRIC_SUPERLU_EXT:
+      return "NL_SYMMETRIC_SUPERLU_EXT";
+    case NL_SOLVER_USER:
+      return "NL_SOLVER_USER";
+    case NL_CHOLMOD_EXT:
+      return "NL_CHOLMOD_EXT";
+    case NL_ARPACK_EXT:
+      return "NL_ARPACK_EXT";
+    case NL_AMGCL_EXT:
+      return "NL_AMGCL_EXT";
+    default:
+      return "this solver";
+  }
+}
+
+}  // namespace
+
+// Why nlSolve cannot run with the chosen solver, or "" when it can.
+std::string unsupported_solver(const Context* ctx) {
+  if (ctx->solver != NL_SOLVER_DEFAULT && ctx->solver != NL_CG && ctx->solver != NL_BICGSTAB &&
+      ctx->solver != NL_GMRES) {
+    return format("nlSolve: %s (0x%x) is an OpenNL extension that cnc does not provide",
+                  solver_name(ctx->solver), ctx->solver);
+  }
+  if (ctx->preconditioner == NL_PRECOND_USER) {
+    return "nlSolve: NL_PRECOND_USER (user preconditioner function) is not provided by cnc";
+  }
+  return "";
+}
+
+namespace {
+
+void set_solver(Context* ctx, NLint value) {
+  switch (value) {
+    case NL_SOLVER_DEFAULT:
+    case NL_CG:
+      if (ok(ctx, cncSolverParameteri(CNC_SOLVER, value == NL_CG ? CNC_CG : CNC_SOLVER_DEFAULT)))
+        ctx->solver = static_cast<NLenum>(value);
+      return;
+    case NL_BICGSTAB:
+    case NL_GMRES:
+      if (ok(ctx, cncSolverParameteri(CNC_SOLVER, value == NL_GMRES ? CNC_GMRES : CNC_BICGSTAB)))
+        ctx->solver = static_cast<NLenum>(value);
+      return;
+    case NL_SUPERLU_EXT:
+    case NL_PERM_SUPERLU_EXT:
+    case NL_SYMMETRIC_SUPERLU_EXT:
+    case NL_SOLVER_USER:
+    case NL_CHOLMOD_EXT:
+    case NL_ARPACK_EXT:
+    case NL_AMGCL_EXT:
+      ctx->solver = static_cast<NLenum>(value);
+      print_message(
+          format("nlSolverParameteri(NL_SOLVER, %s): not provided by cnc; nlSolve will "
+                 "fail",
+                 solver_name(ctx->solver)));
+      return;
+    default:
+      if (legacy_cnc_solver(ctx, value)) return;
+      fail(ctx, CNC_ERR_INVALID_ENUM,
+           format("nlSolverParameteri(NL_SOLVER, 0x%x): unknown solver",
+                  static_cast<unsigned>(value)));
+  }
+}
+
+void set_preconditioner(Context* ctx, NLint value) {
+  switch (value) {
+    case NL_PRECOND_NONE:
+      if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_NONE)))
+        ctx->preconditioner = NL_PRECOND_NONE;
+      return;
+    case NL_PRECOND_SSOR:  // cnc's SSOR, on its CPU backend
+    case NL_PRECOND_JACOBI:
+      if (ok(ctx,
+             cncSolverParameteri(CNC_PRECONDITIONER,
+                                 value == NL_PRECOND_SSOR ? CNC_PRECOND_SSOR : CNC_PRECOND_JACOBI)))
+        ctx->preconditioner = static_cast<NLenum>(value);
+      return;
+    case NL_PRECOND_USER:
+      ctx->preconditioner = NL_PRECOND_USER;
+      print_message("NL_PRECOND_USER is not provided by cnc; nlSolve will fail");
+      return;
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM,
+           format("nlSolverParameteri(NL_PRECONDITIONER, 0x%x): %s", static_cast<unsigned>(value),
+                  value == NL_CUDA_PRECOND_ILU_EXT ? "the ILU extension is not provided by cnc"
+                                                   : "unknown preconditioner"));
+  }
+}
+
+}  // namespace
+}  // namespace cnc::nl
+
+using namespace cnc::nl;
+
+extern "C" {
+
+void nlSolverParameteri(NLenum pname, NLint param) {
+  Context* ctx = current("nlSolverParameteri");
+  if (ctx == nullptr) return;
+  switch (pname) {
+    case NL_SOLVER:
+      set_solver(ctx, param);
+      return;
+    case NL_PRECONDITIONER:
+      set_preconditioner(ctx, param);
+      return;
+    case NL_NB_VARIABLES:
+      if (ok(ctx, cncSolverParameteri(CNC_NB_VARIABLES, param))) {
+        ctx->n = static_cast<CNCuint>(param);
+        ctx->locked.assign(ctx->n, 0);
+      }
+      return;
+    case NL_NB_SYSTEMS:
+      if (ok(ctx, cncSolverParameteri(CNC_NB_SYSTEMS, param))) {
+        ctx->nb_systems = static_cast<CNCuint>(param);
+        ctx->buffers.resize(ctx->nb_systems);
+      }
+      return;
+    case NL_LEAST_SQUARES:
+      if (ok(ctx, cncSolverParameteri(CNC_LEAST_SQUARES, param != 0)))
+        ctx->least_squares = param != 0;
+      return;
+    case NL_SYMMETRIC:
+      if (ok(ctx, cncSolverParameteri(CNC_SYMMETRIC, param != 0))) ctx->symmetric = param != 0;
+      return;
+    case NL_MAX_ITERATIONS:
+      if (ok(ctx, cncSolverParameteri(CNC_MAX_ITERATIONS, param))) ctx->max_iterations_set = true;
+      return;
+    case NL_THRESHOLD:
+      ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
+      return;
+    case NL_INNER_ITERATIONS:  // OpenNL's GMRES restart
+      if (ok(ctx, cncSolverParameteri(CNC_GMRES_RESTART, param))) ctx->inner_iterations = param;
+      return;
+    case NL_OMEGA:
+      if (ok(ctx, cncSolverParameterd(CNC_SSOR_OMEGA, double(param)))) ctx->omega = param;
+      return;
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM,
+           format("nlSolverParameteri(pname=0x%x): unknown parameter", pname));
+  }
+}
+
+void nlSolverParameterd(NLenum pname, NLdouble param) {
+  Context* ctx = current("nlSolverParameterd");
+  if (ctx == nullptr) return;
+  switch (pname) {
+    case NL_THRESHOLD:
+      ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
+      return;
+    case NL_OMEGA:
+      if (ok(ctx, cncSolverParameterd(CNC_SSOR_OMEGA, param))) ctx->omega = param;
+      return;
+    default:
+      if (!std::isfinite(param) || param != std::floor(param) || std::fabs(param) > 2147483647.0) {
+        fail(ctx, CNC_ERR_INVALID_VALUE,
+             format("nlSolverParameterd(pname=0x%x, %g): needs an integral value", pname, param));
+        return;
+      }
+      nlSolverParameteri(pname, static_cast<NLint>(param));
+  }
+}
+
+void nlGetIntegervL(NLenum pname, NLlong* params) {
+  Context* ctx = current("nlGetIntegerv");
+  if (ctx == nullptr || params == nullptr) return;
+  CNCint v = 0;
+  CNCint64 v64 = 0;
+  switch (pname) {
+    case NL_SOLVER:
+      *params = ctx->solver;
+      return;
+    case NL_PRECONDITIONER:
+      *params = ctx->preconditioner;
+      return;
+    case NL_NB_VARIABLES:
+      *params = ctx->n;
+      return;
+    case NL_NB_SYSTEMS:
+      *params = ctx->nb_systems;
+      return;
+    case NL_LEAST_SQUARES:
+      *params = ctx->least_squares;
+      return;
+    case NL_SYMMETRIC:
+      *params = ctx->symmetric;
+      return;
+    case NL_INNER_ITERATIONS:
+      *params = ctx->inner_iterations;
+      return;
+    case NL_NORMALIZE_ROWS:
+      *params = ctx->normalize_rows;
+      return;
+    case NL_NO_VARIABLES_INDIRECTION:
+      *params = ctx->no_indirection;
+      return;
+    case NL_VARIABLES_BUFFER:
+      *params = ctx->buffers_enabled;
+      return;
+    case NL_MAX_ITERATIONS:
+      if (ok(ctx, cncGetIntegerv(CNC_MAX_ITERATIONS, &v))) *params = v;
+      return;
+    case NL_USED_ITERATIONS:
+      if (ok(ctx, cncGetIntegerv(CNC_USED_ITERATIONS, &v))) *params = v;
+      return;
+    case NL_NNZ:
+      if (ok(ctx, cncGetInteger64v(CNC_NNZ, &v64))) *params = static_cast<NLlong>(v64);
+      return;
+    case NL_VERBOSE: {
+      CNCboolean b = CNC_FALSE;
+      if (ok(ctx, cncIsEnabled(CNC_VERBOSE, &b))) *params = b;
+      return;
+    }
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM,
+           format("nlGetIntegerv(pname=0x%x): unknown parameter", pname));
+  }
+}
+
+void nlGetIntegerv(NLenum pname, NLint* params) {
+  if (params == nullptr) return;
+  NLlong v = *params;
+  nlGetIntegervL(pname, &v);
+  *params = static_cast<NLint>(std::clamp<NLlong>(v, -2147483647L - 1, 2147483647L));
+}
+
+void nlGetIntergerv(NLenum pname, NLint* params) { nlGetIntegerv(pname, params); }
+
+void nlGetDoublev(NLenum pname, NLdouble* params) {
+  Context* ctx = current("nlGetDoublev");
+  if (ctx == nullptr || params == nullptr) return;
+  switch (pname) {
+    case NL_THRESHOLD:
+      ok(ctx, cncGetDoublev(CNC_THRESHOLD, params));
+      return;
+    case NL_OMEGA:
+      *params = ctx->omega;
+      return;
+    case NL_ERROR:
+      ok(ctx, cncGetDoublev(CNC_TRUE_ERROR, params));
+      return;
+    case NL_ELAPSED_TIME:
+      ok(ctx, cncGetDoublev(CNC_ELAPSED_TIME, params));
+      return;
+    case NL_GFLOPS:
+      ok(ctx, cncGetDoublev(CNC_GFLOPS, params));
+      return;
+    default: {
+      NLlong v = 0;
+      nlGetIntegervL(pname, &v);
+      *params = static_cast<double>(v);
+    }
+  }
+}
+
+void nlGetBooleanv(NLenum pname, NLboolean* params) {
+  if (params == nullptr) return;
+  NLlong v = *params;
+  nlGetIntegervL(pname, &v);
+  *params = v != 0 ? NL_TRUE : NL_FALSE;
+}
+
+void nlEnable(NLenum pname) {
+  Context* ctx = current("nlEnable");
+  if (ctx == nullptr) return;
+  switch (pname) {
+    case NL_NORMALIZE_ROWS:
+      ctx->normalize_rows = true;
+      return;
+    case NL_VERBOSE:
+      if (ok(ctx, cncEnable(CNC_VERBOSE))) ctx->verbose = true;
+      return;
+    case NL_NO_VARIABLES_INDIRECTION:
+      ctx->no_indirection = true;
+      return;
+    case NL_VARIABLES_BUFFER:
+      ctx->buffers_enabled = true;
+      ctx->buffers.resize(ctx->nb_systems);
+      return;
+    case NL_EIGEN_SHIFT_INVERT:
+      fail(ctx, CNC_ERR_UNSUPPORTED, "nlEnable(NL_EIGEN_SHIFT_INVERT): no eigen solver in cnc");
+      return;
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM, format("nlEnable(0x%x): unknown flag", pname));
+  }
+}
+
+void nlDisable(NLenum pname) {
+  Context* ctx = current("nlDisable");
+  if (ctx == nullptr) return;
+  switch (pname) {
+    case NL_NORMALIZE_ROWS:
+      ctx->normalize_rows = false;
+      return;
+    case NL_VERBOSE:
+      if (ok(ctx, cncDisable(CNC_VERBOSE))) ctx->verbose = false;
+      return;
+    case NL_NO_VARIABLES_INDIRECTION:
+      ctx->no_indirection = false;
+      return;
+    case NL_VARIABLES_BUFFER:
+      ctx->buffers_enabled = false;
+      return;
+    case NL_EIGEN_SHIFT_INVERT:
+      return;
+    default:
+      fail(ctx, CNC_ERR_INVALID_ENUM, format("nlDisable(0x%x): unknown flag", pname));
+  }
+}
+
+NLboolean nlIsEnabled(NLenum pname) {
+  NLboolean b = NL_FALSE;
+  nlGetBooleanv(pname, &b);
+  return b;
+}
+
+void nlSetFunction(NLenum pname, NLfunc param) {
+  Context* ctx = current("nlSetFunction");
+  if (ctx == nullptr) return;
+  if (pname == NL_FUNC_PROGRESS) {
+    ctx->progress = param;
+    ok(ctx, cncSetProgressCallback(param != nullptr ? progress_callback : nullptr, ctx));
+    return;
+  }
+  fail(ctx, CNC_ERR_UNSUPPORTED,
+       format("nlSetFunction(0x%x): only NL_FUNC_PROGRESS is provided by cnc (user solver, "
+              "matrix and preconditioner functions are not)",
+              pname));
+}
+
+void nlGetFunction(NLenum pname, NLfunc* param) {
+  Context* ctx = current("nlGetFunction");
+  if (ctx == nullptr || param == nullptr) return;
+  *param = pname == NL_FUNC_PROGRESS ? ctx->progress : nullptr;
+}
+
+}  // extern "C"

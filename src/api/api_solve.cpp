@@ -1,0 +1,113 @@
+// The C API's solves: the assembled system (cncSolve) and the caller's CSR (cncSolveCSR,
+// cncSolveCSRDevice).
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "api/api_internal.hpp"
+#include "api/context.hpp"
+#include "cnc.h"
+#include "util/error.hpp"
+#include "util/parallel.hpp"
+
+using cnc::context;
+using cnc::error;
+using namespace cnc::api;
+
+namespace {
+
+// Gathers free variables into x (column-major, n_free rows), solves, scatters back.
+void solve_assembled(context& c) {
+  const std::int32_t nf = c.sys.a.n;
+  if (nf == 0) {
+    c.stats = cnc::solve_stats{};
+    c.stats.reason = CNC_REASON_CONVERGED;
+    return;
+  }
+  std::vector<double> x(std::size_t(nf) * c.k);
+  for (std::int32_t s = 0; s < c.k; ++s)
+    for (std::int32_t f = 0; f < nf; ++f)
+      x[f + std::size_t(s) * nf] = c.values[c.sys.to_var[f] + std::size_t(s) * c.n];
+  const double assembly = c.stats.assembly;
+  c.solve(c.sys.a, c.matrix_version, c.k, c.sys.b.data(), x.data());
+  c.stats.assembly = assembly;
+  for (std::int32_t s = 0; s < c.k; ++s)
+    for (std::int32_t f = 0; f < nf; ++f)
+      c.values[c.sys.to_var[f] + std::size_t(s) * c.n] = x[f + std::size_t(s) * nf];
+}
+
+}  // namespace
+
+extern "C" {
+
+// Solving --------------------------------------------------------------------------------------
+CNC_API CNCstatus cncSolve(void) {
+  return guarded("cncSolve", [&](context& c) {
+    need_state(c, "", {CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED});
+    solve_assembled(c);
+    c.state = CNC_STATE_SOLVED;
+  });
+}
+
+// The checks cncSolveCSR and cncSolveCSRDevice share (pointers, state, sizes).
+static void check_csr_call(context& c, const char* args, CNCuint n, const void* row_ptr,
+                           const void* col_idx, const void* values, CNCint base, CNCuint nrhs,
+                           const void* b, const void* x) {
+  if (!row_ptr || !col_idx || !values || !b || !x)
+    fail(CNC_ERR_NULL_POINTER, "(%s): row_ptr, col_idx, values, b and x must not be NULL", args);
+  if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
+    fail(CNC_ERR_STATE, "(%s): not allowed in state %s", args, state_name(c.state));
+  if (n == 0 || n > CNCuint(INT32_MAX - 8))
+    fail(CNC_ERR_INVALID_VALUE, "(%s): n out of range", args);
+  if (base != 0 && base != 1) fail(CNC_ERR_INVALID_VALUE, "(%s): base must be 0 or 1", args);
+  if (nrhs == 0 || nrhs > 4096)
+    fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
+}
+
+CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
+                              const double* values, CNCint base, CNCuint nrhs, const double* b,
+                              double* x) {
+  return guarded("cncSolveCSR", [&](context& c) {
+    char args[160];
+    std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
+    check_csr_call(c, args, n, row_ptr, col_idx, values, base, nrhs, b, x);
+    const std::size_t len = std::size_t(n) * nrhs;
+    const std::int64_t bad = cnc::first_index(
+        std::int64_t(len), 1 << 16, cnc::host_threads(),
+        [&](std::int64_t e) { return !std::isfinite(b[e]) || !std::isfinite(x[e]); });
+    if (bad >= 0 && !std::isfinite(b[bad]))
+      fail(CNC_ERR_NOT_FINITE, "(%s): b[%lld]=%g is not finite", args, (long long)bad, b[bad]);
+    if (bad >= 0)
+      fail(CNC_ERR_NOT_FINITE, "(%s): x[%lld]=%g is not finite", args, (long long)bad, x[bad]);
+    // The pipeline writes x only when the solve succeeds (pipeline::run).
+    c.stats = cnc::solve_stats{};
+    try {
+      c.pipe.solve_user(c.options(),
+                        cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
+                        next_version(), int(nrhs), b, x, c.stats);
+    } catch (const error& e) {
+      fail(e.status(), "(%s)%s", args, e.what());
+    }
+  });
+}
+
+CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
+                                    const double* values, CNCint base, CNCuint nrhs,
+                                    const double* b, double* x) {
+  return guarded("cncSolveCSRDevice", [&](context& c) {
+    char args[160];
+    std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
+    check_csr_call(c, args, n, row_ptr, col_idx, values, base, nrhs, b, x);
+    c.stats = cnc::solve_stats{};
+    try {
+      c.pipe.solve_device(c.options(),
+                          cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
+                          int(nrhs), b, x, c.stats);
+    } catch (const error& e) {
+      fail(e.status(), "(%s)%s", args, e.what());
+    }
+  });
+}
+
+}  // extern "C"
