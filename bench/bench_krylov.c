@@ -123,6 +123,13 @@ int main(int argc, char** argv) {
         cncDeleteContext(c);
         continue;
       }
+      static int named = 0;
+      if (!named) {
+        const char* dev = "?";
+        cncGetString(CNC_DEVICE_NAME, &dev);
+        printf("# device: %s\n", dev);
+        named = 1;
+      }
       cncGetIntegerv(CNC_USED_ITERATIONS, &iters);
       cncGetDoublev(CNC_TRUE_ERROR, &err);
       cncGetDoublev(CNC_GBYTES_PER_SECOND, &gbps);

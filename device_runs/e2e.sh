@@ -12,12 +12,9 @@ what=${1:-all}
 exec > >(tee -a "$OUT/e2e-$what.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 nproc
-L=$C/usr/lib/x86_64-linux-gnu
+. device_runs/gpu_env.sh
 mkdir -p /tmp/pc && sed "s|/usr|$C/usr|g" $L/pkgconfig/cmocka.pc > /tmp/pc/cmocka.pc
-export PKG_CONFIG_PATH=/tmp/pc LD_LIBRARY_PATH=$L:${LD_LIBRARY_PATH:-}
-NV=$(find / -xdev -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
-mkdir -p /tmp/icd && echo "${NV:-libnvidia-opencl.so.1}" > /tmp/icd/nvidia.icd
-export OCL_ICD_VENDORS=/tmp/icd CNC_OPENCL_LIBRARY=$L/libOpenCL.so.1
+export PKG_CONFIG_PATH=/tmp/pc
 if [ ! -f /tmp/b/build.ninja ]; then
   cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON \
     -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include \

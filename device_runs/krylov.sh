@@ -9,8 +9,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 sizes=${1:-100,160}; reps=${2:-3}; baseline=${3:-yes}
 exec > >(tee -a "$OUT/krylov.log") 2>&1
-L=$C/usr/lib/x86_64-linux-gnu
-export LD_LIBRARY_PATH=$L:${LD_LIBRARY_PATH:-}
+. device_runs/gpu_env.sh
 [ -x /tmp/b/bench/bench_krylov ] || { echo "build /tmp/b first (bash device_runs/e2e.sh tests)"; exit 1; }
 if [ "$baseline" = yes ] && [ ! -f /tmp/old/libcnc.so ]; then
   cmake -S .devfull/baseline -B /tmp/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_BUILD_TESTS=OFF \

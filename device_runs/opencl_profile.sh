@@ -5,11 +5,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 exec > >(tee -a "$OUT/opencl-profile.log") 2>&1
-L=$C/usr/lib/x86_64-linux-gnu
-export LD_LIBRARY_PATH=$L:${LD_LIBRARY_PATH:-}
-NV=$(find / -xdev -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
-mkdir -p /tmp/icd && echo "${NV:-libnvidia-opencl.so.1}" > /tmp/icd/nvidia.icd
-export OCL_ICD_VENDORS=/tmp/icd CNC_OPENCL_LIBRARY=$L/libOpenCL.so.1
+. device_runs/gpu_env.sh
 for be in opencl cuda; do
   echo "== $be, grids 20 and 100"
   /tmp/b/bench/bench_krylov --backend $be --sizes 20,100 --reps 1

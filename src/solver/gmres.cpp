@@ -24,9 +24,11 @@ constexpr double singular_ratio = 1e-16;  // rotated diagonal <= this * |A z_j|:
 constexpr double reorthogonalize_below = 0.7071067811865476;
 
 // Classical Gram-Schmidt of w against V[0..c], repeated where the criterion asks: h (layout
-// h[i*k + j]) gets the coefficients, norm0 ‖w‖² before and tmp ‖w‖² after. Two host reads per
-// call (three or four with the second pass), where modified Gram-Schmidt needs c + 2; the
-// projection w -= Σ h_i V_i is one combine (w read and written once per pass, not c + 1 times).
+// h[i*k + j]) gets the coefficients, norm0 ‖w‖² before and tmp ‖w‖² after. The projection
+// w -= Σ h_i V_i is one combine (w read and written once per pass, not c + 1 times). ‖w‖² after
+// it is Pythagoras' ‖w‖² - Σ h_i² where that keeps more than half of ‖w‖² (it then loses at most
+// a bit, and no second pass is due), so the common step costs one host read (the dots); a
+// system with more cancellation gets its norm measured and, by the criterion, a second pass.
 void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std::vector<double>& h,
                    std::vector<double>& h2, std::vector<double>& norm0, std::vector<double>& tmp,
                    std::vector<double>& coef, const std::vector<double>& ones) {
@@ -38,20 +40,39 @@ void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std
   auto subtract = [&](const std::vector<double>& hh) {
     for (std::size_t e = 0; e < std::size_t(c + 1) * k; ++e) coef[e] = -hh[e];
     ops.combine(V.data(), c + 1, coef.data(), ones.data(), w);
-    ops.dot(w, w, tmp.data());
   };
   subtract(h);
+  const double keep2 = reorthogonalize_below * reorthogonalize_below;
   const std::vector<char> outer = ops.active;
-  std::vector<char> again(outer.size(), 0);
+  std::vector<char> measure(outer.size(), 0);
   bool any = false;
-  for (int j = 0; j < k; ++j)
-    if (outer[j] && tmp[j] < reorthogonalize_below * reorthogonalize_below * norm0[j])
-      again[j] = 1, any = true;
+  for (int j = 0; j < k; ++j) {
+    if (!outer[j]) continue;
+    double est = norm0[j];
+    for (int i = 0; i <= c; ++i) est -= h[std::size_t(i) * k + j] * h[std::size_t(i) * k + j];
+    tmp[j] = est;
+    if (!(est > keep2 * norm0[j])) measure[j] = 1, any = true;  // NaN measured too
+  }
   if (!any) return;
+  ops.active = measure;
+  std::vector<double> exact(static_cast<std::size_t>(k));
+  ops.dot(w, w, exact.data());
+  std::vector<char> again(outer.size(), 0);
+  any = false;
+  for (int j = 0; j < k; ++j) {
+    if (!measure[j]) continue;
+    tmp[j] = exact[j];
+    if (exact[j] < keep2 * norm0[j]) again[j] = 1, any = true;
+  }
+  if (!any) {
+    ops.active = outer;
+    return;
+  }
   ops.active = again;
   const std::vector<double> kept = tmp;
   ops.dots(w, against.data(), c + 1, h2.data());
   subtract(h2);
+  ops.dot(w, w, tmp.data());
   for (int j = 0; j < k; ++j) {
     if (!again[j]) {
       tmp[j] = kept[j];

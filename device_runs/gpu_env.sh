@@ -1,0 +1,9 @@
+# Sourced by the device scripts: the libraries carried in .devfull (cmocka, the OpenCL ICD
+# loader, xxhash) and an ICD folder naming only NVIDIA's OpenCL, so that "OpenCL" means the GPU
+# (without it the loader may pick a CPU platform: that once made OpenCL look 10x slow).
+C=${C:-$PWD/.devfull/root}
+L=$C/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$L:${LD_LIBRARY_PATH:-}
+NV=$(find / -xdev -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
+mkdir -p /tmp/icd && echo "${NV:-libnvidia-opencl.so.1}" > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd CNC_OPENCL_LIBRARY=$L/libOpenCL.so.1
