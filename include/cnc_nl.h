@@ -290,8 +290,9 @@ NLAPI void NLAPIENTRY nlGetIntergerv(NLenum pname, NLint* params);
 #endif
 #ifdef CNC_NL_LEGACY_3
 #define nlNewContext nlNewContextLegacy3
-/* Solver ids of the original CNC (paper 004): they select cnc's format and precision, and CG.
- * ELL and HYB have no cnc counterpart and run with cnc's automatic format. */
+/* OpenNL 3's solver ids of the original Concurrent Number Cruncher (NL_CNC_*): they select cnc's
+ * format and precision, and CG. ELL and HYB have no cnc counterpart and run with cnc's automatic
+ * format. */
 #define NL_CNC_FLOAT_CRS 0x220
 #define NL_CNC_FLOAT_BCRS2 0x221
 #define NL_CNC_DOUBLE_CRS 0x222

@@ -24,7 +24,7 @@ run_suite() {  # name, build dir, cmake args..., then ctest args after --
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 900 "${ct[@]}")
 }
 run_suite "release" build-test -DCMAKE_BUILD_TYPE=Release
-export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0:intercept_tls_get_addr=0"
 export UBSAN_OPTIONS="print_stacktrace=1"
 export TSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/tsan.supp"
 run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \

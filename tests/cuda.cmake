@@ -5,15 +5,21 @@ if(NOT CNC_HAVE_CUDA)
 endif()
 
 # Kernels against host references; matrices from ${CNC_TEST_DATA_DIR}/matrices or CNC_MATRIX_DIR.
-cnc_add_test(test_cuda_kernels SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cuda_kernels.cpp
-             LIBS cnc_internal TEST_NAME cuda_kernels)
-target_compile_definitions(test_cuda_kernels PRIVATE
+# cuda_kernels_spmv (SpMV), cuda_kernels_steps (each PCG step), cuda_kernels_solves (graphs,
+# determinism, whole solves, statuses); helpers: support/cuda_kernels_support.*.
+cnc_add_test_support(cnc_test_cuda_kernels_support
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/support/cuda_kernels_support.cpp
+                     LIBS cnc_internal)
+target_compile_definitions(cnc_test_cuda_kernels_support PRIVATE
   CNC_TEST_MATRIX_DIR="${CNC_TEST_DATA_DIR}/matrices")
+foreach(part spmv steps solves)
+  cnc_add_test(test_cuda_kernels_${part}
+               SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cuda_kernels_${part}.cpp
+               LIBS cnc_test_cuda_kernels_support cnc_internal TEST_NAME cuda_kernels_${part})
+endforeach()
 
 # The generic backend suite, run against the CUDA backend.
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_backend.cpp)
-  cnc_add_test(test_backend TEST_NAME backend_cuda ARGS cuda)
-endif()
+cnc_add_test(test_backend TEST_NAME backend_cuda ARGS cuda)
 
 # cncSolveCSRDevice through the public library, with arrays the test puts on the device.
 find_package(CUDAToolkit REQUIRED)  # its imported targets are per directory

@@ -35,10 +35,8 @@ set_tests_properties(opencl_no_loader PROPERTIES ENVIRONMENT
   "CNC_OPENCL_LIBRARY=${CMAKE_CURRENT_BINARY_DIR}/no-such-dir/libOpenCL.so.1;${CNC_OPENCL_TEST_ENV}")
 
 # The generic backend suite, run against the OpenCL backend.
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_backend.cpp)
-  cnc_add_test(test_backend TEST_NAME backend_opencl ARGS opencl)
-  set_tests_properties(backend_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}")
-endif()
+cnc_add_test(test_backend TEST_NAME backend_opencl ARGS opencl)
+set_tests_properties(backend_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}")
 
 # The main job on the OpenCL device, large enough (262 K unknowns, 14 MB of values) for the
 # staged (pinned) matrix upload: must converge to the known solution.

@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(block_threads)
 }
 
 template <map_op O>
-cudaError_t launch_map(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
+cudaError_t launch_map(precision pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* a, const void* b, void* out, cudaStream_t s) {
   if (g.n == 0 || mask == 0) return cudaSuccess;
   return with_prec(pr, [&](auto t) {
@@ -226,24 +226,24 @@ void launch_dots(const group_view& g, unsigned int mask, const void* u, const do
 
 }  // namespace
 
-cudaError_t blas_copy(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
-                      cudaStream_t s) {
+cudaError_t blas_copy(precision pr, const group_view& g, unsigned int mask, const void* in,
+                      void* out, cudaStream_t s) {
   return launch_map<map_op::copy>(pr, g, mask, group_coefs{}, in, nullptr, out, s);
 }
-cudaError_t blas_diag(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
-                      cudaStream_t s) {
+cudaError_t blas_diag(precision pr, const group_view& g, unsigned int mask, const void* in,
+                      void* out, cudaStream_t s) {
   return launch_map<map_op::diag>(pr, g, mask, group_coefs{}, in, nullptr, out, s);
 }
-cudaError_t blas_sub(cprec pr, const group_view& g, unsigned int mask, const void* a, const void* b,
-                     void* out, cudaStream_t s) {
+cudaError_t blas_sub(precision pr, const group_view& g, unsigned int mask, const void* a,
+                     const void* b, void* out, cudaStream_t s) {
   return launch_map<map_op::sub>(pr, g, mask, group_coefs{}, a, b, out, s);
 }
-cudaError_t blas_axpby(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
+cudaError_t blas_axpby(precision pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* x, void* y, cudaStream_t s) {
   return launch_map<map_op::axpby>(pr, g, mask, c, x, y, y, s);
 }
 
-cudaError_t blas_combine(cprec pr, const group_view& g, unsigned int mask, const void* const* v,
+cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, const void* const* v,
                          int count, const double* coef, int stride, const double* beta, void* y,
                          cudaStream_t s) {
   if (g.n == 0 || mask == 0) return cudaSuccess;
@@ -275,7 +275,7 @@ cudaError_t blas_combine(cprec pr, const group_view& g, unsigned int mask, const
   return cudaSuccess;
 }
 
-cudaError_t blas_dots(cprec pr, const group_view& g, unsigned int mask, const void* u,
+cudaError_t blas_dots(precision pr, const group_view& g, unsigned int mask, const void* u,
                       const void* const* v, int count, double* partials, unsigned int* counter,
                       double* result, int stride, cudaStream_t s) {
   for (int i0 = 0; i0 < count; i0 += max_fused_dots) {

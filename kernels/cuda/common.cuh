@@ -20,13 +20,13 @@ struct prec_types {
 
 // Calls f(prec_types<...>{}) for the run-time precision.
 template <class F>
-cudaError_t with_prec(cprec pr, F&& f) {
+cudaError_t with_prec(precision pr, F&& f) {
   switch (pr) {
-    case cprec::f64:
+    case precision::f64:
       return f(prec_types<double, double>{});
-    case cprec::f32:
+    case precision::f32:
       return f(prec_types<float, float>{});
-    case cprec::mixed:
+    case precision::mixed:
       return f(prec_types<float, double>{});
   }
   return cudaErrorInvalidValue;
@@ -309,12 +309,12 @@ __device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double
 
 // The BCRS and SELL launchers live in spmv_bcrs.cu and spmv_sell.cu; spmv() in
 // spmv_csr.cu dispatches to them.
-cudaError_t spmv_bcrs(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
-                      void* y, cudaStream_t s);
-int spmv_bcrs_max_grid(cprec pr, int b, int width, int kc, int sm_count);
-cudaError_t spmv_sell(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
-                      void* y, cudaStream_t s);
-int spmv_sell_max_grid(cprec pr, int kc, int sm_count);
+cudaError_t spmv_bcrs(precision pr, const matrix_view& a, const group_view& g, bool cg,
+                      const void* x, void* y, cudaStream_t s);
+int spmv_bcrs_max_grid(precision pr, int b, int width, int kc, int sm_count);
+cudaError_t spmv_sell(precision pr, const matrix_view& a, const group_view& g, bool cg,
+                      const void* x, void* y, cudaStream_t s);
+int spmv_sell_max_grid(precision pr, int kc, int sm_count);
 
 // SELL entries a thread loads before using any, per trip over its row: a 7-point row in one trip
 // at kc = 1; fewer at larger kc, whose kc gathers per entry are already independent loads.
@@ -359,7 +359,7 @@ template <class M, class V, int KC, class Gather>
 __device__ __forceinline__ void sell_row_g(const matrix_view& a, Gather gather, long long slice,
                                            int lane, V (&acc)[KC]) {
   constexpr int U = sell_unroll(KC);
-  constexpr int C = sell_rows;
+  constexpr int C = sell_slice;
   const M* __restrict__ val = static_cast<const M*>(a.val);
   const std::int64_t base = __ldg(a.row_ptr + slice);
   const int w = static_cast<int>((__ldg(a.row_ptr + slice + 1) - base) / C);

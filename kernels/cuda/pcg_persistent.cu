@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
     for (int s = 0; s < KC; ++s) pq[s] = 0.0;
     for (long long slice = warp; slice < a.rows; slice += n_warps) {
-      const long long row = slice * sell_rows + lane;
+      const long long row = slice * sell_slice + lane;
       V prow[KC], acc[KC];
       p_new(row, prow);
 #pragma unroll
@@ -171,9 +171,9 @@ constexpr auto persistent_kernel() {
 
 }  // namespace
 
-cudaError_t pcg_persistent(cprec pr, const matrix_view& a, const group_view& g, void* p_other,
+cudaError_t pcg_persistent(precision pr, const matrix_view& a, const group_view& g, void* p_other,
                            double* partials, int grid, int count, cudaStream_t s) {
-  if (a.b != sell_rows) return cudaErrorNotSupported;
+  if (a.fmt != format::sell) return cudaErrorNotSupported;
   if (count <= 0 || g.n == 0) return cudaSuccess;
   return with_prec(pr, [&](auto tp) {
     using T = decltype(tp);
@@ -192,7 +192,7 @@ cudaError_t pcg_persistent(cprec pr, const matrix_view& a, const group_view& g, 
   });
 }
 
-int pcg_persistent_max_grid(cprec pr, int kc, int sm_count) {
+int pcg_persistent_max_grid(precision pr, int kc, int sm_count) {
   int per_sm = 0;
   const cudaError_t e = with_prec(pr, [&](auto tp) {
     using T = decltype(tp);

@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(block_threads)
 
 // Launches kernel<V, KC>(g, args...) on the group's vector grid.
 template <template <class, int> class K, class... A>
-cudaError_t launch_vec(cprec pr, const group_view& g, cudaStream_t s, A... args) {
+cudaError_t launch_vec(precision pr, const group_view& g, cudaStream_t s, A... args) {
   if (g.n == 0) return cudaSuccess;
   return with_prec(pr, [&](auto t) {
     using V = typename decltype(t)::vec;
@@ -193,21 +193,21 @@ struct gather_k {
 
 }  // namespace
 
-cudaError_t init_vectors(cprec pr, const group_view& g, cudaStream_t s) {
+cudaError_t init_vectors(precision pr, const group_view& g, cudaStream_t s) {
   return launch_vec<init_k>(pr, g, s);
 }
-cudaError_t update_xr(cprec pr, const group_view& g, cudaStream_t s) {
+cudaError_t update_xr(precision pr, const group_view& g, cudaStream_t s) {
   return launch_vec<xr_k>(pr, g, s);
 }
-cudaError_t update_p(cprec pr, const group_view& g, cudaStream_t s) {
+cudaError_t update_p(precision pr, const group_view& g, cudaStream_t s) {
   return launch_vec<p_k>(pr, g, s);
 }
-cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32_t n_real,
+cudaError_t scatter(precision pr, const group_view& g, const double* src, std::int32_t n_real,
                     void* dst, cudaStream_t s) {
   return launch_vec<scatter_k>(pr, g, s, src, n_real, dst);
 }
-cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real, double* dst,
-                   cudaStream_t s) {
+cudaError_t gather(precision pr, const group_view& g, const void* src, std::int32_t n_real,
+                   double* dst, cudaStream_t s) {
   return launch_vec<gather_k>(pr, g, s, src, n_real, dst);
 }
 

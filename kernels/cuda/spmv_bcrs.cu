@@ -1,4 +1,5 @@
-// BCRS (2x2, 4x4) SpMV for the CUDA backend, register-blocked (CNC paper §2.2.3, §2.3.4).
+// BCRS (2x2, 4x4) SpMV for the CUDA backend, register-blocked: the b values of x a block needs are
+// read once and reused from registers for the block's b rows.
 //
 // A sub-warp of W lanes (a multiple of b*b) serves one block row. Lane l keeps one fixed position
 // (row rb, column cb) inside the blocks it visits, so that its partial sums of the b rows stay
@@ -122,14 +123,14 @@ constexpr auto bcrs_kernel() {
 
 }  // namespace
 
-cudaError_t spmv_bcrs(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
-                      void* y, cudaStream_t s) {
+cudaError_t spmv_bcrs(precision pr, const matrix_view& a, const group_view& g, bool cg,
+                      const void* x, void* y, cudaStream_t s) {
   if (a.rows == 0) return cudaSuccess;
   return with_prec(pr, [&](auto t) {
     using T = decltype(t);
     using V = typename T::vec;
     return with_kc(g.kc, [&](auto kc) {
-      return with_block(a.b, a.width, [&](auto b, auto w) {
+      return with_block(block_size(a.fmt), a.width, [&](auto b, auto w) {
         bcrs_kernel<T, b(), w(), kc()>()<<<a.grid, block_threads, 0, s>>>(
             a, g, cg, static_cast<const V*>(x), static_cast<V*>(y));
         return cudaGetLastError();
@@ -138,7 +139,7 @@ cudaError_t spmv_bcrs(cprec pr, const matrix_view& a, const group_view& g, bool 
   });
 }
 
-int spmv_bcrs_max_grid(cprec pr, int b, int width, int kc, int sm_count) {
+int spmv_bcrs_max_grid(precision pr, int b, int width, int kc, int sm_count) {
   int per_sm = 0;
   const cudaError_t e = with_prec(pr, [&](auto t) {
     using T = decltype(t);

@@ -83,10 +83,10 @@ constexpr auto csr_kernel() {
 
 }  // namespace
 
-cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
+cudaError_t spmv(precision pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
                  void* y, cudaStream_t s) {
-  if (a.b == sell_rows) return spmv_sell(pr, a, g, cg, x, y, s);
-  if (a.b != 1) return spmv_bcrs(pr, a, g, cg, x, y, s);
+  if (a.fmt == format::sell) return spmv_sell(pr, a, g, cg, x, y, s);
+  if (is_block(a.fmt)) return spmv_bcrs(pr, a, g, cg, x, y, s);
   if (a.rows == 0) return cudaSuccess;
   return with_prec(pr, [&](auto t) {
     using T = decltype(t);
@@ -101,9 +101,9 @@ cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, c
   });
 }
 
-int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count) {
-  if (b == sell_rows) return spmv_sell_max_grid(pr, kc, sm_count);
-  if (b != 1) return spmv_bcrs_max_grid(pr, b, width, kc, sm_count);
+int spmv_max_grid(precision pr, format f, int width, int kc, int sm_count) {
+  if (f == format::sell) return spmv_sell_max_grid(pr, kc, sm_count);
+  if (is_block(f)) return spmv_bcrs_max_grid(pr, block_size(f), width, kc, sm_count);
   int per_sm = 0;
   const cudaError_t e = with_prec(pr, [&](auto t) {
     using T = decltype(t);

@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
   for (int j = 0; j < KC; ++j) pq[j] = 0.0;
   for (long long slice = warp; slice < a.rows; slice += n_warps) {
-    const long long row = slice * sell_rows + lane;
+    const long long row = slice * sell_slice + lane;
     V prow[KC];
     if (cg) load_slots<KC>(in + row * KC, prow);
     V acc[KC];
@@ -43,8 +43,8 @@ constexpr auto sell_kernel() {
 
 }  // namespace
 
-cudaError_t spmv_sell(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
-                      void* y, cudaStream_t s) {
+cudaError_t spmv_sell(precision pr, const matrix_view& a, const group_view& g, bool cg,
+                      const void* x, void* y, cudaStream_t s) {
   if (a.rows == 0) return cudaSuccess;
   return with_prec(pr, [&](auto t) {
     using T = decltype(t);
@@ -57,7 +57,7 @@ cudaError_t spmv_sell(cprec pr, const matrix_view& a, const group_view& g, bool 
   });
 }
 
-int spmv_sell_max_grid(cprec pr, int kc, int sm_count) {
+int spmv_sell_max_grid(precision pr, int kc, int sm_count) {
   int per_sm = 0;
   const cudaError_t e = with_prec(pr, [&](auto t) {
     using T = decltype(t);

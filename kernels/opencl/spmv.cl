@@ -3,11 +3,11 @@
 //   MODE_DOT   (spmv_dot): q = A p for running systems; per-group partials of pq = sum p.q
 //   MODE_INIT  (init):     r = b - A x; p = d.r for every system; partials of sum d r^2, sum r^2
 //   MODE_APPLY (apply):    q = A p for every system, no reduction
-// Formats: CSR with CSR_W work-items per row (the width adapted to the mean row length, paper 002
-// sec. IV.A: lanes read consecutive entries, then lane 0 sums the lanes in fixed order), CSR
+// Formats: CSR with CSR_W work-items per row (the width adapted to the mean row length, so that
+// lanes read consecutive entries and few stay idle; lane 0 then sums the lanes in fixed order), CSR
 // "stream" (CSR_W = 0: a tile of rows staged through local memory, for short rows), and BCRS
 // 2x2 / 4x4 with one work-item per block row: each block's x values are loaded once into
-// registers and reused for every row of the block (register blocking, paper 004 sec. 2.2.3),
+// registers and reused for every row of the block (register blocking),
 // and SELL (FMT == SELL_C, slices of SELL_C rows stored column-major) with one work-item per row.
 #define MODE_DOT 0
 #define MODE_INIT 1

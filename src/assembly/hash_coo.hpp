@@ -1,5 +1,6 @@
-// Hash-assembled COO: an open-addressing table keyed by (row, col) that sums duplicates on insert
-// (paper 003's idea, sized from an nnz hint and grown by load factor).
+// Hash-assembled COO: an open-addressing table keyed by (row, col) that sums duplicates on insert,
+// so that memory follows the distinct entries, not the calls (finite-element assembly adds an
+// entry once per element that shares it); sized from an nnz hint and grown by load factor.
 //
 // Layout, for speed and memory: row i owns a window of `stride` slots; column j probes linearly
 // inside that window from h(j) mod stride. The row is implicit in the slot's position, so a

@@ -4,7 +4,8 @@
 // right-hand sides, resident on the device for as long as the matrix is unchanged. The solver
 // drives it through three fused steps per iteration whose scalar logic is part of the contract,
 // so that GPU backends can keep every scalar on the device and run many iterations between two
-// host reads (one read of k small structs per convergence check; paper 004 §2.3.5).
+// host reads (one read of k small structs per convergence check): a read waits for the device
+// to finish the work queued so far, a latency that would dominate each iteration of a small system.
 //
 // Vectors (device side, per right-hand side j): x, r, p, q, b and d, where d is the Jacobi
 // inverse diagonal (1 without preconditioner). Layout is the backend's choice; host arrays given
@@ -25,8 +26,6 @@
 #include "pcg_contract.h"
 
 namespace cnc {
-
-enum class precision { f64, f32, mixed };  // mixed: float matrix values, double vectors
 
 class device_system {
  public:

@@ -1,5 +1,6 @@
-// Conversion stage (see convert.hpp). BCRS follows paper 004 §2.2.3: rows grouped by b, each
-// stored block dense and row-major; padding rows get a unit diagonal so the system stays SPD.
+// Conversion stage (see convert.hpp). BCRS: rows grouped by b, each stored block dense and
+// row-major, so that an SpMV reads one column index per block and loads the b values of x a block
+// needs once for its b rows; padding rows get a unit diagonal so the system stays SPD.
 #include "conversion/convert.hpp"
 
 #include <algorithm>

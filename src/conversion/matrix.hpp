@@ -1,7 +1,8 @@
 // Host matrix formats handed from the conversion stage to the backends.
 //
 // CSR: sorted column indices, no duplicates, 64-bit row offsets (counts inside cnc are 64-bit,
-// indices 32-bit). BCRS: the same structure over b x b blocks (CNC paper §2.2.3); each stored
+// indices 32-bit). BCRS: the same structure over b x b blocks (one column index per block, and
+// the block's b values of x reused for its b rows: fewer index and x reads than CSR); each stored
 // block is dense, row-major, and rows are padded to a multiple of b with identity rows so that
 // every backend sees a square matrix of n_padded = n_block_rows * b rows. Padding rows are
 // decoupled (diagonal 1, zero right-hand side) and leave the solution of the n real rows unchanged.
@@ -19,6 +20,8 @@
 #include <span>
 #include <utility>
 #include <vector>
+
+#include "matrix/format.hpp"
 
 namespace cnc {
 
@@ -44,20 +47,6 @@ struct default_init_allocator : std::allocator<T> {
 template <class T>
 using host_vector = std::vector<T, default_init_allocator<T>>;
 
-constexpr int sell_slice = 32;  // SELL slice height C: a CUDA warp, an NVIDIA OpenCL sub-group
-
-// The value is the rows of one "row group" (a CSR row, a BCRS block row, a SELL slice).
-enum class format { csr = 1, bcrs2 = 2, bcrs4 = 4, sell = sell_slice };
-
-inline int group_rows(format f) { return static_cast<int>(f); }
-inline bool is_block(format f) { return f == format::bcrs2 || f == format::bcrs4; }
-// Rows a backend sees for n real rows in format f: n rounded up to a whole row group.
-inline std::int32_t padded_rows(std::int32_t n, format f) {
-  const int g = group_rows(f);
-  return (n + g - 1) / g * g;
-}
-// Block size of a BCRS format (1 for the scalar formats CSR and SELL).
-inline int block_size(format f) { return is_block(f) ? static_cast<int>(f) : 1; }
 const char* format_name(format f);
 
 // A canonical CSR that cnc reads but does not own: a csr_matrix, or the caller's own arrays when

@@ -32,11 +32,11 @@ constexpr std::int32_t chunk_rows = 8192;
 // Below this many rows per thread, waking the pool costs more than the sweep saves.
 constexpr std::int32_t min_rows_per_thread = 32768;
 
-const cpu_kernel_table* kernels_for(cpu_types t) {
+const cpu_kernel_table* kernels_for(precision p) {
   const std::string isa = cpu_simd_level();
-  if (isa == "avx512") return cpu_kernels_avx512(t);
-  if (isa == "avx2") return cpu_kernels_avx2(t);
-  return cpu_kernels_generic(t);
+  if (isa == "avx512") return cpu_kernels_avx512(p);
+  if (isa == "avx2") return cpu_kernels_avx2(p);
+  return cpu_kernels_generic(p);
 }
 
 // Plain vector of T whose pages are first touched by the pool, in the threads' own ranges.
@@ -65,9 +65,8 @@ class cpu_system final : public device_system {
   cpu_system(thread_pool& pool, const cpu_kernel_table* kt, const host_matrix& a,
              std::span<const double> d, int k)
       : pool_(pool), kt_(kt), k_(k), n_(a.csr.n) {
-    static_assert(cpu_sell_slice == sell_slice, "one SELL slice height");
     std::span<const double> vals = a.csr.val;
-    step_.a.b = group_rows(a.fmt);
+    step_.a.fmt = a.fmt, step_.a.group = group_rows(a.fmt);
     if (is_block(a.fmt)) {
       step_.a.rows = a.bcrs->n_block_rows;
       step_.a.row_ptr = a.bcrs->row_ptr.data();
@@ -349,7 +348,7 @@ class cpu_system final : public device_system {
   }
 
  private:
-  std::int32_t rows_per_chunk() const { return chunk_rows / step_.a.b; }
+  std::int32_t rows_per_chunk() const { return chunk_rows / step_.a.group; }
   std::int32_t first_row(std::int32_t c) const { return c * rows_per_chunk(); }
   std::int32_t last_row(std::int32_t c) const {
     return std::min(step_.a.rows, (c + 1) * rows_per_chunk());
@@ -391,7 +390,7 @@ class cpu_system final : public device_system {
   }
   // Scalar row of the first row of (block or slice) row r; the padded length past the end.
   std::int64_t scalar_row(std::int32_t r) const {
-    return std::min<std::int64_t>(np_, std::int64_t(r) * step_.a.b);
+    return std::min<std::int64_t>(np_, std::int64_t(r) * step_.a.group);
   }
   // fn(element, row, column) for every row of chunk c and every unmasked column.
   template <class F>
@@ -450,13 +449,13 @@ class cpu_backend final : public backend {
                                                precision p, int nrhs) override {
     switch (p) {
       case precision::f64:
-        return std::make_unique<cpu_system<double, double>>(pool_, kernels_for(cpu_types::f64), a,
+        return std::make_unique<cpu_system<double, double>>(pool_, kernels_for(precision::f64), a,
                                                             d, nrhs);
       case precision::f32:
-        return std::make_unique<cpu_system<float, float>>(pool_, kernels_for(cpu_types::f32), a, d,
+        return std::make_unique<cpu_system<float, float>>(pool_, kernels_for(precision::f32), a, d,
                                                           nrhs);
       case precision::mixed:
-        return std::make_unique<cpu_system<double, float>>(pool_, kernels_for(cpu_types::mixed), a,
+        return std::make_unique<cpu_system<double, float>>(pool_, kernels_for(precision::mixed), a,
                                                            d, nrhs);
     }
     throw error(CNC_ERR_INTERNAL, "unknown precision");

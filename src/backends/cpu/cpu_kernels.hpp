@@ -6,12 +6,13 @@
 
 #include <cstdint>
 
+#include "matrix/format.hpp"  // enums and constants only: no function is called here
+
 namespace cnc {
 
-constexpr int cpu_sell_slice = 32;  // == sell_slice (conversion/matrix.hpp)
-
 struct cpu_matrix_view {
-  int b = 1;                              // 1 = CSR, 2 or 4 = BCRS, cpu_sell_slice = SELL
+  format fmt = format::csr;
+  int group = 1;                          // rows of one row group: group_rows(fmt)
   std::int32_t rows = 0;                  // (block) rows, or SELL slices
   const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
   const std::int32_t* col = nullptr;
@@ -40,11 +41,9 @@ struct cpu_kernel_table {
   void (*apply)(const cpu_step&, std::int32_t r0, std::int32_t r1);
 };
 
-enum class cpu_types { f64, f32, mixed };  // vector/matrix value types, as cnc::precision
-
 // One table per ISA build of kernels_impl.hpp; nullptr if this build lacks that ISA.
-const cpu_kernel_table* cpu_kernels_generic(cpu_types t);
-const cpu_kernel_table* cpu_kernels_avx2(cpu_types t);
-const cpu_kernel_table* cpu_kernels_avx512(cpu_types t);
+const cpu_kernel_table* cpu_kernels_generic(precision p);
+const cpu_kernel_table* cpu_kernels_avx2(precision p);
+const cpu_kernel_table* cpu_kernels_avx512(precision p);
 
 }  // namespace cnc

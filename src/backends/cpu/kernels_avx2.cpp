@@ -3,6 +3,6 @@
 
 namespace cnc {
 
-const cpu_kernel_table* cpu_kernels_avx2(cpu_types t) { return select_table(t); }
+const cpu_kernel_table* cpu_kernels_avx2(precision p) { return select_table(p); }
 
 }  // namespace cnc

@@ -24,7 +24,7 @@ inline T* mp(void* v) {
 template <bool ONE, class VT, class MT>
 inline void sell_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t s0,
                        std::int32_t s1) {
-  constexpr int C = cpu_sell_slice;
+  constexpr int C = sell_slice;
   const int k = ONE ? 1 : k_;
   const MT* val = cp<MT>(a.val);
   for (std::int32_t s = s0; s < s1; ++s) {
@@ -52,15 +52,16 @@ inline void sell_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
   }
 }
 
-// out[rows r0..r1) = A in, for k interleaved systems; returns nothing. B = block size (1 = CSR),
-// or cpu_sell_slice for SELL (rows r0..r1 are then slices).
-template <int B, bool ONE, class VT, class MT>
+// out[rows r0..r1) = A in, for k interleaved systems; returns nothing. Rows r0..r1 are row
+// groups of format F (block rows for BCRS, slices for SELL).
+template <format F, bool ONE, class VT, class MT>
 inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t r0,
                        std::int32_t r1) {
-  if constexpr (B == cpu_sell_slice) {
+  if constexpr (F == format::sell) {
     sell_range<ONE, VT, MT>(a, k_, in, out, r0, r1);
     return;
   }
+  constexpr int B = block_size(F);  // evaluated here, at compile time: nothing to link
   const int k = ONE ? 1 : k_;
   const MT* val = cp<MT>(a.val);
   for (std::int32_t br = r0; br < r1; ++br) {
@@ -90,13 +91,14 @@ inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
   }
 }
 
-template <int B, bool ONE, class VT, class MT>
+template <format F, bool ONE, class VT, class MT>
 void spmv_dot_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
   const int k = ONE ? 1 : s.k;
   const VT* p = cp<VT>(s.p);
   VT* q = mp<VT>(s.q);
-  spmv_range<B, ONE, VT, MT>(s.a, k, p, q, r0, r1);
-  const std::int64_t i0 = std::int64_t(r0) * B * k, i1 = std::int64_t(r1) * B * k;
+  spmv_range<F, ONE, VT, MT>(s.a, k, p, q, r0, r1);
+  constexpr int G = group_rows(F);  // compile time
+  const std::int64_t i0 = std::int64_t(r0) * G * k, i1 = std::int64_t(r1) * G * k;
   if (ONE) {
     double acc = 0.0;
 #pragma omp simd reduction(+ : acc)
@@ -109,7 +111,7 @@ void spmv_dot_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* par
   }
 }
 
-template <int B, bool ONE, class VT, class MT>
+template <format F, bool ONE, class VT, class MT>
 void init_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
   const int k = ONE ? 1 : s.k;
   const VT* x = cp<VT>(s.x);
@@ -117,9 +119,10 @@ void init_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
   const VT* d = cp<VT>(s.d);
   VT* r = mp<VT>(s.r);
   VT* p = mp<VT>(s.p);
-  spmv_range<B, ONE, VT, MT>(s.a, k, x, r, r0, r1);  // r = A x, then r = b - r
+  spmv_range<F, ONE, VT, MT>(s.a, k, x, r, r0, r1);  // r = A x, then r = b - r
   for (int j = 0; j < 2 * k; ++j) part[j] = 0.0;
-  for (std::int64_t i = std::int64_t(r0) * B; i < std::int64_t(r1) * B; ++i)
+  constexpr int G = group_rows(F);  // compile time
+  for (std::int64_t i = std::int64_t(r0) * G; i < std::int64_t(r1) * G; ++i)
     for (int j = 0; j < k; ++j) {
       const std::int64_t t = i * k + j;
       const VT ri = b[t] - r[t];
@@ -183,59 +186,61 @@ void update_p_t(const cpu_step& s, std::int64_t i0, std::int64_t i1) {
       if (s.active[j]) p[i * k + j] = d[i] * r[i * k + j] + VT(s.beta[j]) * p[i * k + j];
 }
 
-template <int B, class VT, class MT>
+template <format F, class VT, class MT>
 struct by_format {
   static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    s.k == 1 ? spmv_dot_t<B, true, VT, MT>(s, r0, r1, part)
-             : spmv_dot_t<B, false, VT, MT>(s, r0, r1, part);
+    s.k == 1 ? spmv_dot_t<F, true, VT, MT>(s, r0, r1, part)
+             : spmv_dot_t<F, false, VT, MT>(s, r0, r1, part);
   }
   static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    s.k == 1 ? init_t<B, true, VT, MT>(s, r0, r1, part) : init_t<B, false, VT, MT>(s, r0, r1, part);
+    s.k == 1 ? init_t<F, true, VT, MT>(s, r0, r1, part) : init_t<F, false, VT, MT>(s, r0, r1, part);
   }
   static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
-    s.k == 1 ? spmv_range<B, true, VT, MT>(s.a, 1, cp<VT>(s.in), mp<VT>(s.out), r0, r1)
-             : spmv_range<B, false, VT, MT>(s.a, s.k, cp<VT>(s.in), mp<VT>(s.out), r0, r1);
+    s.k == 1 ? spmv_range<F, true, VT, MT>(s.a, 1, cp<VT>(s.in), mp<VT>(s.out), r0, r1)
+             : spmv_range<F, false, VT, MT>(s.a, s.k, cp<VT>(s.in), mp<VT>(s.out), r0, r1);
   }
 };
 
 template <class VT, class MT>
 struct kernels {
-  template <class F>
-  static F pick(int b, F f1, F f2, F f4, F fs) {
-    return b == 1 ? f1 : b == 2 ? f2 : b == 4 ? f4 : fs;
+  template <class Fn>
+  static Fn pick(format f, Fn csr, Fn bcrs2, Fn bcrs4, Fn sell) {
+    return f == format::csr ? csr : f == format::bcrs2 ? bcrs2 : f == format::bcrs4 ? bcrs4 : sell;
   }
   static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    pick(s.a.b, by_format<1, VT, MT>::spmv_dot, by_format<2, VT, MT>::spmv_dot,
-         by_format<4, VT, MT>::spmv_dot,
-         by_format<cpu_sell_slice, VT, MT>::spmv_dot)(s, r0, r1, part);
+    pick(s.a.fmt, by_format<format::csr, VT, MT>::spmv_dot,
+         by_format<format::bcrs2, VT, MT>::spmv_dot, by_format<format::bcrs4, VT, MT>::spmv_dot,
+         by_format<format::sell, VT, MT>::spmv_dot)(s, r0, r1, part);
   }
   static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    pick(s.a.b, by_format<1, VT, MT>::init, by_format<2, VT, MT>::init, by_format<4, VT, MT>::init,
-         by_format<cpu_sell_slice, VT, MT>::init)(s, r0, r1, part);
+    pick(s.a.fmt, by_format<format::csr, VT, MT>::init, by_format<format::bcrs2, VT, MT>::init,
+         by_format<format::bcrs4, VT, MT>::init,
+         by_format<format::sell, VT, MT>::init)(s, r0, r1, part);
   }
   static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
-    pick(s.a.b, by_format<1, VT, MT>::apply, by_format<2, VT, MT>::apply,
-         by_format<4, VT, MT>::apply, by_format<cpu_sell_slice, VT, MT>::apply)(s, r0, r1);
+    pick(s.a.fmt, by_format<format::csr, VT, MT>::apply, by_format<format::bcrs2, VT, MT>::apply,
+         by_format<format::bcrs4, VT, MT>::apply,
+         by_format<format::sell, VT, MT>::apply)(s, r0, r1);
   }
-  // Vector steps work on element rows: scale block rows by b.
+  // Vector steps work on element rows: scale row groups by their rows.
   static void update_xr(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    const std::int64_t i0 = std::int64_t(r0) * s.a.b, i1 = std::int64_t(r1) * s.a.b;
+    const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
     s.k == 1 ? update_xr_t<true, VT>(s, i0, i1, part) : update_xr_t<false, VT>(s, i0, i1, part);
   }
   static void update_p(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
-    const std::int64_t i0 = std::int64_t(r0) * s.a.b, i1 = std::int64_t(r1) * s.a.b;
+    const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
     s.k == 1 ? update_p_t<true, VT>(s, i0, i1) : update_p_t<false, VT>(s, i0, i1);
   }
   static constexpr cpu_kernel_table table{spmv_dot, init, update_xr, update_p, apply};
 };
 
-const cpu_kernel_table* select_table(cpu_types t) {
-  switch (t) {
-    case cpu_types::f64:
+const cpu_kernel_table* select_table(precision p) {
+  switch (p) {
+    case precision::f64:
       return &kernels<double, double>::table;
-    case cpu_types::f32:
+    case precision::f32:
       return &kernels<float, float>::table;
-    case cpu_types::mixed:
+    case precision::mixed:
       return &kernels<double, float>::table;
   }
   return nullptr;

@@ -15,16 +15,13 @@
 
 #include <cstdint>
 
-#include "pcg_contract.h"  // rhs_state and the statuses: all the kernels need of the host
+#include "matrix/format.hpp"  // precision, format, sell_slice
+#include "pcg_contract.h"     // rhs_state and the statuses: all the kernels need of the host
 
 namespace cnc::cuda {
 
-enum class cprec { f64 = 0, f32 = 1, mixed = 2 };
-
-constexpr int sell_rows = 32;  // SELL slice height (== cnc::sell_slice): one warp per slice
-
 struct matrix_view {
-  int b = 1;                              // 1 = CSR, 2 or 4 = BCRS block size, sell_rows = SELL
+  format fmt = format::csr;               // SELL: one warp per slice of sell_slice rows
   std::int32_t rows = 0;                  // block rows (BCRS), rows (CSR) or slices (SELL)
   const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
   const std::int32_t* col = nullptr;      // column (CSR) or block column (BCRS)
@@ -68,18 +65,18 @@ CNC_HOST_DEVICE constexpr int spmv_unroll(int kc, int /*mat_bytes*/) {
 
 // y = A x for the group's kc columns (cg = false), or the CG step q = A p, pq = pᵀq for every
 // running system (cg = true: in/out are ignored, p and q are used). `x`/`y` are group-layout.
-cudaError_t spmv(cprec pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
+cudaError_t spmv(precision pr, const matrix_view& a, const group_view& g, bool cg, const void* x,
                  void* y, cudaStream_t s);
 // r = b - q (q holds A x); p = d∘r; rz, rr reduced; state set for every system (init step).
-cudaError_t init_vectors(cprec pr, const group_view& g, cudaStream_t s);
-cudaError_t update_xr(cprec pr, const group_view& g, cudaStream_t s);
-cudaError_t update_p(cprec pr, const group_view& g, cudaStream_t s);
+cudaError_t init_vectors(precision pr, const group_view& g, cudaStream_t s);
+cudaError_t update_xr(precision pr, const group_view& g, cudaStream_t s);
+cudaError_t update_p(precision pr, const group_view& g, cudaStream_t s);
 // Column-major host-style doubles (n_real rows per system, device memory) <-> group layout.
 // scatter writes zeros to rows n_real..n-1 and to padding slots.
-cudaError_t scatter(cprec pr, const group_view& g, const double* src, std::int32_t n_real,
+cudaError_t scatter(precision pr, const group_view& g, const double* src, std::int32_t n_real,
                     void* dst, cudaStream_t s);
-cudaError_t gather(cprec pr, const group_view& g, const void* src, std::int32_t n_real, double* dst,
-                   cudaStream_t s);
+cudaError_t gather(precision pr, const group_view& g, const void* src, std::int32_t n_real,
+                   double* dst, cudaStream_t s);
 
 // CSR -> SELL on the device (convert.cu), the host layout (conversion/matrix.hpp) bit for
 // bit. slice_ptr: (n+31)/32 + 1 offsets, filled from the row lengths; call first with scratch ==
@@ -113,7 +110,7 @@ cudaError_t bcrs_fill(int b, std::int32_t n, const std::int64_t* row_ptr, const 
                       const double* val, const std::int64_t* block_ptr, std::int32_t* bcol,
                       double* bval, cudaStream_t s);
 // Occupancy-derived grid sizes (blocks resident at once on the device), for the launches above.
-int spmv_max_grid(cprec pr, int b, int width, int kc, int sm_count);
+int spmv_max_grid(precision pr, format f, int width, int kc, int sm_count);
 int vector_max_grid(int sm_count);
 
 // --- The vector surface (blas1.cu): backend.hpp's BLAS-1 operations over one group's
@@ -134,26 +131,28 @@ struct combine_coefs {  // one combine launch: up to max_fused_dots vectors, per
   double coef[max_fused_dots][8] = {};
   double beta[8] = {};
 };
-cudaError_t blas_copy(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
+cudaError_t blas_copy(precision pr, const group_view& g, unsigned int mask, const void* in,
+                      void* out,
                       cudaStream_t s);  // out = in
-cudaError_t blas_diag(cprec pr, const group_view& g, unsigned int mask, const void* in, void* out,
+cudaError_t blas_diag(precision pr, const group_view& g, unsigned int mask, const void* in,
+                      void* out,
                       cudaStream_t s);  // out = d∘in
-cudaError_t blas_sub(cprec pr, const group_view& g, unsigned int mask, const void* a, const void* b,
-                     void* out, cudaStream_t s);  // out = a - b
+cudaError_t blas_sub(precision pr, const group_view& g, unsigned int mask, const void* a,
+                     const void* b, void* out, cudaStream_t s);  // out = a - b
 // y = alpha x + beta y per slot; where beta == 0, y = alpha x (y not read: NaN does not survive).
-cudaError_t blas_axpby(cprec pr, const group_view& g, unsigned int mask, const group_coefs& c,
+cudaError_t blas_axpby(precision pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* x, void* y, cudaStream_t s);
 // y = beta y + Σ_{i < count} coef[i*stride + j] v[i] per slot j < g.k, the sum in i order (one
 // launch per max_fused_dots vectors, the later ones with beta = 1); where beta == 0, y is not
 // read. y is none of v. coef and beta are host memory, read before the launcher returns.
-cudaError_t blas_combine(cprec pr, const group_view& g, unsigned int mask, const void* const* v,
+cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, const void* const* v,
                          int count, const double* coef, int stride, const double* beta, void* y,
                          cudaStream_t s);
 // result[i*stride + j] = Σ u_j v[i]_j accumulated in double, for i < count and j < g.k (0 for
 // masked slots), deterministic for a given grid: one launch per max_fused_dots vectors, each
 // reading u once. partials: max_fused_dots * kc * g.grid doubles; counter: one device word,
 // zero between launches (left zero). `result` is device memory.
-cudaError_t blas_dots(cprec pr, const group_view& g, unsigned int mask, const void* u,
+cudaError_t blas_dots(precision pr, const group_view& g, unsigned int mask, const void* u,
                       const void* const* v, int count, double* partials, unsigned int* counter,
                       double* result, int stride, cudaStream_t s);
 
@@ -163,9 +162,9 @@ cudaError_t blas_dots(cprec pr, const group_view& g, unsigned int mask, const vo
 // k rhs_states, computed identically from the same partial sums; block 0 writes them back at
 // the end. `p_other`: a second p buffer of the group's size; `partials`: 3 * kc * grid doubles.
 // Returns cudaErrorNotSupported when not SELL.
-cudaError_t pcg_persistent(cprec pr, const matrix_view& a, const group_view& g, void* p_other,
+cudaError_t pcg_persistent(precision pr, const matrix_view& a, const group_view& g, void* p_other,
                            double* partials, int grid, int count, cudaStream_t s);
 // Blocks of the persistent kernel that fit on the device at once (0 on error).
-int pcg_persistent_max_grid(cprec pr, int kc, int sm_count);
+int pcg_persistent_max_grid(precision pr, int kc, int sm_count);
 
 }  // namespace cnc::cuda

@@ -59,23 +59,11 @@ bool valid_width(int b, int w) {
 constexpr int persistent_rows = 1 << 19;
 constexpr int max_graph_iters = 32;  // iterations recorded into one graph
 
-cuda::cprec to_cprec(precision p) {
-  switch (p) {
-    case precision::f64:
-      return cuda::cprec::f64;
-    case precision::f32:
-      return cuda::cprec::f32;
-    case precision::mixed:
-      return cuda::cprec::mixed;
-  }
-  return cuda::cprec::f64;
-}
-
 }  // namespace
 
 cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, const host_matrix& a,
                          std::span<const double> d, precision p, int nrhs)
-    : stager_(&st), dev_(dev), pr_(to_cprec(p)), nrhs_(nrhs) {
+    : stager_(&st), dev_(dev), pr_(p), nrhs_(nrhs) {
   if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -83,13 +71,13 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   n_ = a.n_padded();
   if (static_cast<std::int64_t>(d.size()) < n_)
     throw error(CNC_ERR_SIZE_MISMATCH, "CUDA backend: inverse diagonal shorter than n_padded");
-  const bool f32_values = pr_ != cuda::cprec::f64;
-  vsize_ = pr_ == cuda::cprec::f32 ? sizeof(float) : sizeof(double);
+  const bool f32_values = pr_ != precision::f64;
+  vsize_ = pr_ == precision::f32 ? sizeof(float) : sizeof(double);
 
   double avg = 0.0;
   if (a.fmt == format::csr) {
     const csr_view m = a.csr;
-    mat_.b = 1;
+    mat_.fmt = format::csr;
     mat_.rows = m.n;
     row_ptr_ = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
     col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
@@ -98,16 +86,15 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   } else if (a.fmt == format::sell && !a.sell) {
     build_sell(a.csr, f32_values);
   } else if (a.fmt == format::sell) {
-    static_assert(cuda::sell_rows == sell_slice, "one SELL slice height");
     const sell_matrix& m = *a.sell;
-    mat_.b = cuda::sell_rows;
+    mat_.fmt = format::sell;
     mat_.rows = m.n_slices;
     row_ptr_ = upload(*stager_, m.slice_ptr.data(), m.slice_ptr.size(), stream_);
     col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
     val_ = upload_values(*stager_, m.val, f32_values, stream_);
   } else {
     const bcrs_matrix& m = *a.bcrs;
-    mat_.b = m.b;
+    mat_.fmt = a.fmt;
     mat_.rows = m.n_block_rows;
     row_ptr_ = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
     col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
@@ -119,7 +106,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   mat_.val = val_.get();
   avg_per_row_ = avg;
 
-  if (pr_ == cuda::cprec::f32) {
+  if (pr_ == precision::f32) {
     std::vector<float> df(d.begin(), d.begin() + n_);
     d_ = upload(*stager_, df.data(), df.size(), stream_);
     check(cudaStreamSynchronize(stream_), "upload");
@@ -133,7 +120,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
 // copied device to device, SELL built from it, the inverse diagonal computed here.
 cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, const device_csr& a,
                          format f, bool jacobi, int nrhs, device_build& info)
-    : stager_(&st), dev_(dev), pr_(cuda::cprec::f64), nrhs_(nrhs) {
+    : stager_(&st), dev_(dev), pr_(precision::f64), nrhs_(nrhs) {
   if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -142,7 +129,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   if (f == format::sell) {
     info.stored = build_sell(a.row_ptr, a.col, a.val, a.n, false);
   } else if (f == format::csr) {
-    mat_.b = 1;
+    mat_.fmt = format::csr;
     mat_.rows = a.n;
     row_ptr_ = device_buffer(sizeof(std::int64_t) * (std::size_t(a.n) + 1));
     col_ = device_buffer(sizeof(std::int32_t) * std::size_t(a.nnz));
@@ -159,7 +146,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
     avg_per_row_ = a.n ? double(a.nnz) / a.n : 0.0;
   } else {  // BCRS 2x2 / 4x4
     const int b = block_size(f);
-    mat_.b = b;
+    mat_.fmt = f;
     mat_.rows = n_ / b;
     row_ptr_ = device_buffer(sizeof(std::int64_t) * (std::size_t(mat_.rows) + 1));
     const std::int64_t blocks = bcrs_offsets(a, b, row_ptr_.as<std::int64_t>(), stream_);
@@ -205,16 +192,16 @@ void cuda_system::setup_groups(int sm_count, bool cooperative) {
       if (elems) check(cudaMemsetAsync(v->get(), 0, elems * vsize_, stream_), "cudaMemset");
     }
     // (at least 2 chunks' worth of lanes: with one chunk per lane the rows get too many lanes)
-    if (mat_.b == cuda::sell_rows) {
-      g.width = cuda::sell_rows;  // one warp per slice, a lane per row
+    if (mat_.fmt == format::sell) {
+      g.width = sell_slice;  // one warp per slice, a lane per row
     } else {
-      g.width = choose_width(mat_.b, avg_per_row_,
-                             std::max(2, cuda::spmv_unroll(kc, pr_ == cuda::cprec::f64 ? 8 : 4)));
+      g.width = choose_width(block_size(mat_.fmt), avg_per_row_,
+                             std::max(2, cuda::spmv_unroll(kc, pr_ == precision::f64 ? 8 : 4)));
       const int forced = env_int(env::var::cuda_spmv_width, 0);  // tuning and tests
-      if (forced && valid_width(mat_.b, forced)) g.width = forced;
+      if (forced && valid_width(block_size(mat_.fmt), forced)) g.width = forced;
     }
     const long long rows_per_block = cuda::block_threads / g.width;
-    int smax = cuda::spmv_max_grid(pr_, mat_.b, g.width, kc, sm_count);
+    int smax = cuda::spmv_max_grid(pr_, mat_.fmt, g.width, kc, sm_count);
     if (smax <= 0) check(cudaGetLastError(), "kernel occupancy query");
     smax = std::max(smax, 1);
     g.spmv_grid = static_cast<int>(
@@ -244,7 +231,7 @@ void cuda_system::setup_groups(int sm_count, bool cooperative) {
   }
   // The persistent kernel: one group, SELL, small enough that launches dominate.
   const long long limit = env_int(env::var::cuda_persistent_rows, persistent_rows);
-  if (cooperative && mat_.b == cuda::sell_rows && groups_.size() == 1 && n_ > 0 &&
+  if (cooperative && mat_.fmt == format::sell && groups_.size() == 1 && n_ > 0 &&
       static_cast<long long>(n_) * groups_[0].view.kc <= limit) {
     const int kc = groups_[0].view.kc;
     int most = cuda::pcg_persistent_max_grid(pr_, kc, sm_count);
@@ -378,9 +365,7 @@ void cuda_system::read_vector(cuda::vec_id v, double* out) {
 }
 
 std::string cuda_system::config() const {
-  std::string s = mat_.b == 1                 ? std::string("csr")
-                  : mat_.b == cuda::sell_rows ? std::string("sell")
-                                              : "bcrs" + std::to_string(mat_.b);
+  std::string s = format_name(mat_.fmt);
   if (persistent_grid_ > 0) s += " persistent_grid=" + std::to_string(persistent_grid_);
   for (const group& g : groups_)
     s += " [kc=" + std::to_string(g.view.kc) + " width=" + std::to_string(g.width) +
@@ -402,8 +387,8 @@ void cuda_system::build_sell(const csr_view& m, bool f32_values) {
 // Returns the entries stored.
 std::int64_t cuda_system::build_sell(const std::int64_t* rp, const std::int32_t* col,
                                      const void* val, std::int32_t n, bool f32_values) {
-  mat_.b = cuda::sell_rows;
-  mat_.rows = (n + cuda::sell_rows - 1) / cuda::sell_rows;
+  mat_.fmt = format::sell;
+  mat_.rows = (n + sell_slice - 1) / sell_slice;
   row_ptr_ = device_buffer(sizeof(std::int64_t) * (static_cast<std::size_t>(mat_.rows) + 1));
   std::size_t scratch_bytes = 0;
   check(cuda::sell_slice_offsets(n, nullptr, row_ptr_.as<std::int64_t>(), nullptr, &scratch_bytes,

@@ -102,7 +102,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
 
   stager* stager_;  // the backend's
   int dev_;
-  cuda::cprec pr_;
+  precision pr_;
   int nrhs_;
   std::int32_t n_real_ = 0;
   std::int32_t n_ = 0;  // padded rows

@@ -238,7 +238,8 @@ class opencl_system final : public device_system {
       if (width == 0) {
         // GPUs: short rows stream through local memory in double (float values: one
         // work-item per row, which the H200 sweep in bench/results/opencl.md found faster),
-        // longer rows get about one lane per entry of a mean row (paper 002 §IV.A).
+        // longer rows get about one lane per entry of a mean row (consecutive lanes read
+        // consecutive entries of the row: coalesced loads, few lanes idle).
         // CPUs: one work-item per row.
         const double mean = a.csr.n ? static_cast<double>(a.csr.nnz()) / a.csr.n : 1.0;
         width = !dev_.gpu ? 1 : mean > 12 ? floor_pow2(static_cast<long>(mean)) : val_f32_ ? 1 : -1;

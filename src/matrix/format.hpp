@@ -1,0 +1,33 @@
+// The names every layer shares for how a matrix is stored on a device and in which precision:
+// the conversion stage, the pipeline, every backend (their kernels too) and the tests. No other
+// representation of a format or a precision exists; a backend maps these to its own launch
+// parameters in one place (the OpenCL build options, the CUDA launchers' template dispatch, the
+// CPU kernel tables).
+#pragma once
+
+#include <cstdint>
+
+namespace cnc {
+
+// Vector and matrix-value precision of a device system. mixed: float matrix values, double
+// vectors (the SpMV reads half the bytes; the iteration keeps double accuracy).
+enum class precision { f64, f32, mixed };
+
+// SELL slice height C: a CUDA warp, an NVIDIA OpenCL sub-group, a CPU slice of SIMD rows.
+constexpr int sell_slice = 32;
+
+// Device matrix formats (conversion/matrix.hpp has their layouts).
+enum class format { csr, bcrs2, bcrs4, sell };
+
+constexpr bool is_block(format f) { return f == format::bcrs2 || f == format::bcrs4; }
+// Block size of a BCRS format (1 for the scalar formats CSR and SELL).
+constexpr int block_size(format f) { return f == format::bcrs2 ? 2 : f == format::bcrs4 ? 4 : 1; }
+// Rows of one row group: a CSR row, a BCRS block row, a SELL slice.
+constexpr int group_rows(format f) { return f == format::sell ? sell_slice : block_size(f); }
+// Rows a backend sees for n real rows in format f: n rounded up to a whole row group.
+constexpr std::int32_t padded_rows(std::int32_t n, format f) {
+  const std::int64_t g = group_rows(f);
+  return static_cast<std::int32_t>((n + g - 1) / g * g);
+}
+
+}  // namespace cnc

@@ -1,0 +1,79 @@
+/* Helpers shared by the test_solve_* suites (see solve_support.h). */
+#include "solve_support.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+stats read_stats(void) {
+  stats s;
+  memset(&s, 0, sizeof s);
+  assert_int_equal(cncGetIntegerv(CNC_REASON, &s.reason), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &s.iters), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_FORMAT_USED, &s.format_used), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_BACKEND_USED, &s.backend_used), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_ZERO_DIAGONALS, &s.zero_diag), CNC_OK);
+  assert_int_equal(cncGetDoublev(CNC_ERROR, &s.error), CNC_OK);
+  assert_int_equal(cncGetDoublev(CNC_TRUE_ERROR, &s.true_error), CNC_OK);
+  assert_int_equal(cncGetInteger64v(CNC_NNZ, &s.nnz), CNC_OK);
+  return s;
+}
+
+void apply_opts(const opts* o) {
+  if (o->precision) assert_int_equal(cncSolverParameteri(CNC_PRECISION, o->precision), CNC_OK);
+  if (o->format) assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, o->format), CNC_OK);
+  if (o->threshold > 0) assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, o->threshold), CNC_OK);
+  if (o->max_iter > 0)
+    assert_int_equal(cncSolverParameteri(CNC_MAX_ITERATIONS, o->max_iter), CNC_OK);
+}
+
+/* Solves A x = b (nsys right-hand sides) in a fresh context; fills x and returns the stats. */
+stats solve_with(const ts_csr* a, const double* b, const opts* o, double* x) {
+  int nsys = o->nsys > 0 ? o->nsys : 1;
+  CNCcontext c = cncNewContext();
+  assert_non_null(c);
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  apply_opts(o);
+  int st = ts_assemble_solve(a, b, nsys, x);
+  if (st != CNC_OK) fail_msg("solve failed: %s: %s", cncStatusString(st), cncGetErrorMessage());
+  stats s = read_stats();
+  cncDeleteContext(c);
+  return s;
+}
+
+double* random_vector(size_t n, uint64_t seed) {
+  ts_rng r;
+  ts_rng_seed(&r, seed);
+  double* v = (double*)malloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; ++i) v[i] = ts_rng_uniform(&r) * 2.0 - 1.0;
+  return v;
+}
+
+double* dense_reference(const ts_csr* a, const double* b) {
+  double* d = ts_csr_to_dense(a);
+  double* x = (double*)malloc(sizeof(double) * (size_t)a->n);
+  assert_int_equal(ts_cholesky_solve(a->n, d, b, x), 0);
+  free(d);
+  return x;
+}
+
+/* The statistics must agree with the test's own residual, and CONVERGED must mean what cnc.h says
+ * (recursive and true residual below the threshold). */
+void check_reported_residual(const ts_csr* a, const double* x, const double* b, const stats* s,
+                             double threshold, const char* what) {
+  double mine = ts_rel_residual(a, x, b);
+  if (!(fabs(mine - s->true_error) <= 0.05 * mine + 1e-12))
+    fail_msg("%s: CNC_TRUE_ERROR %.3e but the test computes %.3e", what, s->true_error, mine);
+  if (s->reason == CNC_REASON_CONVERGED) {
+    if (!(s->error <= threshold * 1.0000001))
+      fail_msg("%s: CONVERGED with CNC_ERROR %.3e > threshold %.3e", what, s->error, threshold);
+    if (!(mine <= threshold * 1.05))
+      fail_msg("%s: CONVERGED but true residual %.3e > threshold %.3e", what, mine, threshold);
+  }
+}

@@ -1,0 +1,54 @@
+/* Helpers shared by the test_solve_* suites. Solutions of cncSolve are checked there against
+ * independent references computed by the tests: a dense Cholesky solve on small generated SPD
+ * systems, the residual ||b - A x|| / ||b|| recomputed by the test on large ones and on the SPD
+ * matrices of shared/data/matrices, closed-form least-squares fits, and reduced dense solves for
+ * locked variables; also the numerical outcomes (indefinite, singular, b = 0, zero diagonals, max
+ * iterations) and the callbacks.
+ *
+ * Here: the options of a solve and the statistics it reports, a solve in a fresh context, random
+ * vectors, the dense Cholesky reference, and the check of the reported residual. */
+#ifndef CNC_SOLVE_SUPPORT_H
+#define CNC_SOLVE_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cnc.h"
+#include "test_support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  CNCenum precision; /* 0: default */
+  CNCenum format;    /* 0: default */
+  double threshold;  /* 0: default */
+  int max_iter;      /* 0: default */
+  int nsys;          /* 0: 1 */
+} opts;
+
+typedef struct {
+  CNCint reason, iters, format_used, backend_used, zero_diag;
+  double error, true_error;
+  CNCint64 nnz;
+} stats;
+
+stats read_stats(void);
+void apply_opts(const opts* o);
+/* Solves A x = b (nsys right-hand sides) in a fresh context; fills x and returns the stats. */
+stats solve_with(const ts_csr* a, const double* b, const opts* o, double* x);
+/* n values uniform in [-1, 1) (caller frees). */
+double* random_vector(size_t n, uint64_t seed);
+/* A⁻¹ b by dense Cholesky (caller frees). */
+double* dense_reference(const ts_csr* a, const double* b);
+/* The statistics must agree with the test's own residual, and CONVERGED must mean what cnc.h says
+ * (recursive and true residual below the threshold). */
+void check_reported_residual(const ts_csr* a, const double* x, const double* b, const stats* s,
+                             double threshold, const char* what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
