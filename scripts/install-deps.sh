@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libcmocka-dev libeigen3-dev libxxhash-dev
       ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo gfortran libpng-dev clang-format
-      python3 python3-numpy python3-scipy python3-pytest)
+      clang-tidy python3 python3-numpy python3-scipy python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

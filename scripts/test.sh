@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test job: install dependencies, then
-#   0. every C/C++/CUDA source clang-formatted (scripts/check-format.sh);
+#   0. every C/C++/CUDA source clang-formatted (scripts/check-format.sh), and the library's C++
+#      sources clean under clang-tidy's checks in .clang-tidy (scripts/check-tidy.sh, build-tidy);
 #   1. Release build with warnings as errors (CUDA backend compiled when nvcc exists), all tests;
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests;
 #   3. ThreadSanitizer build: the multi-threaded tests, the nonsymmetric solvers and the backend
@@ -11,6 +12,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 export PATH="$PATH:/usr/local/cuda/bin"
 bash scripts/check-format.sh
+bash scripts/check-tidy.sh build-tidy
 export POCL_CACHE_DIR="${TMPDIR:-/tmp}/cnc-pocl-cache"
 jobs=$(nproc)
 run_suite() {  # name, build dir, cmake args..., then ctest args after --

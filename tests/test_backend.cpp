@@ -28,8 +28,8 @@ extern "C" {
 #include "backend_harness.hpp"
 #include "backends/backend.hpp"
 #include "conversion/convert.hpp"
-#include "conversion/matrix.hpp"
 #include "host_reference.hpp"
+#include "matrix/matrix.hpp"
 #include "solver/pcg.hpp"
 #include "test_support.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 
 struct problem {
   std::string name;

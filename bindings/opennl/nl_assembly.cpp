@@ -183,7 +183,7 @@ void nlEnd(NLenum primitive) {
   }
 }
 
-void nlSetRowLength(NLuint i, NLuint n) {
+void nlSetRowLength(NLuint /*i*/, NLuint n) {  // a size hint: only the total counts
   Context* ctx = current("nlSetRowLength");
   if (ctx == nullptr) return;
   if (!ctx->in_pattern) {

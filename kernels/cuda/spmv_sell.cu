@@ -1,5 +1,5 @@
 // SELL SpMV for the CUDA backend: one warp per 32-row slice, one thread per row (SELL-C-1 with
-// C = 32, conversion/matrix.hpp). The slice's entries are column-major, so each of the w steps
+// C = 32, matrix/matrix.hpp). The slice's entries are column-major, so each of the w steps
 // of a slice reads 32 consecutive values and column indices: fully coalesced, no row offsets per
 // row, no shuffles. Each thread issues the loads of sell_unroll(kc) entries and their gathers
 // before using any (memory-level parallelism). In CG mode it also reduces pq = pᵀ(Ap) per running

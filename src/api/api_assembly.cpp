@@ -172,8 +172,9 @@ CNC_API CNCstatus cncSetRowLengths(const CNCuint* lengths) {
        p.slot_col(s));
 }
 
-// Row i's slot s takes (j, v) when the call is valid: one combined test for the hot path.
-static bool slot_call_ok(const context& c, CNCuint i, CNCuint j, double v, std::int64_t s) {
+// Row i's slot s takes (j, v) when the call is valid: one combined test for the hot path (the
+// callers test that v is finite).
+static bool slot_call_ok(const context& c, CNCuint i, CNCuint j, double /*v*/, std::int64_t s) {
   const cnc::row_pattern& p = c.build.pattern();
   if (s < p.row_begin(std::int32_t(i)) || s >= p.row_end(std::int32_t(i))) return false;
   const std::int32_t col = p.slot_col(s);

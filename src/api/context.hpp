@@ -11,7 +11,7 @@
 #include "assembly/builder.hpp"
 #include "backends/backend.hpp"
 #include "cnc.h"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace cnc {

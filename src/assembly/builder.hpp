@@ -16,7 +16,7 @@
 
 #include "assembly/hash_coo.hpp"
 #include "assembly/pattern.hpp"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 
 namespace cnc {
 

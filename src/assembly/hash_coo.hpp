@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 
 namespace cnc {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 
 namespace cnc {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 #include "pcg_contract.h"
 
 namespace cnc {
@@ -142,7 +142,7 @@ class backend {
   virtual bool prefers_sliced() const { return false; }
   // True when the backend builds format f itself from the CSR (create_system then gets
   // host_matrix::sell == nullptr for SELL): the caller skips its host conversion.
-  virtual bool builds_on_device(format f) const { return false; }
+  virtual bool builds_on_device([[maybe_unused]] format f) const { return false; }
   // True when a device_system reads the host_matrix it was created from for its whole life (the
   // CPU backend works on the host arrays); the caller must then keep them. GPU backends copy them
   // to the device, and the caller frees its BCRS/SELL copy after create_system.

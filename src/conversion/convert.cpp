@@ -16,20 +16,6 @@
 
 namespace cnc {
 
-const char* format_name(format f) {
-  switch (f) {
-    case format::csr:
-      return "csr";
-    case format::bcrs2:
-      return "bcrs2";
-    case format::bcrs4:
-      return "bcrs4";
-    case format::sell:
-      return "sell";
-  }
-  return "?";
-}
-
 namespace {
 constexpr std::int64_t row_grain = 2048;  // rows per piece of the parallel loops
 
@@ -344,10 +330,13 @@ sell_matrix csr_to_sell(const csr_view& a) {
 double matrix_bytes(std::int32_t n, std::int64_t nnz, format f, std::int64_t stored,
                     int value_bytes) {
   if (f == format::csr) return double(nnz) * (value_bytes + 4) + double(n + 1) * 8;
-  if (f == format::sell)
-    return double(stored) * (value_bytes + 4) + double((n + sell_slice - 1) / sell_slice + 1) * 8;
-  int b = block_size(f);
-  return double(stored) * (double(b) * b * value_bytes + 4) + double((n + b - 1) / b + 1) * 8;
+  if (f == format::sell) {
+    const std::int32_t slices = (n + sell_slice - 1) / sell_slice;
+    return double(stored) * (value_bytes + 4) + double(slices + 1) * 8;
+  }
+  const int b = block_size(f);
+  const std::int32_t block_rows = (n + b - 1) / b;
+  return double(stored) * (double(b) * b * value_bytes + 4) + double(block_rows + 1) * 8;
 }
 double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_bytes) {
   return matrix_bytes(a.n, a.nnz(), f, stored, value_bytes);

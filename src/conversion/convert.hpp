@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 
 namespace cnc {
 

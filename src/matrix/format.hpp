@@ -16,7 +16,7 @@ enum class precision { f64, f32, mixed };
 // SELL slice height C: a CUDA warp, an NVIDIA OpenCL sub-group, a CPU slice of SIMD rows.
 constexpr int sell_slice = 32;
 
-// Device matrix formats (conversion/matrix.hpp has their layouts).
+// Device matrix formats (matrix/matrix.hpp has their layouts).
 enum class format { csr, bcrs2, bcrs4, sell };
 
 constexpr bool is_block(format f) { return f == format::bcrs2 || f == format::bcrs4; }
@@ -24,6 +24,12 @@ constexpr bool is_block(format f) { return f == format::bcrs2 || f == format::bc
 constexpr int block_size(format f) { return f == format::bcrs2 ? 2 : f == format::bcrs4 ? 4 : 1; }
 // Rows of one row group: a CSR row, a BCRS block row, a SELL slice.
 constexpr int group_rows(format f) { return f == format::sell ? sell_slice : block_size(f); }
+constexpr const char* format_name(format f) {
+  return f == format::csr     ? "csr"
+         : f == format::bcrs2 ? "bcrs2"
+         : f == format::bcrs4 ? "bcrs4"
+                              : "sell";
+}
 // Rows a backend sees for n real rows in format f: n rounded up to a whole row group.
 constexpr std::int32_t padded_rows(std::int32_t n, format f) {
   const std::int64_t g = group_rows(f);

@@ -47,8 +47,6 @@ struct default_init_allocator : std::allocator<T> {
 template <class T>
 using host_vector = std::vector<T, default_init_allocator<T>>;
 
-const char* format_name(format f);
-
 // A canonical CSR that cnc reads but does not own: a csr_matrix, or the caller's own arrays when
 // they are already canonical (0-based, sorted, no duplicates), which then need no copy.
 struct csr_view {

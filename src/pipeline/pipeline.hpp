@@ -16,7 +16,7 @@
 
 #include "backends/backend.hpp"
 #include "cnc.h"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 #include "util/fingerprint.hpp"
 
 namespace cnc {

@@ -7,7 +7,7 @@
 
 #include "backends/backend.hpp"
 #include "cnc.h"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace cnc::pipeline_detail {

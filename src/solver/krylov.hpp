@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 #include "solver/pcg.hpp"
 
 namespace cnc {

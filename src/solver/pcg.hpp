@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 
 namespace cnc {
 

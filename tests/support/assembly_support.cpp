@@ -17,7 +17,7 @@ extern "C" {
 
 #include "assembly_support.hpp"
 #include "cnc.h"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 #include "test_support.h"
 
 // Random matrix entries, each split into 1..4 parts (duplicates) with non-dyadic values, so that

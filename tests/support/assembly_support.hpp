@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cnc.h"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 
 struct triplet {
   std::int32_t i, j;

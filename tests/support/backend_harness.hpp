@@ -12,8 +12,8 @@
 
 #include "backends/backend.hpp"
 #include "conversion/convert.hpp"
-#include "conversion/matrix.hpp"
 #include "host_reference.hpp"
+#include "matrix/matrix.hpp"
 #include "test_support.h"
 
 namespace suite {

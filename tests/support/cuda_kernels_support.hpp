@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "conversion/matrix.hpp"
 #include "host_reference.hpp"
+#include "matrix/matrix.hpp"
 
 // The CUDA backend every test drives (set by open_cuda_backend).
 extern std::unique_ptr<cnc::backend> g_backend;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "conversion/matrix.hpp"
+#include "matrix/matrix.hpp"
 #include "test_support.h"
 
 namespace cnc_test {

@@ -78,7 +78,7 @@ cudaError_t scatter(precision pr, const group_view& g, const double* src, std::i
 cudaError_t gather(precision pr, const group_view& g, const void* src, std::int32_t n_real,
                    double* dst, cudaStream_t s);
 
-// CSR -> SELL on the device (convert.cu), the host layout (conversion/matrix.hpp) bit for
+// CSR -> SELL on the device (convert.cu), the host layout (matrix/matrix.hpp) bit for
 // bit. slice_ptr: (n+31)/32 + 1 offsets, filled from the row lengths; call first with scratch ==
 // nullptr to get *scratch_bytes (the scan's temporary storage). Then sell_fill writes
 // slice_ptr[last] entries of columns and values (float when f32_values, else double, as `val`).
@@ -101,7 +101,7 @@ cudaError_t inverse_diagonal(std::int32_t n, std::int32_t n_padded, const std::i
                              const std::int32_t* col, const double* val, bool jacobi, double* d,
                              unsigned long long* zeros, cudaStream_t s);
 // CSR -> BCRS b x b (b = 2 or 4) on the device from a canonical CSR, the host layout
-// (conversion/matrix.hpp) bit for bit: block_ptr gets (n+b-1)/b + 1 offsets in blocks (size
+// (matrix/matrix.hpp) bit for bit: block_ptr gets (n+b-1)/b + 1 offsets in blocks (size
 // query first, as sell_slice_offsets), then bcrs_fill writes block_ptr[last] blocks.
 cudaError_t bcrs_offsets(int b, std::int32_t n, const std::int64_t* row_ptr,
                          const std::int32_t* col, std::int64_t* block_ptr, void* scratch,

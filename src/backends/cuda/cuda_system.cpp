@@ -40,12 +40,13 @@ device_buffer upload_values(stager& st, std::span<const double> v, bool as_float
 
 // Lanes per (block) row: the smallest power of two whose lanes, each loading `unroll` strided
 // entries (or blocks) at once, cover the average row in one trip: more rows per warp and every
-// load of a row in flight together. At least one lane per block element.
+// load of a row in flight together. At least one lane per block element: the width is bb lanes
+// (one per element) times the blocks read side by side, a power of two (at least 2 when b is 1).
 int choose_width(int b, double avg_per_row, int unroll) {
   const int bb = b * b;
-  int w = bb == 1 ? 2 : bb;
-  while (w < 32 && double(unroll) * (w / bb) < avg_per_row) w *= 2;
-  return w;
+  int blocks = bb == 1 ? 2 : 1;
+  while (blocks * bb < 32 && double(unroll) * blocks < avg_per_row) blocks *= 2;
+  return blocks * bb;
 }
 
 bool valid_width(int b, int w) {

@@ -346,6 +346,7 @@ class opencl_system final : public device_system {
 
   template <typename T>
   void arg(cl_kernel k, cl_uint index, const T& v) {
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): T = cl_mem, a pointer: its size is what is asked
     check(cl_.SetKernelArg(k, index, sizeof(T), &v), "clSetKernelArg");
   }
 

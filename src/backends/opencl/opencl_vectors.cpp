@@ -232,7 +232,7 @@ void vector_ops::axpby(const double* alpha, int x, const double* beta, int y) {
   cl_int overwrite = 1;  // every active beta is 0 in the vector precision: y is not read
   for (int j = 0; j < e_.k; ++j) {
     put_value(coef_host_.data(), std::size_t(j), alpha[j], e_.vec_f32);
-    put_value(coef_host_.data(), std::size_t(e_.k + j), beta[j], e_.vec_f32);
+    put_value(coef_host_.data(), std::size_t(e_.k) + std::size_t(j), beta[j], e_.vec_f32);
     const double b = e_.vec_f32 ? double(float(beta[j])) : beta[j];
     if (mask_[j] && b != 0) overwrite = 0;
   }
@@ -389,6 +389,7 @@ void vector_ops::launch(cl_kernel k, int groups, const char* what) {
 
 template <typename T>
 void vector_ops::arg(cl_kernel k, cl_uint index, const T& v) {
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): T = cl_mem, a pointer: its size is what is asked
   check(e_.cl->SetKernelArg(k, index, sizeof(T), &v), "clSetKernelArg");
 }
 
