@@ -251,6 +251,20 @@ void run_case(const combo& c) {
       }
       h.expect("combine(beta=0)", h.get(e2), want, mag, y0);
     }
+    {  // y among the inputs: refused, nothing changed
+      const std::vector<double> y0 = h.get(e2);
+      const int with_y[2] = {e1, e2};
+      std::vector<double> cf(2 * std::size_t(c.k), 1.0);
+      int status = CNC_OK;
+      try {
+        h.sys->combine(with_y, 2, cf.data(), one.data(), e2);
+      } catch (const cnc::error& e) {
+        status = e.status();
+      }
+      if (status != CNC_ERR_INVALID_VALUE)
+        fail_msg("%s: combine into one of its inputs gave status %d", c.label().c_str(), status);
+      if (h.get(e2) != y0) fail_msg("%s: a refused combine changed y", c.label().c_str());
+    }
   }
   // SSOR: the CPU backend's sweeps against the same sweeps written here on the values read back;
   // the GPU backends refuse it (CNC_ERR_UNSUPPORTED), with the output unchanged.

@@ -196,6 +196,8 @@ static void test_symmetric_picks_the_solver(void** state) {
     const stats sn = solve_with(&a, b, 1, &named, x_named);
     printf("  CNC_SYMMETRIC %d: default solver %d iterations, %s %d\n", !nonsym, sd.iters,
            nonsym ? "BiCGSTAB" : "CG", sn.iters);
+    assert_int_equal(sd.solver_used, named.solver);
+    assert_int_equal(sn.solver_used, named.solver);
     assert_int_equal(sd.iters, sn.iters);
     assert_int_equal(sd.reason, sn.reason);
     assert_memory_equal(x_def, x_named, bytes);

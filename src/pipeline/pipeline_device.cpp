@@ -94,7 +94,7 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
   if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES)
     throw error(CNC_ERR_INVALID_VALUE,
                 ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES take ||b|| "
-                "from b on the host)");
+                "from b on the host; CNC_SOLVER_DEFAULT means BiCGSTAB when CNC_SYMMETRIC is 0)");
   if (o.ssor_omega > 0)
     throw error(CNC_ERR_UNSUPPORTED,
                 ": arrays in device memory cannot use SSOR (it runs on the CPU backend only)");

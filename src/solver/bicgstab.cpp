@@ -31,6 +31,9 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
   std::vector<double> rho(ks), alpha(ks), omega(ks), rhat2(ks), tmp(ks), tmp2(ks), coef(ks),
       ones(ks, 1.0), zeros(ks, 0.0), two(2 * ks);
   std::vector<char> fresh(ks, 1);  // r is a true residual (no verification needed)
+  // Per-iteration scalars, made once (every entry a running system reads is written first).
+  std::vector<double> rho_new(ks), beta(ks), rv(ks), vv(ks), ss(ks), tt(ks), ts(ks);
+  std::vector<char> redo(ks), half(ks), halt(ks);
 
   // (Re)starts the recurrences of the systems in `ops.active` from r = b - A x.
   auto restart = [&]() {
@@ -60,10 +63,9 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
 
     // One iteration on the running systems.
     ops.active = tr.running_mask();
-    std::vector<double> rho_new(ks), beta(ks), rv(ks), vv(ks), ss(ks), tt(ks), ts(ks);
     // A vanishing inner product: restart that system from its true residual (r̂ = r makes the
     // product ‖r‖² again), at most max_restarts times; after that it is a breakdown.
-    std::vector<char> redo(ks, 0);
+    std::fill(redo.begin(), redo.end(), 0);
     auto broke = [&](int j) {
       ops.active[j] = 0;
       if (tr.restarts[j] < prm.base.max_restarts && it < prm.base.max_iterations)
@@ -105,7 +107,8 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     }
     ops.axpby(coef.data(), v, ones.data(), r);  // r becomes s = r - α v
     ops.dot(r, r, ss.data());
-    std::vector<char> half(ks, 0), halt(ks, 0);
+    std::fill(half.begin(), half.end(), 0);
+    std::fill(halt.begin(), halt.end(), 0);
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       rho[j] = rho_new[j];

@@ -118,6 +118,7 @@ stats read_stats(void) {
   assert_int_equal(cncGetIntegerv(CNC_REASON, &s.reason), CNC_OK);
   assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &s.iters), CNC_OK);
   assert_int_equal(cncGetIntegerv(CNC_BACKEND_USED, &s.backend_used), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_SOLVER_USED, &s.solver_used), CNC_OK);
   assert_int_equal(cncGetDoublev(CNC_ERROR, &s.error), CNC_OK);
   assert_int_equal(cncGetDoublev(CNC_TRUE_ERROR, &s.true_error), CNC_OK);
   return s;

@@ -49,7 +49,7 @@ typedef struct {
 } opts;
 
 typedef struct {
-  CNCint reason, iters, backend_used;
+  CNCint reason, iters, backend_used, solver_used;
   double error, true_error;
 } stats;
 
