@@ -12,7 +12,9 @@
 // timed cnc call is a first solve of its arrays (the context's kept matrix dropped before it).
 // Then both solve again for a new b with the same matrix: cnc through a second cncSolveCSR with
 // the same arrays (it finds the matrix it keeps), the textbook path with its matrix still on the
-// device.
+// device. And again with new values of the same pattern (A scaled and its diagonal raised, in
+// other arrays): cnc through a third cncSolveCSR (same pattern: only the values go up), the
+// textbook path uploading the values into its matrix and recomputing its diagonal.
 // A second table runs a fixed number of iterations (threshold 0) and prints per-iteration times.
 // A third times assembly: cncAddIJCoefficient per entry, cncAddIJCoefficients in bulk,
 // pattern-first (row lengths, then cncSetIJCoefficientAtRowOffset per entry), each with its
@@ -209,15 +211,18 @@ cnc_times run_cnc(const problem& p, const std::vector<double>& b, std::vector<do
 }
 
 struct tb_times {
-  double total = 0, upload = 0, loop = 0, resolve = 0;
+  double total = 0, upload = 0, loop = 0, resolve = 0, revalue = 0;
   int iterations = 0;
 };
 
 // The textbook solve from the host CSR; with b2, then a second solve of the same matrix (kept on
-// the device) for b2, timed as `resolve` (b2 up, loop, x down).
+// the device) for b2, timed as `resolve` (b2 up, loop, x down); with val2 too, a third of the
+// same pattern with values val2 for b, timed as `revalue` (values up, diagonal, b up, loop, x
+// down).
 tb_times run_textbook(const problem& p, const std::vector<int>& rp32, const std::vector<double>& b,
                       std::vector<double>& x, double tol, int max_it,
-                      const std::vector<double>* b2 = nullptr) {
+                      const std::vector<double>* b2 = nullptr,
+                      const std::vector<double>* val2 = nullptr) {
   tb_times t;
   const double t0 = now();
   auto tb = std::make_unique<textbook::pcg<double>>(
@@ -232,6 +237,13 @@ tb_times run_textbook(const problem& p, const std::vector<int>& rp32, const std:
     tb->solve(b2->data(), tol, max_it);
     tb->get_x(x2.data());
     t.resolve = now() - t1;
+    if (val2) {
+      const double t2 = now();
+      tb->set_values(val2->data(), p.nnz());
+      tb->solve(b.data(), tol, max_it);
+      tb->get_x(x2.data());
+      t.revalue = now() - t2;
+    }
   }
   return t;
 }
@@ -243,7 +255,7 @@ void solve_table(const std::vector<problem>& probs, int reps, double tol) {
       "| problem | n | nnz | cnc backend/format | cnc total s | intake+conv | upload | solve | its "
       "| true res | textbook total s | upload+diag | loop | its | true res | cnc / textbook |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  std::vector<std::string> again;  // rows of the re-solve table
+  std::vector<std::string> again, revalued;  // rows of the re-solve tables
   for (const problem& p : probs) {
     const std::vector<double> b = rhs(p.n);
     std::vector<double> b2 = b;
@@ -254,15 +266,22 @@ void solve_table(const std::vector<problem>& probs, int reps, double tol) {
     const int max_it = 20000;
     run_cnc(p, b, x, tol, max_it);  // warm-up
     run_textbook(p, rp32, b, xt, tol, max_it);
-    std::vector<cnc_times> c, c2;
+    // The same pattern with other values (SPD still): 1.3 A + 0.1 diag(A), in other arrays.
+    problem p3 = p;
+    for (std::int32_t i = 0; i < p.n; ++i)
+      for (std::int64_t k = p.rp[i]; k < p.rp[i + 1]; ++k)
+        p3.val[k] = p.val[k] * (std::int32_t(p.col[k]) == i ? 1.4 : 1.3);
+    std::vector<cnc_times> c, c2, c3;
     std::vector<tb_times> t;
-    std::vector<double> res2;
+    std::vector<double> res2, res3;
     for (int r = 0; r < reps; ++r) {
       c.push_back(run_cnc(p, b, x, tol, max_it));
       std::vector<double> x2(x.size());
       c2.push_back(run_cnc(p, b2, x2, tol, max_it, false));  // same arrays, new b
       res2.push_back(true_residual(p, b2, x2));
-      t.push_back(run_textbook(p, rp32, b, xt, tol, max_it, &b2));
+      c3.push_back(run_cnc(p3, b, x2, tol, max_it, false));  // same pattern, new values
+      res3.push_back(true_residual(p3, b, x2));
+      t.push_back(run_textbook(p, rp32, b, xt, tol, max_it, &b2, &p3.val));
     }
     auto med = [](auto& v, auto f) {
       std::vector<double> a;
@@ -293,6 +312,16 @@ void solve_table(const std::vector<problem>& probs, int reps, double tol) {
                   med(c2, [](const cnc_times& e) { return e.solve; }), c2[0].iterations,
                   median(res2), t2t, c2t / t2t);
     again.push_back(line);
+    const double c3t = med(c3, [](const cnc_times& e) { return e.total; });
+    const double t3t = med(t, [](const tb_times& e) { return e.revalue; });
+    std::snprintf(line, sizeof line,
+                  "| %s | %d | %.4f | %.4f | %.4f | %.4f | %d | %.1e | %.4f | **%.2f** |\n",
+                  p.name.c_str(), p.n, c3t,
+                  med(c3, [](const cnc_times& e) { return e.conversion; }),
+                  med(c3, [](const cnc_times& e) { return e.upload; }),
+                  med(c3, [](const cnc_times& e) { return e.solve; }), c3[0].iterations,
+                  median(res3), t3t, c3t / t3t);
+    revalued.push_back(line);
   }
   std::printf(
       "\n## Again with a new b, same arrays (cnc: a second cncSolveCSR, which finds the matrix it "
@@ -300,6 +329,13 @@ void solve_table(const std::vector<problem>& probs, int reps, double tol) {
       "| problem | n | cnc s | fingerprint check | upload | solve | its | true res | textbook s | "
       "cnc / textbook |\n|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& l : again) std::printf("%s", l.c_str());
+  std::printf(
+      "\n## Again with new values of the same pattern, other arrays (cnc: a third cncSolveCSR, "
+      "which finds the pattern it keeps and moves only the values; textbook: values up into its "
+      "matrix, diagonal again, b up, loop, x down)\n\n"
+      "| problem | n | cnc s | pattern check + refill | values up | solve | its | true res | "
+      "textbook s | cnc / textbook |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& l : revalued) std::printf("%s", l.c_str());
 }
 
 // Small systems on each backend, for the automatic backend's size threshold: the same first

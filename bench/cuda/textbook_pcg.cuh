@@ -129,6 +129,14 @@ class pcg {
       cudaFree(v);
   }
 
+  // New values of the same pattern (nnz host values), as the user moves them: uploaded in
+  // place, the Jacobi diagonal computed again.
+  void set_values(const T* val, std::int64_t nnz) {
+    TB_CK(cudaMemcpy(val_, val, sizeof(T) * nnz, cudaMemcpyHostToDevice));
+    inverse_diagonal<<<blocks(), threads>>>(n_, rp_, col_, val_, d_);
+    TB_CK(cudaDeviceSynchronize());
+  }
+
   // x = 0, then iterations until ||r|| <= tol ||b|| (tol > 0) or max_it. b: n host values.
   // Returns the iterations run; *loop_seconds: the loop alone (after r = b is on the device).
   int solve(const T* b, double tol, int max_it, double* loop_seconds = nullptr) {

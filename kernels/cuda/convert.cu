@@ -47,6 +47,31 @@ __global__ void fill_sell(std::int32_t n, std::int32_t n_padded, const std::int6
   for (; t < w; ++t) scol[base + t * 32] = std::int32_t(i), sval[base + t * 32] = T(0);
 }
 
+// New values of the same pattern into a SELL built by fill_sell (its padding untouched), and
+// the inverse diagonal as inverse_diag computes it, the diagonal found by its stored column.
+__global__ void refill_sell(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
+                            const double* val, const std::int64_t* slice_ptr,
+                            const std::int32_t* scol, double* sval, bool jacobi, double* d,
+                            unsigned long long* zeros) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n_padded) return;
+  double di = 1.0;
+  if (i < n) {
+    const std::int64_t base = slice_ptr[i / 32] + i % 32;
+    double diag = 0.0;
+    std::int64_t t = base;
+    for (std::int64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e, t += 32) {
+      sval[t] = val[e];
+      if (scol[t] == i) diag = val[e];
+    }
+    if (diag == 0.0)
+      atomicAdd(zeros, 1ull);
+    else if (jacobi)
+      di = 1.0 / diag;
+  }
+  d[i] = di;
+}
+
 // One thread per padded row (whole warps = SELL slices): is the row canonical (offsets inside
 // [0, nnz] and not decreasing, columns in range and strictly increasing, values finite), and how
 // many entries its slice stores in SELL (as slice_widths counts them).
@@ -187,6 +212,15 @@ cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_p
   const std::int64_t n_padded = (std::int64_t(n) + 31) / 32 * 32;
   scan_rows<<<blocks_for(n_padded), block_threads, 0, s>>>(
       n, nnz, row_ptr, col, val, reinterpret_cast<unsigned int*>(out), out + 1);
+  return cudaGetLastError();
+}
+
+cudaError_t sell_refill(std::int32_t n, const std::int64_t* row_ptr, const double* val,
+                        const std::int64_t* slice_ptr, const std::int32_t* scol, double* sval,
+                        bool jacobi, double* d, unsigned long long* zeros, cudaStream_t s) {
+  const std::int32_t n_padded = (n + 31) / 32 * 32;
+  refill_sell<<<blocks_for(n_padded), block_threads, 0, s>>>(n, n_padded, row_ptr, val, slice_ptr,
+                                                             scol, sval, jacobi, d, zeros);
   return cudaGetLastError();
 }
 

@@ -93,6 +93,17 @@ class device_system {
   virtual void combine(const int* v, int count, const double* coef, const double* beta, int y) = 0;
   // Vector v to the host, column-major (n real rows per system), all k columns (for tests).
   virtual void read(int v, double* out) = 0;
+
+  // Same pattern, new values. `val`: device memory of this system's backend, one finite value
+  // per entry of the canonical CSR the system was built from (create_system_from_device with
+  // keep_pattern), in that CSR's order. Rewrites the stored values and the inverse diagonal in
+  // place (the layout, the work vectors and the launch set-up stay), giving the bits a build
+  // from that CSR would give; *zero_diagonals as device_build counts them. False, nothing
+  // changed, when this system cannot (it did not keep its pattern): the caller builds anew.
+  virtual bool refill_values([[maybe_unused]] const double* val, [[maybe_unused]] bool jacobi,
+                             [[maybe_unused]] std::int64_t* zero_diagonals) {
+    return false;
+  }
 };
 
 // A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the
@@ -171,13 +182,18 @@ class backend {
   // Blocks of a canonical device CSR cut into b x b blocks (count_blocks, on the device).
   virtual std::int64_t device_block_count(const device_csr& a, int b) const;
   // The caller's host CSR (0-based, row offsets already checked, entries not yet) copied as it
-  // is to the device, to be checked and converted there.
-  virtual std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw);
+  // is to the device, to be checked and converted there. values_only: only raw.val goes up
+  // (view.row_ptr and view.col stay null), for device_system::refill_values.
+  virtual std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw,
+                                                      bool values_only = false);
   // A double-precision device_system built from a canonical device CSR in any format,
   // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or
-  // absent, counted in info.zero_diagonals; all ones without jacobi).
+  // absent, counted in info.zero_diagonals; all ones without jacobi). keep_pattern: the system
+  // keeps on the device what refill_values needs beyond its own arrays (SELL: the CSR's row
+  // offsets, 8 bytes a row; BCRS: the offsets and columns, 4 more bytes an entry; CSR: nothing).
   virtual std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
                                                                    bool jacobi, int nrhs,
+                                                                   bool keep_pattern,
                                                                    device_build& info);
 };
 

@@ -54,14 +54,16 @@ std::int64_t backend::first_not_finite(const double*, std::int64_t) const {
 }
 device_csr_scan backend::scan_device_csr(const device_csr&) const { no_device_arrays(*this); }
 std::int64_t backend::device_block_count(const device_csr&, int) const { no_device_arrays(*this); }
-std::unique_ptr<device_csr_copy> backend::upload_csr(const csr_view&) { no_device_arrays(*this); }
+std::unique_ptr<device_csr_copy> backend::upload_csr(const csr_view&, bool) {
+  no_device_arrays(*this);
+}
 void device_system::ssor(int, int, double) {
   throw error(CNC_ERR_UNSUPPORTED,
               ": SSOR runs on the CPU backend only (its sweeps are sequential)");
 }
 
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
-                                                                  int, device_build&) {
+                                                                  int, bool, device_build&) {
   no_device_arrays(*this);
 }
 

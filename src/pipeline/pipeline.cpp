@@ -274,46 +274,61 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
                     col_bytes = std::size_t(now.nnz) * sizeof *in.col,
                     val_bytes = std::size_t(now.nnz) * sizeof *in.val;
   bool hashed = false;  // `now` holds the arrays' fingerprints (hashing never fails the solve)
-  auto hash = [&](int threads) {
+  auto hash_values = [&](int threads) {
+    piece_prints v = fingerprint_pieces(in.val, val_bytes, threads);
+    now.vals = v.whole, now.val_pieces = std::move(v.pieces);
+  };
+  auto hash = [&](int threads, bool values_only) {
     try {
-      now.rows = fingerprint_of(in.row_ptr, row_bytes, threads);
-      now.cols = fingerprint_of(in.col, col_bytes, threads);
-      piece_prints v = fingerprint_pieces(in.val, val_bytes, threads);
-      now.vals = v.whole, now.val_pieces = std::move(v.pieces);
+      if (!values_only) {
+        now.rows = fingerprint_of(in.row_ptr, row_bytes, threads);
+        now.cols = fingerprint_of(in.col, col_bytes, threads);
+      }
+      hash_values(threads);
       hashed = true;
     } catch (...) {  // e.g. no memory for the digests: nothing is remembered
     }
   };
   const int threads = host_threads(o.threads);
   const caller_content& last = last_caller_;
-  bool same = false;
+  bool same = false, same_pattern = false;
   double check = 0;  // the comparison's time, counted as intake
   if (prep_.dev && last.version != 0 && prep_.key.version == last.version && last.n == now.n &&
       last.nnz == now.nnz && last.base == now.base) {
-    // The device may hold these very arrays: compare before anything moves. New values (the
-    // common change) are seen within the first pieces; then nothing more is hashed here.
+    // The device may hold these very arrays, or their pattern: compare before anything moves.
+    // New values (the common change) are seen within the first pieces; then the pattern's
+    // arrays are hashed in full, the values later, while the device solves.
     const double t = now_seconds();
     try {
-      if (same_pieces(in.val, val_bytes, threads, last.val_pieces)) {
-        now.rows = fingerprint_of(in.row_ptr, row_bytes, threads);
-        now.cols = fingerprint_of(in.col, col_bytes, threads);
+      const bool same_values = same_pieces(in.val, val_bytes, threads, last.val_pieces);
+      now.rows = fingerprint_of(in.row_ptr, row_bytes, threads);
+      now.cols = fingerprint_of(in.col, col_bytes, threads);
+      same_pattern = now.rows == last.rows && now.cols == last.cols;
+      if (same_values) {
         now.vals = last.vals, now.val_pieces = last.val_pieces;
         hashed = true;
-        same = now.same_arrays(last);
+        same = same_pattern;
       }
     } catch (...) {  // no comparison: solved anew
+      same_pattern = false;
     }
     check = now_seconds() - t;
   }
   if (same) {
     version = last.version;
     solve_any(o, nullptr, &in, version, k, b, x, stats);
+  } else if (same_pattern) {
+    // The pattern's fingerprints are known; the values' are taken while the device solves.
+    version = last.version;
+    solve_any(
+        o, nullptr, &in, version, k, b, x, stats,
+        [&hash, threads] { hash(std::max(1, threads / 2), true); }, true);
   } else {
     // The fingerprints of new arrays are taken while the device solves, on half the cores (the
     // hash is bound by memory bandwidth, and the thread driving the device keeps a core: with
     // every core hashing, an H100 solve of 16.8 M rows took 10 % longer).
     solve_any(o, nullptr, &in, version, k, b, x, stats,
-              [&hash, threads] { hash(std::max(1, threads / 2)); });
+              [&hash, threads] { hash(std::max(1, threads / 2), false); });
   }
   stats.conversion += check;
   stats.elapsed += check;
@@ -325,7 +340,8 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
 
 void pipeline::solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
                          std::uint64_t version, int k, const double* b, double* x,
-                         solve_stats& stats, const std::function<void()>& alongside) {
+                         solve_stats& stats, const std::function<void()>& alongside,
+                         bool new_values) {
   const double t0 = now_seconds();
   struct release_at_end {  // CNC_KEEP_MATRIX off: nothing stays, whatever happens
     pipeline* p;
@@ -384,21 +400,22 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
           have ? caller_csr{a.n, a.row_ptr.data(),
                             reinterpret_cast<const std::uint32_t*>(a.col.data()), a.val.data(), 0}
                : *raw;
-      const bool cached = prep_.dev && prep_.key == key_for(o, version, be_.get(), k);
+      bool cached = prep_.dev && prep_.key == key_for(o, version, be_.get(), k);
+      if (cached && new_values) cached = refill(o, *raw, stats);  // false: nothing prepared
       // What a solver reads on the host: the CSR, for a true residual not computed on the device
       // (precisions other than double). Every method computes it on the device in double.
       const bool host_csr_read = o.prec != precision::f64;
       const bool intake = !cached && in.base == 0 && be_->takes_device_arrays() &&
                           o.prec == precision::f64 && !host_csr_read;
       const csr_view none{n, {}, {}, {}};
-      if (cached)
+      if (cached && !new_values)
         log_to(o, CNC_LOG_INFO,
                std::string("the ") + (be_->api_id() == CNC_BACKEND_CPU ? "backend" : "device") +
                    " already holds this matrix: nothing converted or uploaded");
       if (cached && !have && !host_csr_read) {
-        stats.conversion = 0, stats.upload = 0;  // the device holds this very matrix
+        if (!new_values) stats.conversion = 0, stats.upload = 0;  // the device holds this matrix
         run(o, none, k, b, x, false, stats, alongside);
-      } else if (intake && device_intake(o, in, version, k, stats)) {
+      } else if (intake && device_intake(o, in, version, k, raw && o.keep_matrix, stats)) {
         run(o, none, k, b, x, false, stats, alongside);
       } else {
         canonical_view();

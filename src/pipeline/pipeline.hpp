@@ -117,7 +117,9 @@ class pipeline {
   // also names the first bad entry of a CSR the device check refused.
   // The arrays' fingerprints are kept (computed while the device solves): a later call with
   // the same arrays (same bytes, wherever they lie) reuses the prepared system and moves only
-  // b and x. `version` is a fresh value; the previous one is used when the arrays are equal.
+  // b and x; with the same row offsets and columns and new values, only the values go up and
+  // are written into the device's layout in place (refill). `version` is a fresh value; the
+  // previous one is used when the pattern is equal.
   void solve_user(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
                   const double* b, double* x, solve_stats& stats);
   // The same with the matrix, b and x in CUDA device memory of the backend's device. x is
@@ -136,17 +138,24 @@ class pipeline {
   void prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                solve_stats& stats);
   // `alongside` (may be empty) runs while the backend solves: on another thread when the solve
-  // runs on a GPU, after it on the CPU backend (whose solve uses every core).
+  // runs on a GPU, after it on the CPU backend (whose solve uses every core). new_values: `raw`
+  // has the pattern of the matrix prepared under `version` and other values (refill).
   void solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
                  std::uint64_t version, int k, const double* b, double* x, solve_stats& stats,
-                 const std::function<void()>& alongside = {});
+                 const std::function<void()>& alongside = {}, bool new_values = false);
   // Host CSR (row offsets already checked) -> device as it is -> checked and converted there.
   // False (nothing kept) when the device finds the CSR not canonical: the host path follows.
+  // keep_pattern: the system can be refilled (create_system_from_device).
   bool device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
-                     solve_stats& stats);
+                     bool keep_pattern, solve_stats& stats);
   // prep_ from a canonical CSR in the backend's device memory, built there in format fmt.
   void prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
-                           std::uint64_t version, int k);
+                           std::uint64_t version, int k, bool keep_pattern);
+  // The prepared system takes the caller's new values of its pattern: only the values go up,
+  // and are written in place on the device (device_system::refill_values). False, with nothing
+  // prepared any more, when that cannot be done (the values are not all finite, the backend or
+  // the system cannot): the caller then prepares anew.
+  bool refill(const solve_options& o, const caller_csr& in, solve_stats& stats);
   void run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
            bool on_device, solve_stats& stats, const std::function<void()>& alongside = {});
 

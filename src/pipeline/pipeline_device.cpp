@@ -21,7 +21,7 @@ namespace cnc {
 using namespace pipeline_detail;
 
 bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
-                             int k, solve_stats& stats) {
+                             int k, bool keep_pattern, solve_stats& stats) {
   const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
   const std::int64_t nnz = in.row_ptr[in.n];
   const csr_view raw{in.n,
@@ -52,7 +52,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
           : from_api_format(o.format);
   const double tb = now_seconds();
   try {
-    prepare_from_device(o, up->view, fmt, version, k);
+    prepare_from_device(o, up->view, fmt, version, k, keep_pattern);
   } catch (const error& e) {
     if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
     log_to(o, CNC_LOG_INFO, "device memory too small for the CSR and its conversion: host path");
@@ -72,10 +72,10 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
 }
 
 void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
-                                   std::uint64_t version, int k) {
+                                   std::uint64_t version, int k, bool keep_pattern) {
   prep_ = prepared_system{};
   device_build info;
-  prep_.dev = be_->create_system_from_device(a, fmt, o.jacobi, k, info);
+  prep_.dev = be_->create_system_from_device(a, fmt, o.jacobi, k, keep_pattern, info);
   prep_.key = key_for(o, version, be_.get(), k);
   prep_.fmt = fmt;
   prep_.stored = info.stored;
@@ -83,6 +83,47 @@ void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, 
   prep_.zero_diagonals = info.zero_diagonals;
   prep_.n_padded = padded_rows(a.n, fmt);
 }
+
+bool pipeline::refill(const solve_options& o, const caller_csr& in, solve_stats& stats) {
+  if (!be_->takes_device_arrays()) {
+    release_matrix();
+    return false;
+  }
+  try {
+    const double tu = now_seconds();
+    const std::int64_t nnz = in.row_ptr[in.n];
+    const csr_view values{in.n, {}, {}, {in.val, std::size_t(nnz)}};
+    std::unique_ptr<device_csr_copy> up;
+    try {
+      up = be_->upload_csr(values, true);
+    } catch (const error& e) {
+      if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+      up.reset();
+    }
+    const double tc = now_seconds();
+    std::int64_t zeros = 0;
+    // A value that is not finite: the full path names it.
+    if (!up || be_->first_not_finite(up->view.val, nnz) >= 0 ||
+        !prep_.dev->refill_values(up->view.val, o.jacobi, &zeros)) {
+      release_matrix();
+      return false;
+    }
+    prep_.zero_diagonals = zeros;
+    const double te = now_seconds();
+    stats.upload = tc - tu;
+    stats.conversion = te - tc;
+    char line[128];
+    std::snprintf(line, sizeof line,
+                  "same pattern, new values: values up %.3f ms, refilled in place %.3f ms",
+                  1e3 * (tc - tu), 1e3 * (te - tc));
+    log_to(o, CNC_LOG_INFO, line);
+    return true;
+  } catch (...) {
+    release_matrix();  // the system may hold part of the new values
+    throw;
+  }
+}
+
 void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k, const double* b,
                             double* x, solve_stats& stats) {
   const double t0 = now_seconds();
@@ -167,7 +208,7 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
             : from_api_format(o.format);
     const double tu = now_seconds();
     stats.conversion = tu - tc;  // the scan
-    prepare_from_device(o, dc, fmt, 0, k);
+    prepare_from_device(o, dc, fmt, 0, k, false);
     stats.upload = now_seconds() - tu;  // device-side conversion and copies
   }
   run(o, a, k, b, x, true, stats);

@@ -199,7 +199,7 @@ class cuda_backend final : public backend {
     device_buffer ptr(sizeof(std::int64_t) * (std::size_t(a.n + b - 1) / b + 1));
     return cuda_system::bcrs_offsets(a, b, ptr.as<std::int64_t>(), nullptr);
   }
-  std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw) override {
+  std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw, bool values_only) override {
     check(cudaSetDevice(dev_), "cudaSetDevice");
     struct copy final : device_csr_copy {
       device_buffer rp, col, val;
@@ -208,8 +208,10 @@ class cuda_backend final : public backend {
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
     try {
-      c->rp = upload(*stage_, raw.row_ptr.data(), raw.row_ptr.size(), s);
-      c->col = upload(*stage_, raw.col.data(), raw.col.size(), s);
+      if (!values_only) {
+        c->rp = upload(*stage_, raw.row_ptr.data(), raw.row_ptr.size(), s);
+        c->col = upload(*stage_, raw.col.data(), raw.col.size(), s);
+      }
       c->val = upload(*stage_, raw.val.data(), raw.val.size(), s);
       check(cudaStreamSynchronize(s), "matrix upload");
     } catch (...) {
@@ -223,10 +225,10 @@ class cuda_backend final : public backend {
     return c;
   }
   std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
-                                                           bool jacobi, int nrhs,
+                                                           bool jacobi, int nrhs, bool keep_pattern,
                                                            device_build& info) override {
     return std::make_unique<cuda_system>(dev_, sm_count_, cooperative_, *stage_, a, f, jacobi, nrhs,
-                                         info);
+                                         keep_pattern, info);
   }
 
  private:

@@ -87,6 +87,12 @@ cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std:
 cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
                       std::int32_t* scol, void* sval, cudaStream_t s);
+// New values (device, CSR order, double) of the pattern a SELL of double values was built from
+// by sell_fill: written into sval where sell_fill put them, padding untouched; d and *zeros as
+// inverse_diagonal computes them (*zeros is added to: the caller zeroes it).
+cudaError_t sell_refill(std::int32_t n, const std::int64_t* row_ptr, const double* val,
+                        const std::int64_t* slice_ptr, const std::int32_t* scol, double* sval,
+                        bool jacobi, double* d, unsigned long long* zeros, cudaStream_t s);
 // Caller arrays in device memory (convert.cu). scan_csr: out[0] != 0 when the CSR is not
 // canonical (see scan_rows), out[1] = entries of its SELL form; out: 2 device words.
 cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,

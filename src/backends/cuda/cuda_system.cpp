@@ -120,7 +120,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
 // From a canonical CSR in device memory (the caller's arrays), double precision: CSR is
 // copied device to device, SELL built from it, the inverse diagonal computed here.
 cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, const device_csr& a,
-                         format f, bool jacobi, int nrhs, device_build& info)
+                         format f, bool jacobi, int nrhs, bool keep_pattern, device_build& info)
     : stager_(&st), dev_(dev), pr_(precision::f64), nrhs_(nrhs) {
   if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
   check(cudaSetDevice(dev_), "cudaSetDevice");
@@ -170,8 +170,59 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   unsigned long long z = 0;
   check(cudaMemcpyAsync(&z, zeros.get(), sizeof z, cudaMemcpyDeviceToHost, stream_),
         "inverse diagonal");
+  if (keep_pattern && f != format::csr) {
+    pattern_rp_ = device_buffer(sizeof(std::int64_t) * (std::size_t(a.n) + 1));
+    check(cudaMemcpyAsync(pattern_rp_.get(), a.row_ptr, pattern_rp_.bytes(),
+                          cudaMemcpyDeviceToDevice, stream_),
+          "pattern copy");
+    if (is_block(f) && a.nnz) {
+      pattern_col_ = device_buffer(sizeof(std::int32_t) * std::size_t(a.nnz));
+      check(cudaMemcpyAsync(pattern_col_.get(), a.col, pattern_col_.bytes(),
+                            cudaMemcpyDeviceToDevice, stream_),
+            "pattern copy");
+    }
+  }
+  refillable_ = keep_pattern;
+  nnz_ = a.nnz;
   setup_groups(sm_count, cooperative);  // synchronizes
   info.zero_diagonals = std::int64_t(z);
+}
+
+// The values of the same pattern rewritten where the build put them (the layout is untouched,
+// so a captured graph and the launch set-up stay valid), then the diagonal, as the build does.
+bool cuda_system::refill_values(const double* val, bool jacobi, std::int64_t* zero_diagonals) {
+  if (!refillable_) return false;
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  device_buffer zeros(sizeof(unsigned long long));
+  check(cudaMemsetAsync(zeros.get(), 0, zeros.bytes(), stream_), "cudaMemset");
+  auto* const z = zeros.as<unsigned long long>();
+  if (mat_.fmt == format::sell) {
+    check(cuda::sell_refill(n_real_, pattern_rp_.as<std::int64_t>(), val,
+                            row_ptr_.as<std::int64_t>(), col_.as<std::int32_t>(), val_.as<double>(),
+                            jacobi, d_.as<double>(), z, stream_),
+          "SELL refill");
+  } else if (mat_.fmt == format::csr) {
+    if (nnz_)
+      check(cudaMemcpyAsync(val_.get(), val, sizeof(double) * std::size_t(nnz_),
+                            cudaMemcpyDeviceToDevice, stream_),
+            "CSR refill");
+    check(cuda::inverse_diagonal(n_real_, n_, row_ptr_.as<std::int64_t>(), col_.as<std::int32_t>(),
+                                 val_.as<double>(), jacobi, d_.as<double>(), z, stream_),
+          "inverse diagonal");
+  } else {
+    const std::int64_t* rp = pattern_rp_.as<std::int64_t>();
+    const std::int32_t* col = pattern_col_.as<std::int32_t>();
+    check(cuda::bcrs_fill(block_size(mat_.fmt), n_real_, rp, col, val, row_ptr_.as<std::int64_t>(),
+                          col_.as<std::int32_t>(), val_.as<double>(), stream_),
+          "BCRS refill");
+    check(cuda::inverse_diagonal(n_real_, n_, rp, col, val, jacobi, d_.as<double>(), z, stream_),
+          "inverse diagonal");
+  }
+  unsigned long long count = 0;
+  check(cudaMemcpyAsync(&count, z, sizeof count, cudaMemcpyDeviceToHost, stream_), "refill");
+  check(cudaStreamSynchronize(stream_), "refill");
+  *zero_diagonals = std::int64_t(count);
+  return true;
 }
 
 // Work vectors, groups, launch configuration; the matrix and d_ are on the device already.

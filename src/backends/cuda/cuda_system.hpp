@@ -39,8 +39,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
               std::span<const double> d, precision p, int nrhs);
   // From a canonical CSR in device memory (the caller's arrays), double precision: CSR is
   // copied device to device, SELL built from it, the inverse diagonal computed here.
+  // keep_pattern: what refill_values needs is kept (pattern_rp_, pattern_col_).
   cuda_system(int dev, int sm_count, bool cooperative, stager& st, const device_csr& a, format f,
-              bool jacobi, int nrhs, device_build& info);
+              bool jacobi, int nrhs, bool keep_pattern, device_build& info);
   ~cuda_system() override;
 
   void set_vectors(const double* b, const double* x) override;
@@ -64,6 +65,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void axpby(const double* alpha, int x, const double* beta, int y) override;
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override;
   void read(int v, double* out) override;
+  bool refill_values(const double* val, bool jacobi, std::int64_t* zero_diagonals) override;
 
   // probe
   void read_vector(cuda::vec_id v, double* out) override;
@@ -105,10 +107,15 @@ class cuda_system final : public device_system, public cuda::system_probe {
   precision pr_;
   int nrhs_;
   std::int32_t n_real_ = 0;
-  std::int32_t n_ = 0;  // padded rows
+  std::int32_t n_ = 0;    // padded rows
+  std::int64_t nnz_ = 0;  // entries of the CSR a device build started from
   std::size_t vsize_ = sizeof(double);
   cudaStream_t stream_ = nullptr;
   device_buffer row_ptr_, col_, val_, d_, state_, staging_;
+  // The canonical CSR's row offsets (SELL, BCRS) and columns (BCRS) the matrix was built from,
+  // kept for refill_values; empty when not asked for.
+  device_buffer pattern_rp_, pattern_col_;
+  bool refillable_ = false;
   cuda::matrix_view mat_;
   double avg_per_row_ = 0;  // entries (CSR) or blocks (BCRS) per (block) row
   std::vector<group> groups_;
