@@ -2,10 +2,11 @@
 // solves.
 //
 // iterate() (CUDA graphs, or the persistent kernel for small SELL systems) equals the same
-// single steps bit for bit and reproduces itself; SELL built on the device equals the host's
-// conversion; whole solves converge to a small true residual (host, double); status transitions
-// computed on the device (NaN input, zero right-hand side, indefinite matrix). Without a usable
-// CUDA device the whole program exits 77 after printing why.
+// single steps bit for bit and reproduces itself (SELL built on the device is checked against the
+// host's conversion in the generic backend suite, test_backend.cpp); whole solves converge to a
+// small true residual (host, double); status transitions computed on the device (NaN input, zero
+// right-hand side, indefinite matrix). Without a usable CUDA device the whole program exits 77
+// after printing why.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -102,43 +103,6 @@ void test_graph_matches_steps(void**) {
   // SELL at n = 30000 with k <= 8 must have taken the persistent path by default.
   if (persistent_runs != 6)
     fail_msg("persistent kernel used in %d runs, expected 6", persistent_runs);
-}
-
-// SELL built on the device from the CSR (what the pipeline does, builds_on_device) against the
-// host conversion handed over: the same layout, so the same SpMV products and iterations bit for
-// bit, in every precision, for sizes that end mid-slice, one row, and rows much longer than the
-// rest (wide slices).
-void test_device_sell_matches_host(void**) {
-  assert_true(g_backend->builds_on_device(format::sell));
-  assert_false(g_backend->builds_on_device(format::csr));
-  for (const csr_matrix& a : {random_spd(1, 0, 61), random_spd(45, 3, 62), random_spd(3001, 40, 63),
-                              random_spd(70003, 6, 64)})
-    for (precision p : all_precisions)
-      for (int k : {1, 3}) {
-        auto t = make_test_matrix(a, format::sell);
-        host_matrix on_device = t->hm;
-        on_device.sell = nullptr;
-        assert_int_equal(on_device.n_padded(), t->hm.n_padded());
-        std::vector<double> b = random_vec(std::size_t(a.n) * k, 7), x0(b.size(), 0.0);
-        std::vector<double> thr2(k, 1e-40), xs[2], ys[2];
-        std::vector<rhs_state> ss[2];
-        for (int run = 0; run < 2; ++run) {
-          auto sys = g_backend->create_system(run ? on_device : t->hm, t->d, p, k);
-          ys[run].resize(b.size());
-          sys->apply(b.data(), ys[run].data());
-          sys->set_vectors(b.data(), x0.data());
-          sys->init(thr2.data());
-          sys->iterate(23);
-          xs[run].resize(b.size());
-          ss[run].resize(k);
-          sys->get_x(xs[run].data());
-          sys->read_state(ss[run].data());
-        }
-        if (std::memcmp(ys[0].data(), ys[1].data(), ys[0].size() * sizeof(double)) != 0 ||
-            std::memcmp(xs[0].data(), xs[1].data(), xs[0].size() * sizeof(double)) != 0 ||
-            std::memcmp(ss[0].data(), ss[1].data(), k * sizeof(rhs_state)) != 0)
-          fail_msg("n=%d %s k=%d: device-built SELL differs from the host's", a.n, pname(p), k);
-      }
 }
 
 // Whole solves: converge, then the true residual (host, double) is small; further iterations are
@@ -251,7 +215,6 @@ int main() {
       cmocka_unit_test(test_graph_matches_steps),
       cmocka_unit_test(test_solve),
       cmocka_unit_test(test_status),
-      cmocka_unit_test(test_device_sell_matches_host),
   };
   const int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   g_backend.reset();

@@ -199,3 +199,35 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     }
   }
 }
+
+#if FMT == SELL_C && HAS_FP64
+// CSR -> SELL on the device, the host's layout (conversion/convert.cpp csr_to_sell) bit for bit:
+// the host computes slice_ptr (sell_slice_offsets) and uploads the canonical CSR as it is; one
+// work-item per padded row writes its entries, then its padding (value 0, own row as column),
+// at stride SELL_C. Rows past n are identity rows. Values are converted to VAL_T here.
+__kernel void sell_fill(int n, int n_padded, __global const long* row_ptr,
+                        __global const int* csr_col, __global const double* csr_val,
+                        __global const IDX_T* slice_ptr, __global int* scol,
+                        __global VAL_T* sval) {
+  const int i = get_global_id(0);
+  if (i >= n_padded) return;
+  const int s = i / SELL_C;
+  const IDX_T base = slice_ptr[s] + i % SELL_C;
+  const IDX_T w = (slice_ptr[s + 1] - slice_ptr[s]) / SELL_C;
+  IDX_T t = 0;
+  if (i < n) {
+    for (long e = row_ptr[i]; e < row_ptr[i + 1]; ++e, ++t) {
+      scol[base + t * SELL_C] = csr_col[e];
+      sval[base + t * SELL_C] = (VAL_T)csr_val[e];
+    }
+  } else {
+    scol[base] = i;
+    sval[base] = (VAL_T)1;
+    t = 1;
+  }
+  for (; t < w; ++t) {
+    scol[base + t * SELL_C] = i;
+    sval[base + t * SELL_C] = (VAL_T)0;
+  }
+}
+#endif

@@ -279,6 +279,26 @@ std::int64_t sell_entries(const csr_view& a) {
   return exclusive_scan(part);
 }
 
+std::vector<std::int64_t> sell_slice_offsets(const csr_view& a) {
+  const std::int32_t C = sell_slice, ns = (a.n + C - 1) / C;
+  const std::int64_t grain = row_grain / 32;
+  std::vector<std::int64_t> ptr(std::size_t(ns) + 1, 0);
+  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(ns, grain)), 0);
+  const int threads = host_threads();
+  parallel_pieces(ns, grain, threads, [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
+    for (std::int64_t s = s0; s < s1; ++s) {
+      ptr[s + 1] = slice_width(a, std::int32_t(s)) * C;
+      part[p] += ptr[s + 1];
+    }
+  });
+  exclusive_scan(part);
+  parallel_pieces(ns, grain, threads, [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
+    std::int64_t base = part[p];
+    for (std::int64_t s = s0; s < s1; ++s) ptr[s + 1] = base += ptr[s + 1];
+  });
+  return ptr;
+}
+
 sell_matrix csr_to_sell(const csr_view& a) {
   const std::int32_t C = sell_slice;
   sell_matrix m;
@@ -286,44 +306,32 @@ sell_matrix csr_to_sell(const csr_view& a) {
   m.n_slices = (a.n + C - 1) / C;
   const int threads = host_threads();
   const std::int64_t grain = row_grain / 32;
-  m.slice_ptr.assign(std::size_t(m.n_slices) + 1, 0);
-  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(m.n_slices, grain)), 0);
-  parallel_pieces(m.n_slices, grain, threads,
-                  [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
-                    for (std::int64_t s = s0; s < s1; ++s) {
-                      m.slice_ptr[s + 1] = slice_width(a, std::int32_t(s)) * C;
-                      part[p] += m.slice_ptr[s + 1];
-                    }
-                  });
-  const std::int64_t entries = exclusive_scan(part);
+  m.slice_ptr = sell_slice_offsets(a);
+  const std::int64_t entries = m.slice_ptr.back();
   // No value-initialization: every entry is written below, each slice by one piece.
   m.col.resize(std::size_t(entries));
   m.val.resize(std::size_t(entries));
-  parallel_pieces(
-      m.n_slices, grain, threads, [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
-        std::int64_t base = part[p];
-        for (std::int64_t s = s0; s < s1; ++s) {
-          const std::int64_t w = m.slice_ptr[s + 1] / C;
-          m.slice_ptr[s + 1] = base + w * C;
-          for (std::int32_t l = 0; l < C; ++l) {
-            const std::int32_t i = std::int32_t(s) * C + l;
-            std::int64_t t = 0;
-            if (i < a.n) {
-              for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e, ++t) {
-                m.col[std::size_t(base + t * C + l)] = a.col[e];
-                m.val[std::size_t(base + t * C + l)] = a.val[e];
-              }
-            } else {  // identity padding row
-              m.col[std::size_t(base + l)] = i;
-              m.val[std::size_t(base + l)] = 1.0;
-              t = 1;
-            }
-            for (; t < w; ++t)  // value 0, own row
-              m.col[std::size_t(base + t * C + l)] = i, m.val[std::size_t(base + t * C + l)] = 0.0;
+  parallel_pieces(m.n_slices, grain, threads, [&](std::int64_t, std::int64_t s0, std::int64_t s1) {
+    for (std::int64_t s = s0; s < s1; ++s) {
+      const std::int64_t base = m.slice_ptr[s], w = (m.slice_ptr[s + 1] - base) / C;
+      for (std::int32_t l = 0; l < C; ++l) {
+        const std::int32_t i = std::int32_t(s) * C + l;
+        std::int64_t t = 0;
+        if (i < a.n) {
+          for (std::int64_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e, ++t) {
+            m.col[std::size_t(base + t * C + l)] = a.col[e];
+            m.val[std::size_t(base + t * C + l)] = a.val[e];
           }
-          base += w * C;
+        } else {  // identity padding row
+          m.col[std::size_t(base + l)] = i;
+          m.val[std::size_t(base + l)] = 1.0;
+          t = 1;
         }
-      });
+        for (; t < w; ++t)  // value 0, own row
+          m.col[std::size_t(base + t * C + l)] = i, m.val[std::size_t(base + t * C + l)] = 0.0;
+      }
+    }
+  });
   return m;
 }
 

@@ -39,6 +39,9 @@ csr_matrix bcrs_to_csr(const bcrs_matrix& m);
 
 // Entries SELL stores for `a` (padding included), without building it.
 std::int64_t sell_entries(const csr_view& a);
+// SELL's slice offsets (sell_matrix::slice_ptr) of a canonical CSR: what a backend that fills
+// the layout on the device (backend::builds_on_device) needs from the host.
+std::vector<std::int64_t> sell_slice_offsets(const csr_view& a);
 sell_matrix csr_to_sell(const csr_view& a);
 
 // Bytes one SpMV reads from the matrix in format f with value_bytes-wide values; `stored` is the

@@ -57,6 +57,7 @@ loaded open_loader() {
          resolve(lib, "clEnqueueCopyBuffer", a.EnqueueCopyBuffer, w) &&
          resolve(lib, "clEnqueueFillBuffer", a.EnqueueFillBuffer, w) &&
          resolve(lib, "clEnqueueMapBuffer", a.EnqueueMapBuffer, w) &&
+         resolve(lib, "clEnqueueUnmapMemObject", a.EnqueueUnmapMemObject, w) &&
          resolve(lib, "clWaitForEvents", a.WaitForEvents, w) &&
          resolve(lib, "clReleaseEvent", a.ReleaseEvent, w) &&
          resolve(lib, "clGetEventInfo", a.GetEventInfo, w) &&

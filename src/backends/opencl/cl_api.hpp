@@ -31,6 +31,7 @@ struct api {
   decltype(&::clEnqueueCopyBuffer) EnqueueCopyBuffer;
   decltype(&::clEnqueueFillBuffer) EnqueueFillBuffer;
   decltype(&::clEnqueueMapBuffer) EnqueueMapBuffer;
+  decltype(&::clEnqueueUnmapMemObject) EnqueueUnmapMemObject;
   decltype(&::clWaitForEvents) WaitForEvents;
   decltype(&::clReleaseEvent) ReleaseEvent;
   decltype(&::clGetEventInfo) GetEventInfo;

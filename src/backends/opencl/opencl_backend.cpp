@@ -56,6 +56,8 @@ class opencl_backend final : public backend {
   // GPUs: SELL's one work-item per row with coalesced slices beats scalar CSR on even rows; on
   // CPUs (PoCL) a work-item walks its rows alone and CSR's contiguous rows stream better.
   bool prefers_sliced() const override { return dev_.gpu; }
+  // SELL is filled on the device from the CSR (its kernel reads the double values).
+  bool builds_on_device(format f) const override { return f == format::sell && fp64_; }
   // GPUs: a convergence check (queue drain + read) costs about as much as a few iterations.
   int default_check_interval() const override { return dev_.gpu ? 16 : 2; }
 

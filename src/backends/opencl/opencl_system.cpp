@@ -22,6 +22,7 @@
 #include "backends/opencl/cl_error.hpp"
 #include "backends/opencl/opencl_vectors.hpp"
 #include "cnc.h"
+#include "conversion/convert.hpp"
 #include "util/environment.hpp"
 #include "util/error.hpp"
 #include "util/lease.hpp"
@@ -77,6 +78,9 @@ class stager {
                         std::memcpy(to + a, from + a, std::size_t(e - a));
                       });
       err = cl_.EnqueueWriteBuffer(q, dst, CL_FALSE, off, len, to, 0, nullptr, &done[b]);
+      // Submitted now, so that it runs while the next chunk is copied (unflushed, it would
+      // start only at the wait for its buffer: no overlap).
+      if (err == CL_SUCCESS) err = cl_.Flush(q);
     }
     wait(0), wait(1);
     check(err, "clEnqueueWriteBuffer (staged)");
@@ -112,10 +116,12 @@ class opencl_system final : public device_system {
       : cl_(cl), dev_(dev), k_(k) {
     // SELL: one work-item per row, padding rows included (they are identity rows of the slices).
     const bool blocked = is_block(a.fmt), sell = a.fmt == format::sell;
-    if (a.csr.row_ptr.empty() || (blocked && !a.bcrs) || (sell && !a.sell))
+    // SELL without its host layout: filled on the device from the CSR (builds_on_device).
+    if (a.csr.row_ptr.empty() || (blocked && !a.bcrs) || (sell && !a.sell && !fp64))
       throw error(CNC_ERR_INVALID_VALUE,
                   "OpenCL backend: the matrix of the chosen format is missing");
-    n_ = blocked ? a.bcrs->n : sell ? a.sell->n : a.csr.n;
+    if (sell && !a.sell) slice_ptr_ = sell_slice_offsets(a.csr);
+    n_ = blocked ? a.bcrs->n : a.csr.n;
     np_ = a.n_padded();
     fmt_ = group_rows(a.fmt);
     units_ = blocked ? a.bcrs->n_block_rows : np_;
@@ -221,9 +227,10 @@ class opencl_system final : public device_system {
   std::size_t vec_bytes() const { return static_cast<std::size_t>(np_) * k_ * vs_; }
 
   void build(const host_matrix& a, const tuning& t) {
-    const std::int64_t entries = a.fmt == format::csr    ? a.csr.nnz()
-                                 : a.fmt == format::sell ? a.sell->entries()
-                                                         : a.bcrs->n_blocks() * fmt_ * fmt_;
+    const std::int64_t entries = a.fmt == format::csr ? a.csr.nnz()
+                                 : a.fmt == format::sell
+                                     ? (a.sell ? a.sell->entries() : slice_ptr_.back())
+                                     : a.bcrs->n_blocks() * fmt_ * fmt_;
     wide_idx_ = entries >= INT_MAX;
     const bool wide_off = static_cast<std::int64_t>(np_) * k_ >= INT_MAX;
 
@@ -366,14 +373,16 @@ class opencl_system final : public device_system {
   void upload_matrix(const host_matrix& a, std::span<const double> d) {
     // SELL's slice_ptr plays the part of the row offsets (in entries, 64-bit on the host).
     const bool csr = a.fmt == format::csr, sell = a.fmt == format::sell;
-    const std::span<const std::int64_t> rp = csr ? a.csr.row_ptr
+    const bool fill = sell && !a.sell;  // SELL filled here from the CSR
+    const std::span<const std::int64_t> rp = csr    ? a.csr.row_ptr
+                                             : fill ? std::span<const std::int64_t>(slice_ptr_)
                                              : sell
                                                  ? std::span<const std::int64_t>(a.sell->slice_ptr)
                                                  : std::span<const std::int64_t>(a.bcrs->row_ptr);
     const std::span<const std::int32_t> col =
-        csr ? a.csr.col : std::span<const std::int32_t>(sell ? a.sell->col : a.bcrs->col);
+        csr || fill ? a.csr.col : std::span<const std::int32_t>(sell ? a.sell->col : a.bcrs->col);
     const std::span<const double> val =
-        csr ? a.csr.val : std::span<const double>(sell ? a.sell->val : a.bcrs->val);
+        csr || fill ? a.csr.val : std::span<const double>(sell ? a.sell->val : a.bcrs->val);
 
     rowp_ = alloc(rp.size() * (wide_idx_ ? 8 : 4), "row offsets");
     if (wide_idx_) {
@@ -382,15 +391,19 @@ class opencl_system final : public device_system {
       std::vector<std::int32_t> r32(rp.begin(), rp.end());
       write(rowp_, r32.data(), r32.size() * 4);
     }
-    col_ = alloc(col.size() * 4, "column indices");
-    if (!col.empty()) write(col_, col.data(), col.size() * 4);
     const std::size_t vsz = val_f32_ ? 4 : 8;
-    val_ = alloc(val.size() * vsz, "matrix values");
-    if (!val.empty() && !val_f32_) {
-      write(val_, val.data(), val.size() * vsz);  // doubles go as they are: no host copy
-    } else if (!val.empty()) {
-      const std::vector<float> v(val.begin(), val.end());
-      write(val_, v.data(), v.size() * vsz);
+    if (fill) {
+      fill_sell(a.csr, vsz);
+    } else {
+      col_ = alloc(col.size() * 4, "column indices");
+      if (!col.empty()) write(col_, col.data(), col.size() * 4);
+      val_ = alloc(val.size() * vsz, "matrix values");
+      if (!val.empty() && !val_f32_) {
+        write(val_, val.data(), val.size() * vsz);  // doubles go as they are: no host copy
+      } else if (!val.empty()) {
+        const std::vector<float> v(val.begin(), val.end());
+        write(val_, v.data(), v.size() * vsz);
+      }
     }
     dv_ = alloc(static_cast<std::size_t>(np_) * vs_, "inverse diagonal");
     {
@@ -449,6 +462,52 @@ class opencl_system final : public device_system {
     arg(k_fin_, 1, groups);
     i = 2;
     for (cl_mem m : {state_, aux_, partA_, partB_, thr2_}) arg(k_fin_, i++, m);
+  }
+
+  // The SELL layout written on the device (sell_fill in spmv.cl) from the CSR, which goes up as
+  // it is into buffers freed at the end: 12 bytes an entry cross the bus instead of SELL's 12
+  // bytes a stored entry, and the host does not convert.
+  void fill_sell(const csr_view& c, std::size_t vsz) {
+    const std::int64_t entries = slice_ptr_.back();
+    col_ = alloc(std::size_t(entries) * 4, "column indices");
+    val_ = alloc(std::size_t(entries) * vsz, "matrix values");
+    struct temporaries {
+      const api& cl;
+      cl_mem m[3] = {nullptr, nullptr, nullptr};
+      cl_kernel k = nullptr;
+      ~temporaries() {
+        for (cl_mem x : m)
+          if (x) cl.ReleaseMemObject(x);
+        if (k) cl.ReleaseKernel(k);
+      }
+    } t{cl_};
+    const std::span<const std::byte> parts[3] = {std::as_bytes(c.row_ptr), std::as_bytes(c.col),
+                                                 std::as_bytes(c.val)};
+    for (int i = 0; i < 3; ++i) {
+      const std::size_t bytes = std::max<std::size_t>(parts[i].size(), 16);
+      if (dev_.max_alloc && bytes > dev_.max_alloc)
+        throw error(CNC_ERR_OUT_OF_MEMORY, "OpenCL: the CSR for the SELL build needs a buffer of " +
+                                               std::to_string(bytes) + " bytes, more than " +
+                                               dev_.name + " allows");
+      cl_int err = CL_SUCCESS;
+      t.m[i] = cl_.CreateBuffer(ctx_, CL_MEM_READ_ONLY, bytes, nullptr, &err);
+      if (err != CL_SUCCESS) throw_error(err, "clCreateBuffer (CSR for the SELL build)");
+      if (!parts[i].empty()) write(t.m[i], parts[i].data(), parts[i].size());
+    }
+    t.k = kernel(prog_, "sell_fill");
+    const cl_int n = n_, np = np_;
+    arg(t.k, 0, n);
+    arg(t.k, 1, np);
+    for (cl_uint i = 0; i < 3; ++i) arg(t.k, 2 + i, t.m[i]);
+    arg(t.k, 5, rowp_);
+    arg(t.k, 6, col_);
+    arg(t.k, 7, val_);
+    const std::size_t local = std::size_t(wg_),
+                      global = (std::size_t(np_) + local - 1) / local * local;
+    const cl_int err =
+        cl_.EnqueueNDRangeKernel(queue_, t.k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) throw_error(err, "clEnqueueNDRangeKernel (sell_fill)");
+    check(cl_.Finish(queue_), "clFinish (sell_fill)");  // before the CSR buffers go
   }
 
   void make_vector_ops() {
@@ -525,6 +584,7 @@ class opencl_system final : public device_system {
   cl_program prog_ = nullptr;  // shared, cached by get_program: not released here
   std::unique_ptr<vector_ops> vops_;
   std::vector<cl_mem> mems_;
+  std::vector<std::int64_t> slice_ptr_;  // SELL filled on the device: its slice offsets
   cl_mem rowp_ = nullptr, col_ = nullptr, val_ = nullptr, dv_ = nullptr;
   cl_mem x_ = nullptr, r_ = nullptr, p_ = nullptr, q_ = nullptr, bv_ = nullptr;
   cl_mem state_ = nullptr, aux_ = nullptr, thr2_ = nullptr, partA_ = nullptr, partB_ = nullptr;
