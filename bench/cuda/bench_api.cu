@@ -23,7 +23,8 @@
 // A fourth (--small, alone) times small systems on the CPU and on CUDA, for the automatic
 // backend's size threshold (src/backends/registry.hpp).
 //
-//   bench_api [--quick | --small] [--reps R] [--tol T] [--max-n N] [--verbose]
+//   bench_api [--quick | --small] [--reps R] [--tol T] [--max-n N] [--only NAME] [--verbose]
+// (--only: the problems whose name contains NAME, e.g. "7-pt 256")
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -490,6 +491,7 @@ int main(int argc, char** argv) {
   double tol = 1e-8;
   long long max_n = 1LL << 40;
   bool small = false, verbose = false;  // verbose: cnc's log on stderr
+  std::string only;                     // only the problems whose name contains it
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--quick"))
       quick = true;
@@ -503,6 +505,8 @@ int main(int argc, char** argv) {
       small = true;
     else if (!std::strcmp(argv[a], "--verbose"))
       verbose = true;
+    else if (!std::strcmp(argv[a], "--only") && a + 1 < argc)
+      only = argv[++a];
   }
   CNCcontext ctx = cncNewContext();
   cncMakeCurrent(ctx);
@@ -513,7 +517,7 @@ int main(int argc, char** argv) {
   if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) std::printf("device: %s\n", prop.name);
   std::vector<problem> probs;
   auto add = [&](problem p) {
-    if (p.n <= max_n) probs.push_back(std::move(p));
+    if (p.n <= max_n && p.name.find(only) != std::string::npos) probs.push_back(std::move(p));
   };
   if (small) {
     for (int m : {10, 14, 18, 22, 26, 30, 36, 48}) add(stencil(m, 7, 1));
