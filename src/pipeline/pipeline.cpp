@@ -129,8 +129,10 @@ void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t 
                   : from_api_format(o.format);
   const format fmt = prep_.fmt;
   const bool on_device = be_->builds_on_device(fmt);
+  const double tf = now_seconds();
   if (is_block(fmt)) prep_.bcrs = csr_to_bcrs(a, block_size(fmt));
   if (fmt == format::sell && !on_device) prep_.sell = csr_to_sell(a);
+  const double td = now_seconds();
   host_matrix hm;
   hm.fmt = fmt, hm.csr = a;
   hm.bcrs = is_block(fmt) ? &prep_.bcrs : nullptr;
@@ -141,6 +143,13 @@ void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t 
   stats.conversion = tu - tc;
   prep_.dev = be_->create_system(hm, d, o.prec, k);
   stats.upload = now_seconds() - tu;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "host conversion: format choice %.3f ms, %s layout %.3f ms%s, diagonal %.3f ms; "
+                "backend's system %.3f ms",
+                1e3 * (tf - tc), format_name(fmt), 1e3 * (td - tf),
+                on_device ? " (filled on the device)" : "", 1e3 * (tu - td), 1e3 * stats.upload);
+  log_to(o, CNC_LOG_INFO, line);
   prep_.stored = fmt == format::sell && on_device ? sell_entries(a) : stored_units(prep_);
   prep_.nnz = a.nnz();
   prep_.n_padded = hm.n_padded();

@@ -46,8 +46,9 @@ std::string describe(const std::vector<ocl::device_info>& devs) {
 
 class opencl_backend final : public backend {
  public:
-  opencl_backend(const ocl::api& cl, ocl::device_info dev, bool fp64)
-      : cl_(cl), dev_(std::move(dev)), fp64_(fp64) {}
+  opencl_backend(const ocl::api& cl, ocl::device_info dev, bool fp64,
+                 std::function<void(int, const std::string&)> log)
+      : cl_(cl), dev_(std::move(dev)), fp64_(fp64), log_(std::move(log)) {}
 
   const char* name() const override { return "opencl"; }
   int api_id() const override { return CNC_BACKEND_OPENCL; }
@@ -67,7 +68,9 @@ class opencl_backend final : public backend {
     if (p != precision::f32 && !fp64_)
       throw error(CNC_ERR_NO_FP64, "OpenCL device " + dev_.name +
                                        " has no double precision (cl_khr_fp64): use CNC_SINGLE");
-    return ocl::make_system(cl_, dev_, a, d, p, nrhs, fp64_, ocl::tuning{});
+    ocl::tuning t;
+    t.log = log_;
+    return ocl::make_system(cl_, dev_, a, d, p, nrhs, fp64_, t);
   }
 
   bool is_gpu() const { return dev_.gpu; }
@@ -102,6 +105,7 @@ class opencl_backend final : public backend {
   const ocl::api& cl_;
   ocl::device_info dev_;
   bool fp64_;
+  std::function<void(int, const std::string&)> log_;
 };
 
 }  // namespace
@@ -173,7 +177,7 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::stri
   if (o.log)
     o.log(CNC_LOG_INFO, "OpenCL device: " + chosen->name + " (" + chosen->platform_name + ")" +
                             (chosen->gpu ? ", GPU" : "") + (fp64 ? "" : ", no fp64"));
-  return std::make_unique<opencl_backend>(*cl, *chosen, fp64);
+  return std::make_unique<opencl_backend>(*cl, *chosen, fp64, o.log);
 }
 
 bool opencl_backend_is_gpu(const backend& b) {

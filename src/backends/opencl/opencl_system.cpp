@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <span>
@@ -27,6 +28,7 @@
 #include "util/error.hpp"
 #include "util/lease.hpp"
 #include "util/parallel.hpp"
+#include "util/timer.hpp"
 
 namespace cnc::ocl {
 namespace {
@@ -138,9 +140,20 @@ class opencl_system final : public device_system {
     check(err, "clCreateCommandQueue");
 
     try {
+      const double t0 = now_seconds();
       build(a, t);
+      times_[0] = now_seconds() - t0;
       upload_matrix(a, d);
       make_vector_ops();
+      if (t.log) {
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "OpenCL upload: program %.3f ms, matrix %.3f ms (%.1f GB/s), SELL fill "
+                      "%.3f ms, diagonal %.3f ms, vectors %.3f ms",
+                      1e3 * times_[0], 1e3 * times_[1], 1e-9 * double(matrix_bytes_) / times_[1],
+                      1e3 * times_[2], 1e3 * times_[3], 1e3 * times_[4]);
+        t.log(CNC_LOG_INFO, line);
+      }
     } catch (...) {
       release();
       throw;
@@ -384,11 +397,18 @@ class opencl_system final : public device_system {
     const std::span<const double> val =
         csr || fill ? a.csr.val : std::span<const double>(sell ? a.sell->val : a.bcrs->val);
 
+    double t = now_seconds();
     rowp_ = alloc(rp.size() * (wide_idx_ ? 8 : 4), "row offsets");
+    matrix_bytes_ = rp.size() * (wide_idx_ ? 8 : 4);
     if (wide_idx_) {
       write(rowp_, rp.data(), rp.size() * 8);
     } else {
-      std::vector<std::int32_t> r32(rp.begin(), rp.end());
+      host_vector<std::int32_t> r32(rp.size());
+      parallel_pieces(std::int64_t(rp.size()), std::int64_t(1) << 16, host_threads(),
+                      [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+                        for (std::int64_t i = i0; i < i1; ++i)
+                          r32[std::size_t(i)] = std::int32_t(rp[std::size_t(i)]);
+                      });
       write(rowp_, r32.data(), r32.size() * 4);
     }
     const std::size_t vsz = val_f32_ ? 4 : 8;
@@ -398,6 +418,7 @@ class opencl_system final : public device_system {
       col_ = alloc(col.size() * 4, "column indices");
       if (!col.empty()) write(col_, col.data(), col.size() * 4);
       val_ = alloc(val.size() * vsz, "matrix values");
+      matrix_bytes_ += col.size() * 4 + val.size() * vsz;
       if (!val.empty() && !val_f32_) {
         write(val_, val.data(), val.size() * vsz);  // doubles go as they are: no host copy
       } else if (!val.empty()) {
@@ -405,12 +426,21 @@ class opencl_system final : public device_system {
         write(val_, v.data(), v.size() * vsz);
       }
     }
+    times_[1] = now_seconds() - t - times_[2];
+    t = now_seconds();
     dv_ = alloc(static_cast<std::size_t>(np_) * vs_, "inverse diagonal");
-    {
-      std::vector<unsigned char> v(static_cast<std::size_t>(np_) * vs_);
-      for (std::int32_t i = 0; i < np_; ++i) put_value(v.data(), i, d[i], vec_f32_);
-      write(dv_, v.data(), v.size());
+    if (!vec_f32_) {
+      write(dv_, d.data(), static_cast<std::size_t>(np_) * 8);  // as it is: no host copy
+    } else {
+      host_vector<float> v(static_cast<std::size_t>(np_));
+      parallel_pieces(np_, std::int64_t(1) << 16, host_threads(),
+                      [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+                        for (std::int64_t i = i0; i < i1; ++i) v[std::size_t(i)] = float(d[i]);
+                      });
+      write(dv_, v.data(), v.size() * 4);
     }
+    times_[3] = now_seconds() - t;
+    t = now_seconds();
     x_ = alloc(vec_bytes(), "vector x");
     r_ = alloc(vec_bytes(), "vector r");
     p_ = alloc(vec_bytes(), "vector p");
@@ -428,6 +458,7 @@ class opencl_system final : public device_system {
     zero(partA_, acc_size() * k_ * groups_);
     zero(partB_, acc_size() * 2 * k_ * groups_);
     zero(aux_, acc_size() * k_);
+    times_[4] = now_seconds() - t;
 
     // Bind every argument once; only finalize's mode changes between launches.
     const cl_int units = units_, np = np_, groups = groups_;
@@ -493,7 +524,9 @@ class opencl_system final : public device_system {
       t.m[i] = cl_.CreateBuffer(ctx_, CL_MEM_READ_ONLY, bytes, nullptr, &err);
       if (err != CL_SUCCESS) throw_error(err, "clCreateBuffer (CSR for the SELL build)");
       if (!parts[i].empty()) write(t.m[i], parts[i].data(), parts[i].size());
+      matrix_bytes_ += parts[i].size();
     }
+    const double t0 = now_seconds();
     t.k = kernel(prog_, "sell_fill");
     const cl_int n = n_, np = np_;
     arg(t.k, 0, n);
@@ -508,6 +541,7 @@ class opencl_system final : public device_system {
         cl_.EnqueueNDRangeKernel(queue_, t.k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw_error(err, "clEnqueueNDRangeKernel (sell_fill)");
     check(cl_.Finish(queue_), "clFinish (sell_fill)");  // before the CSR buffers go
+    times_[2] = now_seconds() - t0;
   }
 
   void make_vector_ops() {
@@ -585,6 +619,9 @@ class opencl_system final : public device_system {
   std::unique_ptr<vector_ops> vops_;
   std::vector<cl_mem> mems_;
   std::vector<std::int64_t> slice_ptr_;  // SELL filled on the device: its slice offsets
+  // Upload phase times (s): program, matrix writes, SELL fill, diagonal, vectors; bytes written.
+  double times_[5] = {0, 0, 0, 0, 0};
+  std::size_t matrix_bytes_ = 0;
   cl_mem rowp_ = nullptr, col_ = nullptr, val_ = nullptr, dv_ = nullptr;
   cl_mem x_ = nullptr, r_ = nullptr, p_ = nullptr, q_ = nullptr, bv_ = nullptr;
   cl_mem state_ = nullptr, aux_ = nullptr, thr2_ = nullptr, partA_ = nullptr, partB_ = nullptr;

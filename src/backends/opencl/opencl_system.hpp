@@ -2,7 +2,9 @@
 // OpenCL device, driven through the fused steps of kernels/opencl/pcg_steps.cl.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -16,6 +18,8 @@ struct tuning {
   int work_group = 0;  // work-items per group (power of two)
   int groups = 0;      // work-groups of every step kernel (= number of reduction partials)
   int csr_width = 0;   // work-items per CSR row (power of two)
+  // Where the upload's phase times go (CNC_LOG_INFO lines); may be empty.
+  std::function<void(int, const std::string&)> log;
 };
 
 // `fp64`: whether the device may use doubles (false forces float reductions; f64 and mixed are
