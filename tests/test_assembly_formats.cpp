@@ -69,6 +69,35 @@ void test_choose_format_internal(void**) {
   ts_csr_free(&p);
 }
 
+// Past 8192 rows, a sample of block rows screens blocking out where it cannot pay: a scalar
+// stencil never reaches the exact (full-pass) block count; a block system does, and gets its
+// blocks.
+void test_choose_format_screen(void**) {
+  ts_csr p = ts_poisson_3d(24), d4 = ts_dense_blocks(2500, 4, 3);  // 13824 and 10000 rows
+  for (bool sliced : {false, true})
+    for (int bytes : {8, 4}) {
+      int exact = 0;
+      const cnc::csr_matrix pm = cnc_test::from_ts(p), dm = cnc_test::from_ts(d4);
+      const cnc::format fp =
+          cnc::choose_format(pm, bytes, sliced, sliced ? cnc::sell_entries(pm) : 0, [&](int b) {
+            ++exact;
+            return cnc::count_blocks(pm, b);
+          });
+      assert_true(fp == (sliced ? cnc::format::sell : cnc::format::csr));
+      if (exact != 0)
+        fail_msg("stencil: %d exact block counts, the screen should rule them out", exact);
+      const cnc::format fd =
+          cnc::choose_format(dm, bytes, sliced, sliced ? cnc::sell_entries(dm) : 0, [&](int b) {
+            ++exact;
+            return cnc::count_blocks(dm, b);
+          });
+      assert_true(fd == cnc::format::bcrs4);
+      assert_true(exact > 0);
+    }
+  ts_csr_free(&p);
+  ts_csr_free(&d4);
+}
+
 // Blocks the test counts itself: distinct (i / b, j / b) pairs (n a multiple of b: no padding).
 std::int64_t my_block_count(const ts_csr& a, int b) {
   std::vector<std::int64_t> keys;
@@ -208,6 +237,7 @@ static void test_fingerprint(void** unused) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_choose_format_internal),
+      cmocka_unit_test(test_choose_format_screen),
       cmocka_unit_test(test_choose_format_public),
       cmocka_unit_test(test_reused_matrix_statistics),
       cmocka_unit_test(test_fingerprint),

@@ -393,9 +393,10 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64
   // pay (scalar stencils), so the exact count below runs only for plausible candidates.
   if (a.n > 8192) {
     bool plausible = false;
-    for (int b : {2, 4})
-      plausible = plausible || matrix_bytes(a, format(b), std::int64_t(sampled_blocks(a, b, 32)),
-                                            value_bytes) < 0.95 * scalar_bytes;
+    for (format f : {format::bcrs2, format::bcrs4})
+      plausible =
+          plausible || matrix_bytes(a, f, std::int64_t(sampled_blocks(a, block_size(f), 32)),
+                                    value_bytes) < 0.95 * scalar_bytes;
     if (!plausible) return scalar;
   }
   format best = scalar;
