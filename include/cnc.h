@@ -349,8 +349,11 @@ CNC_API CNCstatus cncGetString(CNCenum pname, const char** value);
  * that the next solve of the same matrix moves only b and x: cncSolve after new right-hand sides
  * or variables, and cncSolveCSR when it is handed arrays with the same content as the last call
  * (wherever they lie; told apart by 128-bit fingerprints of the three arrays, taken while the
- * device solves and compared, on every core, before the next call moves anything). Disabling it
- * frees what is kept at once; every solve then prepares its matrix and frees it at the end.
+ * device solves and compared, on every core, before the next call moves anything). When only
+ * the values differ (same row offsets and columns), the CUDA backend uploads the values alone and
+ * rewrites them, and the Jacobi diagonal, in the kept device layout (x is then bit for bit what a
+ * first solve gives); the other backends prepare the matrix anew. Disabling it frees what is
+ * kept at once; every solve then prepares its matrix and frees it at the end.
  */
 CNC_API CNCstatus cncEnable(CNCenum flag);
 CNC_API CNCstatus cncDisable(CNCenum flag);
