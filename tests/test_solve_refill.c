@@ -103,12 +103,21 @@ static void refill_round(CNCenum backend, CNCenum format) {
   const int expect = used == CNC_BACKEND_CUDA; /* refilled in place on CUDA only */
 
   /* New values, same pattern: every off-diagonal scaled, the diagonal changed. */
+  double* orig = (double*)malloc(nnz * sizeof(double));
+  memcpy(orig, a.val, nnz * sizeof(double));
   for (int32_t i = 0; i < a.n; ++i)
     for (int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
       a.val[k] = a.col[k] == i ? a.val[k] * 1.5 + 0.25 : a.val[k] * 0.75;
   snprintf(what, sizeof what, "backend %d format %d: new values", (int)backend, (int)format);
   solve_and_compare(backend, format, &a, ci, b, what);
   assert_int_equal(refills, expect);
+  /* The first values again: refilled back, not taken for the matrix kept before the change. */
+  memcpy(a.val, orig, nnz * sizeof(double));
+  snprintf(what, sizeof what, "backend %d format %d: first values again", (int)backend,
+           (int)format);
+  solve_and_compare(backend, format, &a, ci, b, what);
+  assert_int_equal(refills, 2 * expect);
+  free(orig);
 
   /* A non-finite value: refused as on a first solve, x unchanged. */
   const double saved = a.val[nnz / 2];

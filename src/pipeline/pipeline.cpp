@@ -328,7 +328,11 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
     solve_any(o, nullptr, &in, version, k, b, x, stats);
   } else if (same_pattern) {
     // The pattern's fingerprints are known; the values' are taken while the device solves.
+    // What is remembered is forgotten first: once refilled, the kept system no longer holds
+    // the last call's values, so if this solve throws or its hashing fails, no later call
+    // may take it for them.
     version = last.version;
+    last_caller_ = caller_content{};
     solve_any(
         o, nullptr, &in, version, k, b, x, stats,
         [&hash, threads] { hash(std::max(1, threads / 2), true); }, true);
