@@ -302,27 +302,22 @@ void solve_table(const std::vector<problem>& probs, int reps, double tol) {
         med(t, [](const tb_times& e) { return e.loop; }), t[0].iterations, true_residual(p, b, xt),
         ct / tt);
     std::fflush(stdout);
-    const double c2t = med(c2, [](const cnc_times& e) { return e.total; });
-    const double t2t = med(t, [](const tb_times& e) { return e.resolve; });
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "| %s | %d | %.4f | %.4f | %.4f | %.4f | %d | %.1e | %.4f | **%.2f** |\n",
-                  p.name.c_str(), p.n, c2t,
-                  med(c2, [](const cnc_times& e) { return e.conversion; }),
-                  med(c2, [](const cnc_times& e) { return e.upload; }),
-                  med(c2, [](const cnc_times& e) { return e.solve; }), c2[0].iterations,
-                  median(res2), t2t, c2t / t2t);
-    again.push_back(line);
-    const double c3t = med(c3, [](const cnc_times& e) { return e.total; });
-    const double t3t = med(t, [](const tb_times& e) { return e.revalue; });
-    std::snprintf(line, sizeof line,
-                  "| %s | %d | %.4f | %.4f | %.4f | %.4f | %d | %.1e | %.4f | **%.2f** |\n",
-                  p.name.c_str(), p.n, c3t,
-                  med(c3, [](const cnc_times& e) { return e.conversion; }),
-                  med(c3, [](const cnc_times& e) { return e.upload; }),
-                  med(c3, [](const cnc_times& e) { return e.solve; }), c3[0].iterations,
-                  median(res3), t3t, c3t / t3t);
-    revalued.push_back(line);
+    // A row of a re-solve table: cnc's calls `cs` against the textbook's times picked by `tb`.
+    auto again_row = [&](const std::vector<cnc_times>& cs, const std::vector<double>& res,
+                         double (*tb)(const tb_times&)) {
+      const double cst = med(cs, [](const cnc_times&e) { return e.total; }), tbt = med(t, tb);
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "| %s | %d | %.4f | %.4f | %.4f | %.4f | %d | %.1e | %.4f | **%.2f** |\n",
+                    p.name.c_str(), p.n, cst,
+                    med(cs, [](const cnc_times& e) { return e.conversion; }),
+                    med(cs, [](const cnc_times& e) { return e.upload; }),
+                    med(cs, [](const cnc_times& e) { return e.solve; }), cs[0].iterations,
+                    median(res), tbt, cst / tbt);
+      return std::string(line);
+    };
+    again.push_back(again_row(c2, res2, [](const tb_times& e) { return e.resolve; }));
+    revalued.push_back(again_row(c3, res3, [](const tb_times& e) { return e.revalue; }));
   }
   std::printf(
       "\n## Again with a new b, same arrays (cnc: a second cncSolveCSR, which finds the matrix it "

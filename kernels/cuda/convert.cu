@@ -47,6 +47,16 @@ __global__ void fill_sell(std::int32_t n, std::int32_t n_padded, const std::int6
   for (; t < w; ++t) scol[base + t * 32] = std::int32_t(i), sval[base + t * 32] = T(0);
 }
 
+// Row i's Jacobi entry from its diagonal value, as the host's inverse_diagonal: 1 where the
+// diagonal is 0 or absent (counted in *zeros), 1/a_ii otherwise, 1 without jacobi.
+__device__ double jacobi_entry(double diag, bool jacobi, unsigned long long* zeros) {
+  if (diag == 0.0) {
+    atomicAdd(zeros, 1ull);
+    return 1.0;
+  }
+  return jacobi ? 1.0 / diag : 1.0;
+}
+
 // New values of the same pattern into a SELL built by fill_sell (its padding untouched), and
 // the inverse diagonal as inverse_diag computes it, the diagonal found by its stored column.
 __global__ void refill_sell(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
@@ -64,10 +74,7 @@ __global__ void refill_sell(std::int32_t n, std::int32_t n_padded, const std::in
       sval[t] = val[e];
       if (scol[t] == i) diag = val[e];
     }
-    if (diag == 0.0)
-      atomicAdd(zeros, 1ull);
-    else if (jacobi)
-      di = 1.0 / diag;
+    di = jacobi_entry(diag, jacobi, zeros);
   }
   d[i] = di;
 }
@@ -124,10 +131,7 @@ __global__ void inverse_diag(std::int32_t n, std::int32_t n_padded, const std::i
     double diag = 0.0;
     for (std::int64_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
       if (col[k] == i) diag = val[k];
-    if (diag == 0.0)
-      atomicAdd(zeros, 1ull);
-    else if (jacobi)
-      di = 1.0 / diag;
+    di = jacobi_entry(diag, jacobi, zeros);
   }
   d[i] = di;
 }
