@@ -61,14 +61,6 @@ static void* run_job(void* arg) {
   return NULL;
 }
 
-static double* random_vector(size_t n, uint64_t seed) {
-  ts_rng r;
-  ts_rng_seed(&r, seed);
-  double* v = (double*)malloc(sizeof(double) * n);
-  for (size_t i = 0; i < n; ++i) v[i] = ts_rng_uniform(&r) - 0.5;
-  return v;
-}
-
 static void test_concurrent_solves_bit_identical(void** unused) {
   (void)unused;
   ts_csr a1 = ts_poisson_3d(14);

@@ -32,38 +32,23 @@ cudaError_t with_prec(precision pr, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-// Calls f(std::integral_constant<int, kc>{}) for kc in {1, 2, 4, 8}.
-template <class F>
-cudaError_t with_kc(int kc, F&& f) {
-  switch (kc) {
-    case 1:
-      return f(std::integral_constant<int, 1>{});
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-  }
-  return cudaErrorInvalidValue;
+// Calls f(std::integral_constant<int, V>{}) for the V of Vs equal to v; cudaErrorInvalidValue
+// when none is.
+template <int... Vs, class F>
+cudaError_t with_value(int v, F&& f) {
+  cudaError_t e = cudaErrorInvalidValue;
+  (void)((v == Vs && (e = f(std::integral_constant<int, Vs>{}), true)) || ...);
+  return e;
 }
 
-// Calls f(std::integral_constant<int, w>{}) for w in {2, 4, 8, 16, 32}.
+// Right-hand sides per group (kc) and CSR/BCRS lanes per row (w) the kernels are built for.
+template <class F>
+cudaError_t with_kc(int kc, F&& f) {
+  return with_value<1, 2, 4, 8>(kc, f);
+}
 template <class F>
 cudaError_t with_width(int w, F&& f) {
-  switch (w) {
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    case 32:
-      return f(std::integral_constant<int, 32>{});
-  }
-  return cudaErrorInvalidValue;
+  return with_value<2, 4, 8, 16, 32>(w, f);
 }
 
 // One load through the read-only (non-coherent) cache when NC, else a plain coherent load: data

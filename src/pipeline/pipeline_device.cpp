@@ -86,6 +86,9 @@ void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, 
 
 bool pipeline::refill(const solve_options& o, const caller_csr& in, solve_stats& stats) {
   if (!be_->takes_device_arrays()) {
+    log_to(o, CNC_LOG_INFO,
+           std::string("same pattern, new values: the ") + be_->name() +
+               " backend prepares the matrix anew (values are refilled in place on CUDA)");
     release_matrix();
     return false;
   }
@@ -103,8 +106,14 @@ bool pipeline::refill(const solve_options& o, const caller_csr& in, solve_stats&
     const double tc = now_seconds();
     std::int64_t zeros = 0;
     // A value that is not finite: the full path names it.
-    if (!up || be_->first_not_finite(up->view.val, nnz) >= 0 ||
-        !prep_.dev->refill_values(up->view.val, o.jacobi, &zeros)) {
+    const char* why = !up                                             ? "no device memory"
+                      : be_->first_not_finite(up->view.val, nnz) >= 0 ? "a value is not finite"
+                      : !prep_.dev->refill_values(up->view.val, o.jacobi, &zeros)
+                          ? "the kept system cannot be refilled"
+                          : nullptr;
+    if (why) {
+      log_to(o, CNC_LOG_INFO,
+             std::string("same pattern, new values, but ") + why + ": prepared anew");
       release_matrix();
       return false;
     }

@@ -90,14 +90,6 @@ ts_csr convection_diffusion(int dim, int32_t m, double beta) {
   return coo_to_csr(n, &t);
 }
 
-double* random_vector(size_t n, uint64_t seed) {
-  ts_rng r;
-  ts_rng_seed(&r, seed);
-  double* v = (double*)malloc(sizeof(double) * n);
-  for (size_t i = 0; i < n; ++i) v[i] = ts_rng_uniform(&r) * 2.0 - 1.0;
-  return v;
-}
-
 /* ---- Driving the API ------------------------------------------------------------------------- */
 void apply_opts(const opts* o) {
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, o->solver), CNC_OK);
@@ -110,18 +102,6 @@ void apply_opts(const opts* o) {
   if (o->restart > 0) assert_int_equal(cncSolverParameteri(CNC_GMRES_RESTART, o->restart), CNC_OK);
   if (o->threads > 0) assert_int_equal(cncSolverParameteri(CNC_NB_THREADS, o->threads), CNC_OK);
   if (o->nonsymmetric) assert_int_equal(cncSolverParameteri(CNC_SYMMETRIC, 0), CNC_OK);
-}
-
-stats read_stats(void) {
-  stats s;
-  memset(&s, 0, sizeof s);
-  assert_int_equal(cncGetIntegerv(CNC_REASON, &s.reason), CNC_OK);
-  assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &s.iters), CNC_OK);
-  assert_int_equal(cncGetIntegerv(CNC_BACKEND_USED, &s.backend_used), CNC_OK);
-  assert_int_equal(cncGetIntegerv(CNC_SOLVER_USED, &s.solver_used), CNC_OK);
-  assert_int_equal(cncGetDoublev(CNC_ERROR, &s.error), CNC_OK);
-  assert_int_equal(cncGetDoublev(CNC_TRUE_ERROR, &s.true_error), CNC_OK);
-  return s;
 }
 
 /* Solves A x = b (nsys columns, x: zero initial guess) in a fresh context. */

@@ -37,8 +37,6 @@ ts_csr coo_to_csr(int32_t n, coo* t);
 /* -Δu + w·∇u on an m^dim grid (Dirichlet), central differences scaled by h²: diagonal 2*dim,
  * neighbour along axis d in the +/- direction: -1 ± beta_d (beta_d = w_d h / 2). */
 ts_csr convection_diffusion(int dim, int32_t m, double beta);
-/* n values uniform in [-1, 1) (caller frees). */
-double* random_vector(size_t n, uint64_t seed);
 
 typedef struct {
   CNCenum solver, precision, backend, precond;
@@ -48,13 +46,7 @@ typedef struct {
   int nonsymmetric; /* 1: CNC_SYMMETRIC 0 */
 } opts;
 
-typedef struct {
-  CNCint reason, iters, backend_used, solver_used;
-  double error, true_error;
-} stats;
-
 void apply_opts(const opts* o);
-stats read_stats(void);
 /* Solves A x = b (nsys columns, x: zero initial guess) in a fresh context. */
 stats solve_with(const ts_csr* a, const double* b, int nsys, const opts* o, double* x);
 const char* solver_name(CNCenum s);

@@ -11,20 +11,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-stats read_stats(void) {
-  stats s;
-  memset(&s, 0, sizeof s);
-  assert_int_equal(cncGetIntegerv(CNC_REASON, &s.reason), CNC_OK);
-  assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &s.iters), CNC_OK);
-  assert_int_equal(cncGetIntegerv(CNC_FORMAT_USED, &s.format_used), CNC_OK);
-  assert_int_equal(cncGetIntegerv(CNC_BACKEND_USED, &s.backend_used), CNC_OK);
-  assert_int_equal(cncGetIntegerv(CNC_ZERO_DIAGONALS, &s.zero_diag), CNC_OK);
-  assert_int_equal(cncGetDoublev(CNC_ERROR, &s.error), CNC_OK);
-  assert_int_equal(cncGetDoublev(CNC_TRUE_ERROR, &s.true_error), CNC_OK);
-  assert_int_equal(cncGetInteger64v(CNC_NNZ, &s.nnz), CNC_OK);
-  return s;
-}
-
 void apply_opts(const opts* o) {
   if (o->precision) assert_int_equal(cncSolverParameteri(CNC_PRECISION, o->precision), CNC_OK);
   if (o->format) assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, o->format), CNC_OK);
@@ -45,14 +31,6 @@ stats solve_with(const ts_csr* a, const double* b, const opts* o, double* x) {
   stats s = read_stats();
   cncDeleteContext(c);
   return s;
-}
-
-double* random_vector(size_t n, uint64_t seed) {
-  ts_rng r;
-  ts_rng_seed(&r, seed);
-  double* v = (double*)malloc(sizeof(double) * n);
-  for (size_t i = 0; i < n; ++i) v[i] = ts_rng_uniform(&r) * 2.0 - 1.0;
-  return v;
 }
 
 double* dense_reference(const ts_csr* a, const double* b) {

@@ -28,18 +28,9 @@ typedef struct {
   int nsys;          /* 0: 1 */
 } opts;
 
-typedef struct {
-  CNCint reason, iters, format_used, backend_used, zero_diag;
-  double error, true_error;
-  CNCint64 nnz;
-} stats;
-
-stats read_stats(void);
 void apply_opts(const opts* o);
 /* Solves A x = b (nsys right-hand sides) in a fresh context; fills x and returns the stats. */
 stats solve_with(const ts_csr* a, const double* b, const opts* o, double* x);
-/* n values uniform in [-1, 1) (caller frees). */
-double* random_vector(size_t n, uint64_t seed);
 /* A⁻¹ b by dense Cholesky (caller frees). */
 double* dense_reference(const ts_csr* a, const double* b);
 /* The statistics must agree with the test's own residual, and CONVERGED must mean what cnc.h says

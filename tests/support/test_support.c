@@ -3,15 +3,27 @@
 #include "test_support.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <cmocka.h>
 
 #include "cnc.h"
 #include "matrix_market.h"
 
 /* ---- Random numbers -------------------------------------------------------------------------- */
+double* random_vector(size_t n, uint64_t seed) {
+  ts_rng r;
+  ts_rng_seed(&r, seed);
+  double* v = (double*)malloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; ++i) v[i] = ts_rng_uniform(&r) * 2.0 - 1.0;
+  return v;
+}
+
 void ts_rng_seed(ts_rng* r, uint64_t seed) { r->s = seed * 0x9E3779B97F4A7C15ull + 1; }
 
 uint64_t ts_rng_next(ts_rng* r) {
@@ -369,4 +381,20 @@ int ts_setup_context(void** state) {
 int ts_teardown_context(void** state) {
   cncDeleteContext((CNCcontext)*state);
   return 0;
+}
+
+/* ---- Solve statistics ------------------------------------------------------------------------ */
+stats read_stats(void) {
+  stats s;
+  memset(&s, 0, sizeof s);
+  assert_int_equal(cncGetIntegerv(CNC_REASON, &s.reason), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &s.iters), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_FORMAT_USED, &s.format_used), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_BACKEND_USED, &s.backend_used), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_SOLVER_USED, &s.solver_used), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_ZERO_DIAGONALS, &s.zero_diag), CNC_OK);
+  assert_int_equal(cncGetDoublev(CNC_ERROR, &s.error), CNC_OK);
+  assert_int_equal(cncGetDoublev(CNC_TRUE_ERROR, &s.true_error), CNC_OK);
+  assert_int_equal(cncGetInteger64v(CNC_NNZ, &s.nnz), CNC_OK);
+  return s;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cnc.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,6 +34,8 @@ void ts_rng_seed(ts_rng* r, uint64_t seed);
 uint64_t ts_rng_next(ts_rng* r);
 double ts_rng_uniform(ts_rng* r); /* [0, 1) */
 uint32_t ts_rng_below(ts_rng* r, uint32_t bound);
+/* n values uniform in [-1, 1) (caller frees). */
+double* random_vector(size_t n, uint64_t seed);
 
 /* Builds a CSR from COO triplets: sorts by (row, col) and sums duplicates in input order. */
 ts_csr ts_csr_from_coo(int32_t n, int64_t nnz, const int32_t* rows, const int32_t* cols,
@@ -81,6 +85,14 @@ int ts_read_mtx(const char* path, ts_csr* a, char* err, int errlen);
 /* The matrices SOURCES.txt marks "likely SPD", with the condition estimate it lists (0 if none).
  * Returns the count (at most `cap`); names are file names inside matrices/. */
 int ts_list_spd_matrices(char names[][128], double* cond, int cap);
+
+/* What a solve reports (cncGet* after it), read with assertions that each query succeeds. */
+typedef struct {
+  CNCint reason, iters, format_used, backend_used, solver_used, zero_diag;
+  double error, true_error;
+  CNCint64 nnz;
+} stats;
+stats read_stats(void);
 
 #ifdef __cplusplus
 }
