@@ -201,6 +201,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_CHECK_INTERVAL 0x10F  /**< int >= 0: GPU iterations between convergence checks, 0 = auto */
 #define CNC_GMRES_RESTART 0x110   /**< int >= 1: Krylov vectors kept by GMRES before a restart (30) */
 #define CNC_SSOR_OMEGA 0x111      /**< double in (0, 2): relaxation factor of CNC_PRECOND_SSOR (1.5) */
+#define CNC_REORDER 0x112         /**< CNC_REORDER_AUTO (default), _NONE or _RCM: see "Reordering" */
 
 /* Values of CNC_SOLVER (0x200) */
 /* CNC_SOLVER_DEFAULT: CG when A is symmetric (CNC_SYMMETRIC, default 1) or the system is least
@@ -241,6 +242,12 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_BACKEND_OPENCL 0x602
 #define CNC_BACKEND_CUDA 0x603
 
+/* Values of CNC_REORDER (0xC00): the unknowns' order inside cnc. x, b, locks and every result
+ * stay in the caller's numbering whatever is chosen. */
+#define CNC_REORDER_AUTO 0xC00 /**< reverse Cuthill-McKee when the pattern's locality is poor and the solve is large enough to repay it */
+#define CNC_REORDER_NONE 0xC01 /**< the caller's order */
+#define CNC_REORDER_RCM 0xC02  /**< always reverse Cuthill-McKee (Boost.Graph) */
+
 /* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
 #define CNC_VERBOSE 0x701        /**< log solver progress (to the log callback, else stderr) */
 #define CNC_NORMALIZE_ROWS 0x702 /**< divide each row (and its rhs) by its coefficients' L2 norm */
@@ -267,6 +274,9 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
 #define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
 #define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB or CNC_GMRES: the method the last solve ran */
+#define CNC_REORDER_USED 0x815      /**< int: CNC_REORDER_NONE or CNC_REORDER_RCM: the ordering the last solve ran in */
+#define CNC_REORDER_TIME 0x816      /**< double: seconds spent computing and applying that ordering (0 when none or kept) */
+#define CNC_LONG_ROWS 0x817         /**< int64: rows the SpMV cut into pieces (long rows), 0 when none */
 
 /* Values of CNC_REASON (0x900), worst first when several systems are solved together */
 #define CNC_REASON_NONE 0x900                  /**< no solve yet */
@@ -296,6 +306,8 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_REASON_NAME 0xB04  /**< e.g. "converged" */
 #define CNC_VERSION_STRING 0xB05 /**< e.g. "0.1.0" */
 #define CNC_CPU_SIMD 0xB06     /**< SIMD level the CPU kernels run with, e.g. "avx2" */
+#define CNC_ORDERING_NAME 0xB07 /**< "natural" or "rcm": the ordering of the last solve */
+#define CNC_CHOICE_REASON 0xB08 /**< one line: why the last solve's format, long-row split and ordering */
 /* clang-format on */
 
 /* ---- Log levels for the log callback --------------------------------------------------------- */

@@ -70,19 +70,6 @@ static void solve_and_compare(CNCenum backend, CNCenum format, const ts_csr* a, 
   free(x);
 }
 
-/* Whether `backend` can run here (a 1x1 solve on it). */
-static int backend_present(CNCenum backend) {
-  CNCcontext c = cncNewContext();
-  assert_int_equal(cncMakeCurrent(c), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)backend), CNC_OK);
-  CNCint64 rp[2] = {0, 1};
-  CNCuint ci[1] = {0};
-  double v[1] = {2}, b[1] = {1}, x[1] = {0};
-  const CNCstatus st = cncSolveCSR(1, rp, ci, v, 0, 1, b, x);
-  cncDeleteContext(c);
-  return st == CNC_OK;
-}
-
 static void refill_round(CNCenum backend, CNCenum format) {
   /* Rows of 4 to 8 entries; 2000 rows: several SELL slices and BCRS block rows, a partial
    * last slice and block row. */

@@ -23,8 +23,30 @@
 // A fourth (--small, alone) times small systems on the CPU and on CUDA, for the automatic
 // backend's size threshold (src/backends/registry.hpp).
 //
-//   bench_api [--quick | --small] [--reps R] [--tol T] [--max-n N] [--only NAME] [--verbose]
-// (--only: the problems whose name contains NAME, e.g. "7-pt 256")
+// --patterns (alone; api_patterns.cu) covers the sparsity-pattern families (api_problems.cpp):
+// power-law graph Laplacians (Chung-Lu, 100 K and 2 M rows, longest rows ~21 K and ~356 K), a
+// 7-point stencil 192^3 and the mesh 128^3 with their unknowns numbered at random, the 27-point
+// stencil 160^3, the mesh 160^3, and every real symmetric Matrix Market file with a positive
+// diagonal in --mtx-dir (default ../shared/data/matrices, from the current directory; skipped
+// with a message when absent). Per problem, after a warm-up, medians of R: (1) n, nnz, longest
+// row, cnc's backend/format and ordering, ms per iteration of cnc (CNC_SOLVE_TIME over 200
+// iterations, threshold 1e-300) and of the textbook loop, their ratio, and cnc's share of the
+// bandwidth floor (floor_bytes in api_patterns.cu: CSR bytes + 9 vectors of n doubles, over the
+// device-to-device copy bandwidth measured in the same run and printed once); (2) the whole
+// first cncSolveCSR to --tol (kept matrix dropped) and its iterations against the textbook's
+// whole solve and iterations, with the true residuals and the ratio. --verbose adds cnc's
+// CNC_CHOICE_REASON per problem and why Matrix Market files were skipped.
+//
+// --reorder none|rcm|auto sets CNC_REORDER in the main context (every solve but --small's
+// contexts forced onto one backend) where cnc has it; the ordering column
+// reads CNC_ORDERING_NAME, "-" with a cnc that has neither.
+//
+//   bench_api [--quick | --small | --patterns] [--reps R] [--tol T] [--max-n N] [--only NAME]
+//             [--mtx-dir DIR] [--reorder none|rcm|auto] [--verbose]
+// (--only: the problems whose name contains NAME, e.g. "7-pt 256" or "power-law")
+//
+// Sources: bench_api.cu (main, the default tables), api_runs.cu (the timed cnc and textbook
+// runs), api_patterns.cu (--patterns), api_problems.cpp (the problems, plain C++).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -36,6 +58,8 @@
 #include <string>
 #include <vector>
 
+#include "api_problems.hpp"
+#include "api_runs.cuh"
 #include "cnc.h"
 #include "textbook_pcg.cuh"
 #if CNC_BENCH_EIGEN
@@ -44,210 +68,8 @@
 
 namespace {
 
+using namespace api_bench;
 using textbook::now;
-
-struct problem {
-  std::string name;
-  std::int32_t n = 0;
-  std::vector<std::int64_t> rp;
-  std::vector<std::uint32_t> col;
-  std::vector<double> val;
-  std::int64_t nnz() const { return std::int64_t(col.size()); }
-};
-
-// Stencil Laplacian on m^3 (7 or 27 points), Dirichlet, SPD. `dof` > 1: each grid point carries
-// dof coupled unknowns (dense dof x dof blocks: 4 for elasticity-like systems).
-problem stencil(int m, int points, int dof) {
-  problem p;
-  p.name = std::to_string(points) + "-pt " + std::to_string(m) + "^3" +
-           (dof > 1 ? " x" + std::to_string(dof) : "");
-  const std::int64_t cells = std::int64_t(m) * m * m;
-  p.n = std::int32_t(cells * dof);
-  p.rp.reserve(std::size_t(p.n) + 1);
-  p.rp.push_back(0);
-  const int r = 1;
-  for (std::int64_t c = 0; c < cells; ++c) {
-    const int x = int(c % m), y = int((c / m) % m), z = int(c / (std::int64_t(m) * m));
-    for (int a = 0; a < dof; ++a) {
-      for (int dz = -r; dz <= r; ++dz)
-        for (int dy = -r; dy <= r; ++dy)
-          for (int dx = -r; dx <= r; ++dx) {
-            const int nz = (dx != 0) + (dy != 0) + (dz != 0);
-            if (points == 7 && nz > 1) continue;
-            const int X = x + dx, Y = y + dy, Z = z + dz;
-            if (X < 0 || Y < 0 || Z < 0 || X >= m || Y >= m || Z >= m) continue;
-            const std::int64_t nc = X + std::int64_t(m) * (Y + std::int64_t(m) * Z);
-            for (int b = 0; b < dof; ++b) {
-              double v;
-              if (nz == 0)
-                v = a == b ? (points == 7 ? 6.0 : 26.0) * 1.01 + (dof > 1 ? 1.0 * dof : 0.0)
-                           : 0.5 / (1 + a + b);
-              else
-                v = a == b ? -1.0 : -0.05;
-              p.col.push_back(std::uint32_t(nc * dof + b));
-              p.val.push_back(v);
-            }
-          }
-      p.rp.push_back(std::int64_t(p.col.size()));
-    }
-  }
-  return p;
-}
-
-// An irregular mesh: points on a jittered m x m x m lattice, each joined to every point within
-// a radius (10-40 neighbours, varying), numbered along the lattice. Graph Laplacian + 1% shift.
-problem mesh(int m) {
-  problem p;
-  p.name = "mesh " + std::to_string(m) + "^3";
-  const std::int64_t cells = std::int64_t(m) * m * m;
-  p.n = std::int32_t(cells);
-  std::vector<float> pos(std::size_t(cells) * 3);
-  std::uint64_t s = 12345;
-  auto rnd = [&s] {
-    return s = s * 6364136223846793005ull + 1442695040888963407ull, double(s >> 11) * 0x1p-53;
-  };
-  for (std::int64_t c = 0; c < cells; ++c)
-    for (int d = 0; d < 3; ++d) {
-      const std::int64_t k = d == 0 ? c % m : d == 1 ? (c / m) % m : c / (std::int64_t(m) * m);
-      pos[std::size_t(c) * 3 + d] = float(double(k) + 0.45 * (rnd() - 0.5));
-    }
-  p.rp.push_back(0);
-  std::vector<std::pair<std::uint32_t, double>> row;
-  for (std::int64_t c = 0; c < cells; ++c) {
-    const int x = int(c % m), y = int((c / m) % m), z = int(c / (std::int64_t(m) * m));
-    const double rad2 = 1.3 + 0.9 * double((c * 2654435761u) % 100) / 100.0;  // varying degree
-    row.clear();
-    double deg = 0;
-    for (int dz = -2; dz <= 2; ++dz)
-      for (int dy = -2; dy <= 2; ++dy)
-        for (int dx = -2; dx <= 2; ++dx) {
-          const int X = x + dx, Y = y + dy, Z = z + dz;
-          if ((dx | dy | dz) == 0 || X < 0 || Y < 0 || Z < 0 || X >= m || Y >= m || Z >= m)
-            continue;
-          const std::int64_t o = X + std::int64_t(m) * (Y + std::int64_t(m) * Z);
-          double d2 = 0;
-          for (int d = 0; d < 3; ++d) {
-            const double t = pos[std::size_t(c) * 3 + d] - pos[std::size_t(o) * 3 + d];
-            d2 += t * t;
-          }
-          const double rad_o = 1.3 + 0.9 * double((o * 2654435761u) % 100) / 100.0;
-          if (d2 > std::min(rad2, rad_o)) continue;  // symmetric: both must reach
-          row.push_back({std::uint32_t(o), -1.0});
-          deg += 1;
-        }
-    row.push_back({std::uint32_t(c), deg * 1.01 + 0.01});
-    std::sort(row.begin(), row.end());
-    for (auto& e : row) p.col.push_back(e.first), p.val.push_back(e.second);
-    p.rp.push_back(std::int64_t(p.col.size()));
-  }
-  return p;
-}
-
-std::vector<double> rhs(std::int32_t n) {
-  std::vector<double> b(static_cast<std::size_t>(n));
-  for (std::int32_t i = 0; i < n; ++i) b[i] = 1.0 + 0.5 * std::sin(0.001 * i);
-  return b;
-}
-
-double true_residual(const problem& p, const std::vector<double>& b, const std::vector<double>& x) {
-  double rr = 0, bb = 0;
-  for (std::int32_t i = 0; i < p.n; ++i) {
-    double ax = 0;
-    for (std::int64_t k = p.rp[i]; k < p.rp[i + 1]; ++k) ax += p.val[k] * x[p.col[k]];
-    rr += (b[i] - ax) * (b[i] - ax);
-    bb += b[i] * b[i];
-  }
-  return std::sqrt(rr / bb);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-void check(CNCstatus s, const char* what) {
-  if (s != CNC_OK) {
-    std::fprintf(stderr, "%s failed: %s\n", what, cncGetErrorMessage());
-    std::exit(1);
-  }
-}
-
-struct cnc_times {
-  double total = 0, conversion = 0, upload = 0, solve = 0, true_res = 0;
-  int iterations = 0;
-  std::string format, backend;
-};
-
-// One cncSolveCSR, timed from the call to its return; fills the phases from the statistics.
-// `fresh`: the context first drops the matrix it keeps from the previous call (CNC_KEEP_MATRIX
-// off and on, untimed), so the call is a first solve of these arrays; otherwise a call with the
-// same arrays reuses it.
-cnc_times run_cnc(const problem& p, const std::vector<double>& b, std::vector<double>& x,
-                  double tol, int max_it, bool fresh = true) {
-  check(cncSolverParameterd(CNC_THRESHOLD, tol), "threshold");
-  check(cncSolverParameteri(CNC_MAX_ITERATIONS, max_it), "max iterations");
-  if (fresh) {
-    check(cncDisable(CNC_KEEP_MATRIX), "keep matrix off");
-    check(cncEnable(CNC_KEEP_MATRIX), "keep matrix on");
-  }
-  std::fill(x.begin(), x.end(), 0.0);
-  cnc_times t;
-  const double t0 = now();
-  check(
-      cncSolveCSR(CNCuint(p.n), p.rp.data(), p.col.data(), p.val.data(), 0, 1, b.data(), x.data()),
-      "cncSolveCSR");
-  t.total = now() - t0;
-  CNCint its = 0;
-  cncGetDoublev(CNC_CONVERSION_TIME, &t.conversion);
-  cncGetDoublev(CNC_UPLOAD_TIME, &t.upload);
-  cncGetDoublev(CNC_SOLVE_TIME, &t.solve);
-  cncGetIntegerv(CNC_USED_ITERATIONS, &its);
-  t.iterations = its;
-  const char* s = nullptr;
-  cncGetString(CNC_FORMAT_NAME, &s);
-  t.format = s ? s : "?";
-  cncGetString(CNC_BACKEND_NAME, &s);
-  t.backend = s ? s : "?";
-  return t;
-}
-
-struct tb_times {
-  double total = 0, upload = 0, loop = 0, resolve = 0, revalue = 0;
-  int iterations = 0;
-};
-
-// The textbook solve from the host CSR; with b2, then a second solve of the same matrix (kept on
-// the device) for b2, timed as `resolve` (b2 up, loop, x down); with val2 too, a third of the
-// same pattern with values val2 for b, timed as `revalue` (values up, diagonal, b up, loop, x
-// down).
-tb_times run_textbook(const problem& p, const std::vector<int>& rp32, const std::vector<double>& b,
-                      std::vector<double>& x, double tol, int max_it,
-                      const std::vector<double>* b2 = nullptr,
-                      const std::vector<double>* val2 = nullptr) {
-  tb_times t;
-  const double t0 = now();
-  auto tb = std::make_unique<textbook::pcg<double>>(
-      p.n, p.nnz(), rp32.data(), reinterpret_cast<const int*>(p.col.data()), p.val.data());
-  t.upload = now() - t0;
-  t.iterations = tb->solve(b.data(), tol, max_it, &t.loop);
-  tb->get_x(x.data());
-  t.total = now() - t0;
-  if (b2) {  // its answer goes elsewhere: x is the first solve's, checked by the caller
-    std::vector<double> x2(x.size());
-    const double t1 = now();
-    tb->solve(b2->data(), tol, max_it);
-    tb->get_x(x2.data());
-    t.resolve = now() - t1;
-    if (val2) {
-      const double t2 = now();
-      tb->set_values(val2->data(), p.nnz());
-      tb->solve(b.data(), tol, max_it);
-      tb->get_x(x2.data());
-      t.revalue = now() - t2;
-    }
-  }
-  return t;
-}
 
 void solve_table(const std::vector<problem>& probs, int reps, double tol) {
   std::printf("\n## To ||r|| <= %.0e ||b||, host arrays -> x in host memory (medians of %d)\n\n",
@@ -478,26 +300,47 @@ void assembly_table(const std::vector<problem>& probs) {
   }
 }
 
+#ifdef CNC_REORDER  // cnc with reordering
+// CNC_REORDER's value for --reorder's word; false for an unknown word.
+bool reorder_value(const char* word, int* value) {
+  const struct {
+    const char* word;
+    int value;
+  } names[] = {{"none", CNC_REORDER_NONE}, {"rcm", CNC_REORDER_RCM}, {"auto", CNC_REORDER_AUTO}};
+  for (const auto& e : names)
+    if (!std::strcmp(word, e.word)) return *value = e.value, true;
+  return false;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, patterns = false;
   int reps = 3;
   double tol = 1e-8;
   long long max_n = 1LL << 40;
   bool small = false, verbose = false;  // verbose: cnc's log on stderr
   std::string only;                     // only the problems whose name contains it
+  std::string mtx_dir = patterns_options().mtx_dir;
+  const char* reorder = nullptr;  // --reorder's word
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--quick"))
       quick = true;
     else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc)
-      reps = std::atoi(argv[++a]);
+      reps = std::max(1, std::atoi(argv[++a]));
     else if (!std::strcmp(argv[a], "--tol") && a + 1 < argc)
       tol = std::atof(argv[++a]);
     else if (!std::strcmp(argv[a], "--max-n") && a + 1 < argc)
       max_n = std::atoll(argv[++a]);
     else if (!std::strcmp(argv[a], "--small"))
       small = true;
+    else if (!std::strcmp(argv[a], "--patterns"))
+      patterns = true;
+    else if (!std::strcmp(argv[a], "--mtx-dir") && a + 1 < argc)
+      mtx_dir = argv[++a];
+    else if (!std::strcmp(argv[a], "--reorder") && a + 1 < argc)
+      reorder = argv[++a];
     else if (!std::strcmp(argv[a], "--verbose"))
       verbose = true;
     else if (!std::strcmp(argv[a], "--only") && a + 1 < argc)
@@ -508,12 +351,36 @@ int main(int argc, char** argv) {
   if (verbose) cncEnable(CNC_VERBOSE);
   std::printf("# bench_api: cnc %s, end to end through cnc.h vs a textbook cuSPARSE+cuBLAS PCG\n",
               cncVersionString());
+  if (reorder) {
+#ifdef CNC_REORDER
+    int value = 0;
+    if (!reorder_value(reorder, &value)) {
+      std::fprintf(stderr, "--reorder: none, rcm or auto, not \"%s\"\n", reorder);
+      return 2;
+    }
+    check(cncSolverParameteri(CNC_REORDER, value), "CNC_REORDER");
+    std::printf("CNC_REORDER: %s\n", reorder);
+#else
+    std::printf("--reorder %s ignored: this cnc has no CNC_REORDER\n", reorder);
+#endif
+  }
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) std::printf("device: %s\n", prop.name);
   std::vector<problem> probs;
   auto add = [&](problem p) {
     if (p.n <= max_n && p.name.find(only) != std::string::npos) probs.push_back(std::move(p));
   };
+  if (patterns) {
+    patterns_options o;
+    o.reps = reps;
+    o.tol = tol;
+    o.only = only;
+    o.mtx_dir = mtx_dir;
+    o.verbose = verbose;
+    patterns_tables(o);
+    cncDeleteContext(ctx);
+    return 0;
+  }
   if (small) {
     for (int m : {10, 14, 18, 22, 26, 30, 36, 48}) add(stencil(m, 7, 1));
     for (int m : {16, 22, 30}) add(mesh(m));

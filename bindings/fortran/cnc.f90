@@ -78,6 +78,7 @@ module cnc
   integer(c_int), parameter :: CNC_CHECK_INTERVAL = int(z'10F', c_int)
   integer(c_int), parameter :: CNC_GMRES_RESTART = int(z'110', c_int)
   integer(c_int), parameter :: CNC_SSOR_OMEGA = int(z'111', c_int)
+  integer(c_int), parameter :: CNC_REORDER = int(z'112', c_int)
 
   integer(c_int), parameter :: CNC_SOLVER_DEFAULT = int(z'200', c_int)
   integer(c_int), parameter :: CNC_CG = int(z'201', c_int)
@@ -102,6 +103,9 @@ module cnc
   integer(c_int), parameter :: CNC_BACKEND_CPU = int(z'601', c_int)
   integer(c_int), parameter :: CNC_BACKEND_OPENCL = int(z'602', c_int)
   integer(c_int), parameter :: CNC_BACKEND_CUDA = int(z'603', c_int)
+  integer(c_int), parameter :: CNC_REORDER_AUTO = int(z'C00', c_int)
+  integer(c_int), parameter :: CNC_REORDER_NONE = int(z'C01', c_int)
+  integer(c_int), parameter :: CNC_REORDER_RCM = int(z'C02', c_int)
 
   ! ---- Flags for cncEnable / cncDisable / cncIsEnabled -----------------------------------------
   integer(c_int), parameter :: CNC_VERBOSE = int(z'701', c_int)
@@ -123,6 +127,9 @@ module cnc
   integer(c_int), parameter :: CNC_NNZ = int(z'80C', c_int)
   integer(c_int), parameter :: CNC_BACKEND_USED = int(z'80D', c_int)
   integer(c_int), parameter :: CNC_SOLVER_USED = int(z'814', c_int)
+  integer(c_int), parameter :: CNC_REORDER_USED = int(z'815', c_int)
+  integer(c_int), parameter :: CNC_REORDER_TIME = int(z'816', c_int)
+  integer(c_int), parameter :: CNC_LONG_ROWS = int(z'817', c_int)
   integer(c_int), parameter :: CNC_FORMAT_USED = int(z'80E', c_int)
   integer(c_int), parameter :: CNC_ZERO_DIAGONALS = int(z'80F', c_int)
   integer(c_int), parameter :: CNC_STATE = int(z'810', c_int)
@@ -156,6 +163,8 @@ module cnc
   integer(c_int), parameter :: CNC_REASON_NAME = int(z'B04', c_int)
   integer(c_int), parameter :: CNC_VERSION_STRING = int(z'B05', c_int)
   integer(c_int), parameter :: CNC_CPU_SIMD = int(z'B06', c_int)
+  integer(c_int), parameter :: CNC_ORDERING_NAME = int(z'B07', c_int)
+  integer(c_int), parameter :: CNC_CHOICE_REASON = int(z'B08', c_int)
 
   ! ---- Log levels ------------------------------------------------------------------------------
   integer(c_int), parameter :: CNC_LOG_ERROR = 0

@@ -3,7 +3,10 @@
 // moving the larger padded arrays. The layout is the host's (conversion/convert.cpp): slice s
 // holds width(s) * 32 entries, entry t of row l at slice_ptr[s] + t*32 + l; padding entries have
 // value 0 and their own row as column; rows past n are identity rows.
+#include <thrust/iterator/counting_iterator.h>
+
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "backends/cuda/cuda_kernels.hpp"
 
@@ -206,6 +209,31 @@ int blocks_for(std::int64_t threads) {
   return int(std::max<std::int64_t>(1, (threads + block_threads - 1) / block_threads));
 }
 
+// Long rows of a CSR (csr_long_rows): longer than min entries.
+struct is_long_row {
+  const std::int64_t* row_ptr;
+  std::int64_t min;
+  __device__ bool operator()(std::int32_t i) const { return row_ptr[i + 1] - row_ptr[i] > min; }
+};
+
+// piece_ptr[i] = pieces of long row i (0 past the *count long rows), for the exclusive scan.
+__global__ void long_row_pieces(std::int32_t capacity, const std::int32_t* count,
+                                const std::int64_t* row_ptr, const std::int32_t* long_rows,
+                                std::int32_t* piece_ptr) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i > capacity) return;
+  std::int32_t p = 0;
+  if (i < *count) {
+    const std::int64_t len = row_ptr[long_rows[i] + 1] - row_ptr[long_rows[i]];
+    p = std::int32_t((len + csr_piece - 1) / csr_piece);
+  }
+  piece_ptr[i] = p;
+}
+
+__global__ void total_pieces(const std::int32_t* piece_ptr, std::int32_t* out) {
+  out[1] = piece_ptr[out[0]];
+}
+
 }  // namespace
 
 cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
@@ -306,6 +334,31 @@ cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_p
     fill_sell<double><<<std::max(blocks, 1), block_threads, 0, s>>>(
         n, n_padded, row_ptr, col, static_cast<const double*>(val), slice_ptr, scol,
         static_cast<double*>(sval));
+  return cudaGetLastError();
+}
+
+cudaError_t csr_long_rows(std::int32_t n, const std::int64_t* row_ptr, std::int64_t long_min,
+                          std::int32_t capacity, std::int32_t* long_rows, std::int32_t* piece_ptr,
+                          std::int32_t* out, void* scratch, std::size_t* scratch_bytes,
+                          cudaStream_t s) {
+  const thrust::counting_iterator<std::int32_t> rows(0);
+  const is_long_row pred{row_ptr, long_min};
+  if (!scratch) {  // size query: the larger of the selection's and the scan's
+    std::size_t a = 0, b = 0;
+    cudaError_t e = cub::DeviceSelect::If(nullptr, a, rows, long_rows, out, n, pred, s);
+    if (e == cudaSuccess)
+      e = cub::DeviceScan::ExclusiveSum(nullptr, b, piece_ptr, piece_ptr, capacity + 1, s);
+    *scratch_bytes = std::max(a, b);
+    return e;
+  }
+  cudaError_t e = cub::DeviceSelect::If(scratch, *scratch_bytes, rows, long_rows, out, n, pred, s);
+  if (e != cudaSuccess) return e;
+  long_row_pieces<<<blocks_for(std::int64_t(capacity) + 1), block_threads, 0, s>>>(
+      capacity, out, row_ptr, long_rows, piece_ptr);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  e = cub::DeviceScan::ExclusiveSum(scratch, *scratch_bytes, piece_ptr, piece_ptr, capacity + 1, s);
+  if (e != cudaSuccess) return e;
+  total_pieces<<<1, 1, 0, s>>>(piece_ptr, out);
   return cudaGetLastError();
 }
 

@@ -1,4 +1,5 @@
-// CSR SpMV for the CUDA backend: a sub-warp of W lanes per row (W from the average row length),
+// CSR SpMV for the CUDA backend: a sub-warp of W lanes per row (W from the average row length;
+// rows much longer than that are cut into pieces by k_csr_pieces, launched first),
 // so that the lanes of a warp read consecutive values and column indices (coalesced), and one
 // pass over the matrix serves the KC right-hand sides of a group. Each lane issues the loads of
 // U strided entries before using any (memory-level parallelism: the row offsets, values and
@@ -39,6 +40,9 @@ __global__ void __launch_bounds__(block_threads)
       e = __ldg(row_ptr + row) + lane;
       end = __ldg(row_ptr + row + 1);
     }
+    // A long row was summed by k_csr_pieces (launched first): read back below, nothing gathered.
+    const bool long_row = a.n_long > 0 && end - (e - lane) > a.long_min;
+    if (long_row) e = end;
     // p of this row (for pq) is loaded now, independent of the row's gathers.
     V prow[KC];
 #pragma unroll
@@ -70,10 +74,98 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
       for (int j = 0; j < KC; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off, W);
     if (lane == 0 && row < a.rows) {
+      if (long_row) load_slots<KC, false>(out + row * KC, acc);
       store_row<KC>(act, cg, out, row, acc, prow, pq);
     }
   }
   if (cg) spmv_finish_pq<KC>(g, pq);
+}
+
+// The long rows of a CSR (matrix_view::long_rows): one warp per piece of csr_piece entries,
+// its sum over 32 lanes in a fixed order. A row of one piece is stored at once; otherwise the
+// piece's sum goes to piece_sums and the warp that finishes the row's last piece (counted in
+// piece_done, which it resets) adds the row's pieces in piece order: the same bits whichever warp
+// that is. Stores y (q in CG mode) of the long rows for the served systems only.
+template <class M, class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_csr_pieces(matrix_view a, group_view g, bool cg, const V* __restrict__ in, V* out) {
+  bool act[KC];
+  if (!spmv_active<KC>(g, cg, act)) return;
+  if (cg) {
+    in = static_cast<const V*>(g.p);
+    out = static_cast<V*>(g.q);
+  }
+  const M* __restrict__ val = static_cast<const M*>(a.val);
+  V* sums = static_cast<V*>(a.piece_sums);
+  constexpr int U = spmv_unroll(KC, sizeof(M));
+  const int lane = threadIdx.x & 31;
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+  for (long long pc = warp; pc < a.pieces; pc += n_warps) {
+    int lo = 0, hi = a.n_long;  // piece_ptr[lo] <= pc < piece_ptr[hi]
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      if (__ldg(a.piece_ptr + mid) <= pc)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const std::int32_t row = __ldg(a.long_rows + lo);
+    const std::int32_t first = __ldg(a.piece_ptr + lo);
+    const std::int32_t count = __ldg(a.piece_ptr + lo + 1) - first;
+    const std::int64_t row_end = __ldg(a.row_ptr + row + 1);
+    const std::int64_t start = __ldg(a.row_ptr + row) + std::int64_t(pc - first) * csr_piece;
+    const std::int64_t end = min(start + csr_piece, row_end);
+    V acc[KC];
+#pragma unroll
+    for (int j = 0; j < KC; ++j) acc[j] = V(0);
+    for (std::int64_t e = start + lane; e < end; e += 32 * U) {
+      M v[U];
+      std::int32_t c[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t eu = e + u * 32;
+        v[u] = eu < end ? __ldg(val + eu) : M(0);
+        c[u] = eu < end ? __ldg(a.col + eu) : -1;
+      }
+      gather_fma<U, KC>(
+          v, c,
+          [in](std::int32_t cc, V(&x)[KC]) {
+            load_slots<KC>(in + static_cast<long long>(cc) * KC, x);
+          },
+          acc);
+    }
+#pragma unroll
+    for (int off = 16; off >= 1; off >>= 1)
+#pragma unroll
+      for (int j = 0; j < KC; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off);
+    if (count > 1) {
+      int last = 0;
+      if (lane == 0) {
+#pragma unroll
+        for (int j = 0; j < KC; ++j) sums[pc * KC + j] = acc[j];
+        __threadfence();
+        last = atomicAdd(a.piece_done + lo, 1) == count - 1;
+        if (last) a.piece_done[lo] = 0;
+      }
+      if (!__shfl_sync(0xffffffffu, last, 0)) continue;
+      __threadfence();
+#pragma unroll
+      for (int j = 0; j < KC; ++j) acc[j] = V(0);
+      for (int q = lane; q < count; q += 32)
+#pragma unroll
+        for (int j = 0; j < KC; ++j)
+          acc[j] += __ldcg(sums + (first + q) * static_cast<long long>(KC) + j);
+#pragma unroll
+      for (int off = 16; off >= 1; off >>= 1)
+#pragma unroll
+        for (int j = 0; j < KC; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off);
+    }
+    if (lane == 0)
+#pragma unroll
+      for (int j = 0; j < KC; ++j)
+        if (act[j]) out[static_cast<long long>(row) * KC + j] = acc[j];
+  }
 }
 
 template <class T, int W, int KC>
@@ -92,6 +184,12 @@ cudaError_t spmv(precision pr, const matrix_view& a, const group_view& g, bool c
     using T = decltype(t);
     using V = typename T::vec;
     return with_kc(g.kc, [&](auto kc) {
+      if (a.n_long > 0) {
+        k_csr_pieces<typename T::mat, V, kc()><<<a.piece_grid, block_threads, 0, s>>>(
+            a, g, cg, static_cast<const V*>(x), static_cast<V*>(y));
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+      }
       return with_width(a.width, [&](auto w) {
         csr_kernel<T, w(), kc()>()<<<a.grid, block_threads, 0, s>>>(
             a, g, cg, static_cast<const V*>(x), static_cast<V*>(y));

@@ -114,6 +114,9 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
     case CNC_GMRES_RESTART:
       range(1, 100000), c.gmres_restart = int(iv);
       break;
+    case CNC_REORDER:
+      one_of({CNC_REORDER_AUTO, CNC_REORDER_NONE, CNC_REORDER_RCM}), c.reorder = int(iv);
+      break;
     default:
       fail(CNC_ERR_INVALID_ENUM, "(%s): unknown or read-only parameter", args);
   }
@@ -155,6 +158,12 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
       return c.check_interval;
     case CNC_GMRES_RESTART:
       return c.gmres_restart;
+    case CNC_REORDER:
+      return c.reorder;
+    case CNC_REORDER_USED:
+      return s.reorder_used;
+    case CNC_LONG_ROWS:
+      return double(s.long_rows);
     case CNC_USED_ITERATIONS:
       return double(s.iterations);
     case CNC_REASON:
@@ -202,6 +211,8 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
       return s.gbps;
     case CNC_BLOCK_FILL_RATIO:
       return s.fill_ratio;
+    case CNC_REORDER_TIME:
+      return s.reorder_time;
   }
   fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown parameter or statistic", p);
 }
@@ -250,7 +261,7 @@ CNC_API CNCstatus cncGetDoublev(CNCenum p, double* out) {
 CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
   return guarded("cncGetString", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
-    if (p < CNC_BACKEND_NAME || p > CNC_CPU_SIMD)
+    if (p < CNC_BACKEND_NAME || p > CNC_CHOICE_REASON)
       fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);
     std::string& result = c.strings[p - CNC_BACKEND_NAME];
     switch (p) {
@@ -275,6 +286,14 @@ CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
         break;
       case CNC_CPU_SIMD:
         result = cnc::cpu_simd_level();
+        break;
+      case CNC_ORDERING_NAME:
+        result = c.stats.backend_name.empty()              ? ""
+                 : c.stats.reorder_used == CNC_REORDER_RCM ? "rcm"
+                                                           : "natural";
+        break;
+      case CNC_CHOICE_REASON:
+        result = c.stats.choice_reason;
         break;
       default:
         fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): unknown string", p);

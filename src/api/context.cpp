@@ -48,6 +48,7 @@ solve_options context::options() {
   o.check_interval = check_interval;
   o.gmres_restart = gmres_restart;
   o.keep_matrix = keep_matrix;
+  o.reorder = reorder;
   if (progress_cb) {
     o.progress = [this](std::int64_t it, double res) {
       return progress_cb(CNCint(std::min<std::int64_t>(it, INT32_MAX)), res, progress_data) != 0;

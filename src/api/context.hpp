@@ -31,6 +31,7 @@ struct context {
   double threshold = 1e-6;
   int threads = 0, device_index = -1, check_interval = 0;
   int gmres_restart = 30;  // CNC_GMRES_RESTART
+  int reorder = CNC_REORDER_AUTO;
   std::int64_t nnz_hint = 0;
   // Variables (n * k, column-major) and locks.
   std::vector<double> values;
@@ -47,7 +48,7 @@ struct context {
   // Errors and callbacks.
   int first_error = CNC_OK;
   std::string first_message, last_message;
-  std::string strings[8];  // cncGetString results, one slot per CNC_* string enum
+  std::string strings[8];  // cncGetString results, one slot per CNC_* string enum (0xB01..0xB08)
   CNClogCallback log_cb = nullptr;
   void* log_data = nullptr;
   CNCprogressCallback progress_cb = nullptr;

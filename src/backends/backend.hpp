@@ -104,6 +104,9 @@ class device_system {
                              [[maybe_unused]] std::int64_t* zero_diagonals) {
     return false;
   }
+  // Rows whose SpMV work is cut into pieces summed in a fixed order (rows far longer than the
+  // average, which would otherwise hold a whole launch or sweep up); 0 when none.
+  virtual std::int64_t long_rows() const { return 0; }
 };
 
 // A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the

@@ -81,6 +81,7 @@ void pipeline::reset() {
 void pipeline::release_matrix() {
   prep_ = prepared_system{};
   last_caller_ = caller_content{};
+  order_ = kept_order{};
 }
 
 backend* pipeline::backend_for(const solve_options& o, int kind, bool requested) {
@@ -232,6 +233,15 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
                              : *std::min_element(r.true_residual.begin(), r.true_residual.end());
   stats.zero_diagonals = prep_.zero_diagonals;
   stats.format_used = api_format(prep_.fmt);
+  stats.long_rows = prep_.dev->long_rows();
+  stats.choice_reason =
+      std::string("format ") + format_name(prep_.fmt) +
+      (o.format == CNC_FORMAT_AUTO ? " (AUTO: fewest bytes per SpMV on this backend)"
+                                   : " (CNC_MATRIX_FORMAT)") +
+      "; " +
+      (stats.long_rows > 0 ? std::to_string(stats.long_rows) +
+                                 " long rows cut into pieces (their work split by entries)"
+                           : std::string("no long rows"));
   const int bs = block_size(prep_.fmt);
   stats.fill_ratio = prep_.fmt == format::csr || stats.nnz == 0
                          ? 1.0
@@ -351,10 +361,10 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
   }
 }
 
-void pipeline::solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
-                         std::uint64_t version, int k, const double* b, double* x,
-                         solve_stats& stats, const std::function<void()>& alongside,
-                         bool new_values) {
+void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
+                              const caller_csr* raw, std::uint64_t version, int k, const double* b,
+                              double* x, solve_stats& stats, const std::function<void()>& alongside,
+                              bool new_values) {
   const double t0 = now_seconds();
   struct release_at_end {  // CNC_KEEP_MATRIX off: nothing stays, whatever happens
     pipeline* p;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "cnc.h"
@@ -32,7 +33,8 @@ struct solve_options {
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;
   int check_interval = 0, gmres_restart = 30;
-  bool keep_matrix = true;  // CNC_KEEP_MATRIX: keep the prepared matrix for the next solve
+  bool keep_matrix = true;         // CNC_KEEP_MATRIX: keep the prepared matrix for the next solve
+  int reorder = CNC_REORDER_AUTO;  // CNC_REORDER_*
   std::function<bool(std::int64_t, double)> progress;  // may be empty
   std::function<void(int, const std::string&)> log;    // CNC_LOG_* levels; may be empty
 };
@@ -46,6 +48,10 @@ struct solve_stats {
   int backend_used = 0, format_used = 0, solver_used = 0;
   double fill_ratio = 1.0;
   std::string backend_name, device_name;
+  int reorder_used = CNC_REORDER_NONE;
+  double reorder_time = 0;
+  std::int64_t long_rows = 0;
+  std::string choice_reason;  // format, long rows and ordering, and why
 };
 
 // What a prepared (converted, device-resident) matrix was made from. A solve reuses the device
@@ -140,9 +146,14 @@ class pipeline {
   // `alongside` (may be empty) runs while the backend solves: on another thread when the solve
   // runs on a GPU, after it on the CPU backend (whose solve uses every core). new_values: `raw`
   // has the pattern of the matrix prepared under `version` and other values (refill).
+  // Decides the ordering (pipeline_order.cpp: kept per matrix version), then solves in it.
   void solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
                  std::uint64_t version, int k, const double* b, double* x, solve_stats& stats,
                  const std::function<void()>& alongside = {}, bool new_values = false);
+  // The solve in the matrix's own order (the permuted one when reordered).
+  void solve_in_order(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
+                      std::uint64_t version, int k, const double* b, double* x, solve_stats& stats,
+                      const std::function<void()>& alongside, bool new_values);
   // Host CSR (row offsets already checked) -> device as it is -> checked and converted there.
   // False (nothing kept) when the device finds the CSR not canonical: the host path follows.
   // keep_pattern: the system can be refilled (create_system_from_device).
@@ -164,6 +175,15 @@ class pipeline {
   unsigned auto_skip_ = 0;  // kinds auto selection found absent or unsuitable (bit per kind)
   prepared_system prep_;
   caller_content last_caller_;  // what cncSolveCSR last prepared prep_ from
+  // The ordering decided for the matrix (or pattern) of `version`: perm[new] = old (empty: the
+  // caller's order), the permuted CSR the prepared system was made from, and why.
+  struct kept_order {
+    std::uint64_t version = 0;  // 0 = none decided
+    int requested = 0;          // solve_options::reorder it was decided under
+    std::vector<std::int32_t> perm;
+    csr_matrix csr;
+    std::string why;
+  } order_;
 };
 
 }  // namespace cnc

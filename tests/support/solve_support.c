@@ -55,3 +55,17 @@ void check_reported_residual(const ts_csr* a, const double* x, const double* b, 
       fail_msg("%s: CONVERGED but true residual %.3e > threshold %.3e", what, mine, threshold);
   }
 }
+
+int backend_present(CNCenum backend) {
+  CNCcontext keep = cncGetCurrent();
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)backend), CNC_OK);
+  CNCint64 rp[2] = {0, 1};
+  CNCuint ci[1] = {0};
+  double v[1] = {2}, b[1] = {1}, x[1] = {0};
+  const CNCstatus st = cncSolveCSR(1, rp, ci, v, 0, 1, b, x);
+  cncDeleteContext(c);
+  assert_int_equal(cncMakeCurrent(keep), CNC_OK);
+  return st == CNC_OK;
+}

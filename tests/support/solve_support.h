@@ -37,6 +37,8 @@ double* dense_reference(const ts_csr* a, const double* b);
  * (recursive and true residual below the threshold). */
 void check_reported_residual(const ts_csr* a, const double* x, const double* b, const stats* s,
                              double threshold, const char* what);
+/* Whether `backend` can run here (a 1x1 solve on it, in a context of its own). */
+int backend_present(CNCenum backend);
 
 #ifdef __cplusplus
 }

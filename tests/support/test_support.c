@@ -189,6 +189,32 @@ ts_csr ts_random_spd(int32_t n, int per_row, uint64_t seed) {
   return finish(&l, n);
 }
 
+ts_csr ts_long_rows_spd(int32_t n, int32_t long_len, uint64_t seed) {
+  ts_rng rng;
+  ts_rng_seed(&rng, seed);
+  coo_list l = {0};
+  double* rowsum = (double*)calloc((size_t)n, sizeof(double));
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t links = i == 0        ? long_len
+                          : i == 1      ? long_len / 3
+                          : i == 2      ? 600
+                          : i % 97 == 0 ? 150
+                                        : 3;
+    for (int32_t k = 0; k < links; ++k) {
+      int32_t j = (int32_t)ts_rng_below(&rng, (uint32_t)n);
+      if (j == i) continue;
+      double v = -(0.25 + ts_rng_uniform(&rng));
+      push(&l, i, j, v);
+      push(&l, j, i, v);
+      rowsum[i] += fabs(v);
+      rowsum[j] += fabs(v);
+    }
+  }
+  for (int32_t i = 0; i < n; ++i) push(&l, i, i, rowsum[i] * 1.01 + 0.5 + ts_rng_uniform(&rng));
+  free(rowsum);
+  return finish(&l, n);
+}
+
 ts_csr ts_dense_blocks(int32_t nblocks, int b, uint64_t seed) {
   ts_rng rng;
   ts_rng_seed(&rng, seed);

@@ -51,6 +51,10 @@ double* ts_csr_to_dense(const ts_csr* a);
 ts_csr ts_laplacian_2d(int32_t nx, int32_t ny);              /* 5-point, Dirichlet, SPD */
 ts_csr ts_poisson_3d(int32_t m);                             /* 7-point on m^3, SPD */
 ts_csr ts_random_spd(int32_t n, int per_row, uint64_t seed); /* strictly diagonally dominant */
+/* Power-law-like degrees: rows 0, 1, 2 join `long_len`, long_len / 3 and 600 random others
+ * (hubs, longer than any GPU block or SpMV piece), every 97th row 150 others, the rest 3;
+ * strictly diagonally dominant (SPD). For the SpMV's long-row pieces. */
+ts_csr ts_long_rows_spd(int32_t n, int32_t long_len, uint64_t seed);
 /* Block tridiagonal with dense b x b SPD-ish blocks (diagonally dominant): nb blocks of size b. */
 ts_csr ts_dense_blocks(int32_t nblocks, int b, uint64_t seed);
 

@@ -32,6 +32,7 @@ PRECONDITIONERS = {
     None: _c.PRECOND_NONE,
 }
 SOLVERS = {"cg": _c.CG, "bicgstab": _c.BICGSTAB, "gmres": _c.GMRES}
+REORDERS = {"auto": _c.REORDER_AUTO, "none": _c.REORDER_NONE, "rcm": _c.REORDER_RCM}
 
 
 def _enum(table, value, what):
@@ -60,6 +61,7 @@ def solve(
     solver="cg",
     restart=None,
     omega=None,
+    reorder="auto",
 ):
     """Solves A x = b with cnc's preconditioned CG (A symmetric positive definite), or with
     BiCGSTAB or restarted GMRES (any nonsingular A).
@@ -78,6 +80,8 @@ def solve(
     x0       initial guess, shape of b or (n,)
     solver   "cg", "bicgstab" or "gmres"
     restart  GMRES: Krylov vectors kept before a restart (None: cnc's default, 30)
+    reorder  "auto" (reverse Cuthill-McKee when the numbering scatters the gathers and the solve
+             is large enough to repay it), "none" or "rcm"; x is always in your numbering
     omega    SSOR's relaxation factor in (0, 2) (None: cnc's default, 1.5)
 
     Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,
@@ -94,6 +98,7 @@ def solve(
         (_c.PRECISION, _enum(PRECISIONS, precision, "precision")),
         (_c.MATRIX_FORMAT, _enum(FORMATS, format, "format")),
         (_c.PRECONDITIONER, _enum(PRECONDITIONERS, preconditioner, "preconditioner")),
+        (_c.REORDER, _enum(REORDERS, reorder, "reorder")),
     ]
     backend_value = _enum(BACKENDS, backend, "backend")
     if not (isinstance(backend, str) and backend.lower() == "auto"):

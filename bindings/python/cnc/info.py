@@ -43,6 +43,9 @@ class SolveInfo:
     backend, device, format   what ran: e.g. "cpu", the device name, "csr"
     times         Times(assembly, conversion, upload, solve, elapsed) in seconds
     nnz           stored nonzeros of the assembled matrix
+    ordering      "natural" or "rcm": the order the unknowns were solved in (x is in yours)
+    long_rows     rows whose SpMV work was cut into pieces (far longer than the average)
+    choice        why: the format, the long rows and the ordering (CNC_CHOICE_REASON)
     """
 
     reason: str
@@ -61,6 +64,9 @@ class SolveInfo:
     bytes_per_iteration: int
     zero_diagonals: int
     block_fill_ratio: float
+    ordering: str = "natural"
+    long_rows: int = 0
+    choice: str = ""
 
     @property
     def converged(self):
@@ -93,4 +99,7 @@ def read(ctx):
         bytes_per_iteration=ctx.get_integer64(_c.BYTES_PER_ITERATION),
         zero_diagonals=ctx.get_integer(_c.ZERO_DIAGONALS),
         block_fill_ratio=ctx.get_double(_c.BLOCK_FILL_RATIO),
+        ordering=ctx.get_string(_c.ORDERING_NAME),
+        long_rows=ctx.get_integer64(_c.LONG_ROWS),
+        choice=ctx.get_string(_c.CHOICE_REASON),
     )

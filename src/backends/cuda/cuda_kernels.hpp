@@ -28,7 +28,23 @@ struct matrix_view {
   const void* val = nullptr;              // b*b values per block, row-major inside a block
   int width = 0;                          // lanes per (block) row: 2..32, a multiple of b*b
   int grid = 0;                           // blocks of the SpMV launch
+  // CSR only: rows longer than long_min entries ("long rows", ascending in long_rows) are cut
+  // into pieces of csr_piece entries, one warp each (a whole kernel waits on its slowest row
+  // otherwise). The pieces' sums go to piece_sums; the warp that finishes a row's last piece adds
+  // them in piece order and stores the row; the row kernel then only reads it back. n_long == 0:
+  // no long rows, one launch.
+  std::int32_t n_long = 0;
+  std::int64_t long_min = 0;
+  const std::int32_t* long_rows = nullptr;
+  const std::int32_t* piece_ptr = nullptr;  // n_long + 1: first piece of each long row
+  std::int32_t* piece_done = nullptr;       // n_long counters, zero between launches
+  void* piece_sums = nullptr;               // pieces * 8 vector values
+  std::int32_t pieces = 0;
+  int piece_grid = 0;  // blocks of the pieces launch
 };
+
+// Entries of one piece of a long CSR row (a warp's work: 4 trips of 32 lanes x 4 entries).
+constexpr int csr_piece = 512;
 
 struct group_view {
   int kc = 1;          // stride: 1, 2, 4 or 8
@@ -98,6 +114,15 @@ cudaError_t sell_refill(std::int32_t n, const std::int64_t* row_ptr, const doubl
 cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
                      const std::int32_t* col, const double* val, unsigned long long* out,
                      cudaStream_t s);
+// The long rows of a device CSR (rows longer than long_min, ascending) into long_rows and the
+// first piece of each (csr_piece entries a piece) into piece_ptr; out[0] = their count L, out[1]
+// = the pieces in all (piece_ptr[L]). long_rows and piece_ptr hold `capacity` and capacity + 1
+// values, capacity >= nnz / (long_min + 1) + 1 (no more rows can be long). Size query first
+// (scratch == nullptr), as sell_slice_offsets.
+cudaError_t csr_long_rows(std::int32_t n, const std::int64_t* row_ptr, std::int64_t long_min,
+                          std::int32_t capacity, std::int32_t* long_rows, std::int32_t* piece_ptr,
+                          std::int32_t* out, void* scratch, std::size_t* scratch_bytes,
+                          cudaStream_t s);
 // *out = index of the first NaN/Inf of v, or all ones (one device word).
 cudaError_t first_not_finite(const double* v, std::int64_t count, unsigned long long* out,
                              int max_grid, cudaStream_t s);

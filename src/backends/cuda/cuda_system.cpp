@@ -106,6 +106,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   mat_.col = col_.as<std::int32_t>();
   mat_.val = val_.get();
   avg_per_row_ = avg;
+  split_long_rows(a.csr.nnz());  // CSR only
 
   if (pr_ == precision::f32) {
     std::vector<float> df(d.begin(), d.begin() + n_);
@@ -184,6 +185,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   }
   refillable_ = keep_pattern;
   nnz_ = a.nnz;
+  split_long_rows(a.nnz);               // CSR only
   setup_groups(sm_count, cooperative);  // synchronizes
   info.zero_diagonals = std::int64_t(z);
 }
@@ -419,6 +421,9 @@ void cuda_system::read_vector(cuda::vec_id v, double* out) {
 std::string cuda_system::config() const {
   std::string s = format_name(mat_.fmt);
   if (persistent_grid_ > 0) s += " persistent_grid=" + std::to_string(persistent_grid_);
+  if (mat_.n_long > 0)
+    s += " long_rows=" + std::to_string(mat_.n_long) + " (> " + std::to_string(mat_.long_min) +
+         " entries) pieces=" + std::to_string(mat_.pieces);
   for (const group& g : groups_)
     s += " [kc=" + std::to_string(g.view.kc) + " width=" + std::to_string(g.width) +
          " spmv_grid=" + std::to_string(g.spmv_grid) + " vec_grid=" + std::to_string(g.view.grid) +

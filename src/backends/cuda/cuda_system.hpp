@@ -70,6 +70,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   // probe
   void read_vector(cuda::vec_id v, double* out) override;
   std::string config() const override;
+  std::int64_t long_rows() const override { return mat_.n_long; }
 
   // BCRS block-row offsets of a device CSR into block_ptr; returns the block count.
   static std::int64_t bcrs_offsets(const device_csr& a, int b, std::int64_t* block_ptr,
@@ -80,6 +81,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   std::int64_t build_sell(const std::int64_t* rp, const std::int32_t* col, const void* val,
                           std::int32_t n, bool f32_values);
   void setup_groups(int sm_count, bool cooperative);
+  void split_long_rows(std::int64_t nnz);  // cuda_long_rows.cpp
   cuda::matrix_view matrix_for(const group& g) const;
   cudaError_t launch_spmv_dot();
   cudaError_t launch_update_xr();
@@ -118,6 +120,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
   bool refillable_ = false;
   cuda::matrix_view mat_;
   double avg_per_row_ = 0;  // entries (CSR) or blocks (BCRS) per (block) row
+  // CSR long rows (matrix_view::long_rows): the list, piece offsets, counters, piece sums.
+  device_buffer long_rows_, piece_ptr_, piece_done_, piece_sums_;
   std::vector<group> groups_;
   int persistent_grid_ = 0;  // > 0: iterate() runs the persistent kernel on this many blocks
   device_buffer persistent_partials_, persistent_p_;

@@ -1,0 +1,434 @@
+// bench_api's problems: the generators, the Matrix Market reader and the host checks (see
+// api_problems.hpp).
+#include "api_problems.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <utility>
+
+namespace api_bench {
+
+namespace {
+
+// splitmix64: small, fast, well mixed; the one generator of every random problem here.
+struct rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return double(next() >> 11) * 0x1p-53; }  // [0, 1)
+  // Uniform in [0, m), m < 2^32 (32 random bits times m: bias below m / 2^32).
+  std::uint32_t below(std::uint32_t m) {
+    return std::uint32_t(((next() >> 32) * std::uint64_t(m)) >> 32);
+  }
+};
+
+// Sorts each row's (column, value) pairs of a CSR whose rows are filled but unsorted.
+void sort_rows(problem& p) {
+  std::vector<std::pair<std::uint32_t, double>> row;
+  for (std::int32_t i = 0; i < p.n; ++i) {
+    const std::int64_t b = p.rp[i], e = p.rp[i + 1];
+    row.clear();
+    for (std::int64_t k = b; k < e; ++k) row.emplace_back(p.col[k], p.val[k]);
+    std::sort(row.begin(), row.end());
+    for (std::int64_t k = b; k < e; ++k) p.col[k] = row[k - b].first, p.val[k] = row[k - b].second;
+  }
+}
+
+}  // namespace
+
+std::int64_t problem::longest_row() const {
+  std::int64_t m = 0;
+  for (std::int32_t i = 0; i < n; ++i) m = std::max(m, rp[i + 1] - rp[i]);
+  return m;
+}
+
+problem stencil(int m, int points, int dof) {
+  problem p;
+  p.name = std::to_string(points) + "-pt " + std::to_string(m) + "^3" +
+           (dof > 1 ? " x" + std::to_string(dof) : "");
+  const std::int64_t cells = std::int64_t(m) * m * m;
+  p.n = std::int32_t(cells * dof);
+  p.rp.reserve(std::size_t(p.n) + 1);
+  p.rp.push_back(0);
+  const int r = 1;
+  for (std::int64_t c = 0; c < cells; ++c) {
+    const int x = int(c % m), y = int((c / m) % m), z = int(c / (std::int64_t(m) * m));
+    for (int a = 0; a < dof; ++a) {
+      for (int dz = -r; dz <= r; ++dz)
+        for (int dy = -r; dy <= r; ++dy)
+          for (int dx = -r; dx <= r; ++dx) {
+            const int nz = (dx != 0) + (dy != 0) + (dz != 0);
+            if (points == 7 && nz > 1) continue;
+            const int X = x + dx, Y = y + dy, Z = z + dz;
+            if (X < 0 || Y < 0 || Z < 0 || X >= m || Y >= m || Z >= m) continue;
+            const std::int64_t nc = X + std::int64_t(m) * (Y + std::int64_t(m) * Z);
+            for (int b = 0; b < dof; ++b) {
+              double v;
+              if (nz == 0)
+                v = a == b ? (points == 7 ? 6.0 : 26.0) * 1.01 + (dof > 1 ? 1.0 * dof : 0.0)
+                           : 0.5 / (1 + a + b);
+              else
+                v = a == b ? -1.0 : -0.05;
+              p.col.push_back(std::uint32_t(nc * dof + b));
+              p.val.push_back(v);
+            }
+          }
+      p.rp.push_back(std::int64_t(p.col.size()));
+    }
+  }
+  return p;
+}
+
+problem mesh(int m) {
+  problem p;
+  p.name = "mesh " + std::to_string(m) + "^3";
+  const std::int64_t cells = std::int64_t(m) * m * m;
+  p.n = std::int32_t(cells);
+  std::vector<float> pos(std::size_t(cells) * 3);
+  std::uint64_t s = 12345;
+  auto rnd = [&s] {
+    return s = s * 6364136223846793005ull + 1442695040888963407ull, double(s >> 11) * 0x1p-53;
+  };
+  for (std::int64_t c = 0; c < cells; ++c)
+    for (int d = 0; d < 3; ++d) {
+      const std::int64_t k = d == 0 ? c % m : d == 1 ? (c / m) % m : c / (std::int64_t(m) * m);
+      pos[std::size_t(c) * 3 + d] = float(double(k) + 0.45 * (rnd() - 0.5));
+    }
+  p.rp.push_back(0);
+  std::vector<std::pair<std::uint32_t, double>> row;
+  for (std::int64_t c = 0; c < cells; ++c) {
+    const int x = int(c % m), y = int((c / m) % m), z = int(c / (std::int64_t(m) * m));
+    const double rad2 = 1.3 + 0.9 * double((c * 2654435761u) % 100) / 100.0;  // varying degree
+    row.clear();
+    double deg = 0;
+    for (int dz = -2; dz <= 2; ++dz)
+      for (int dy = -2; dy <= 2; ++dy)
+        for (int dx = -2; dx <= 2; ++dx) {
+          const int X = x + dx, Y = y + dy, Z = z + dz;
+          if ((dx | dy | dz) == 0 || X < 0 || Y < 0 || Z < 0 || X >= m || Y >= m || Z >= m)
+            continue;
+          const std::int64_t o = X + std::int64_t(m) * (Y + std::int64_t(m) * Z);
+          double d2 = 0;
+          for (int d = 0; d < 3; ++d) {
+            const double t = pos[std::size_t(c) * 3 + d] - pos[std::size_t(o) * 3 + d];
+            d2 += t * t;
+          }
+          const double rad_o = 1.3 + 0.9 * double((o * 2654435761u) % 100) / 100.0;
+          if (d2 > std::min(rad2, rad_o)) continue;  // symmetric: both must reach
+          row.push_back({std::uint32_t(o), -1.0});
+          deg += 1;
+        }
+    row.push_back({std::uint32_t(c), deg * 1.01 + 0.01});
+    std::sort(row.begin(), row.end());
+    for (auto& e : row) p.col.push_back(e.first), p.val.push_back(e.second);
+    p.rp.push_back(std::int64_t(p.col.size()));
+  }
+  return p;
+}
+
+problem power_law(std::int32_t n, double gamma, double drawn_degree, double offset,
+                  std::uint64_t seed, const std::string& name_size) {
+  problem p;
+  p.name = "power-law " + name_size;
+  p.n = n;
+  const std::size_t un = std::size_t(n);
+  // Vose's alias table for P(i) = w_i / sum(w): one uniform slot, one uniform coin per draw.
+  std::vector<double> prob(un);
+  std::vector<std::uint32_t> alias(un);
+  {
+    const double expo = -1.0 / (gamma - 1.0);
+    double sum = 0;
+    for (std::size_t i = 0; i < un; ++i) sum += prob[i] = std::pow(double(i) + offset, expo);
+    std::vector<std::uint32_t> small, large;
+    for (std::size_t i = 0; i < un; ++i) {
+      prob[i] *= double(n) / sum;  // mean 1
+      (prob[i] < 1.0 ? small : large).push_back(std::uint32_t(i));
+    }
+    for (std::uint32_t i = 0; i < un; ++i) alias[i] = i;
+    while (!small.empty() && !large.empty()) {
+      const std::uint32_t s = small.back(), l = large.back();
+      small.pop_back();
+      alias[s] = l;  // slot s: s with probability prob[s], else l
+      prob[l] -= 1.0 - prob[s];
+      if (prob[l] < 1.0) large.pop_back(), small.push_back(l);
+    }
+    for (std::uint32_t i : small) prob[i] = 1.0;  // rounding leftovers: exactly full
+    for (std::uint32_t i : large) prob[i] = 1.0;
+  }
+  rng r{seed};
+  auto draw = [&] {
+    const std::uint32_t i = r.below(std::uint32_t(n));
+    return r.uniform() < prob[i] ? i : alias[i];
+  };
+  // The edges, self loops dropped; then both directions bucketed by row (counting sort).
+  const std::int64_t edges = std::llround(double(n) * drawn_degree / 2.0);
+  std::vector<std::uint32_t> ends;
+  ends.reserve(std::size_t(2 * edges));
+  std::vector<std::int64_t> start(un + 1, 0);
+  for (std::int64_t e = 0; e < edges; ++e) {
+    const std::uint32_t u = draw(), v = draw();
+    if (u == v) continue;
+    ends.push_back(u), ends.push_back(v);
+    ++start[u + 1], ++start[v + 1];
+  }
+  for (std::size_t i = 0; i < un; ++i) start[i + 1] += start[i];
+  std::vector<std::uint32_t> adj(ends.size());
+  {
+    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+    for (std::size_t k = 0; k < ends.size(); k += 2) {
+      adj[std::size_t(fill[ends[k]]++)] = ends[k + 1];
+      adj[std::size_t(fill[ends[k + 1]]++)] = ends[k];
+    }
+  }
+  std::vector<std::uint32_t>().swap(ends);
+  // Each row sorted, repeated edges dropped, the diagonal put in its place.
+  p.rp.assign(un + 1, 0);
+  p.col.reserve(adj.size() + un);
+  p.val.reserve(adj.size() + un);
+  for (std::size_t i = 0; i < un; ++i) {
+    const auto b = adj.begin() + start[i], e = adj.begin() + start[i + 1];
+    std::sort(b, e);
+    const auto u = std::unique(b, e);
+    const auto mid = std::lower_bound(b, u, std::uint32_t(i));
+    const double degree = double(u - b);
+    for (auto k = b; k != mid; ++k) p.col.push_back(*k), p.val.push_back(-1.0);
+    p.col.push_back(std::uint32_t(i)), p.val.push_back(degree * 1.01 + 0.01);
+    for (auto k = mid; k != u; ++k) p.col.push_back(*k), p.val.push_back(-1.0);
+    p.rp[i + 1] = std::int64_t(p.col.size());
+  }
+  return p;
+}
+
+problem permuted(const problem& p, std::uint64_t seed) {
+  const std::size_t un = std::size_t(p.n);
+  std::vector<std::uint32_t> perm(un), inv(un);  // perm[old] = new
+  for (std::size_t i = 0; i < un; ++i) perm[i] = std::uint32_t(i);
+  rng r{seed};
+  for (std::size_t i = un; i > 1; --i) std::swap(perm[i - 1], perm[r.below(std::uint32_t(i))]);
+  for (std::size_t i = 0; i < un; ++i) inv[perm[i]] = std::uint32_t(i);
+  problem q;
+  q.name = p.name + " random";
+  q.n = p.n;
+  q.rp.assign(un + 1, 0);
+  for (std::size_t i = 0; i < un; ++i) q.rp[i + 1] = q.rp[i] + (p.rp[inv[i] + 1] - p.rp[inv[i]]);
+  q.col.resize(p.col.size());
+  q.val.resize(p.val.size());
+  for (std::size_t i = 0; i < un; ++i) {
+    std::int64_t k = q.rp[i];
+    for (std::int64_t o = p.rp[inv[i]]; o < p.rp[inv[i] + 1]; ++o, ++k)
+      q.col[k] = perm[p.col[o]], q.val[k] = p.val[o];
+  }
+  sort_rows(q);
+  return q;
+}
+
+namespace {
+
+bool fail(std::string* why, std::string msg) {
+  *why = std::move(msg);
+  return false;
+}
+
+bool blank(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+}
+
+// Reads a decimal integer at *s (leading blanks skipped); false if none or out of range.
+bool parse_int(const char** s, long long* v) {
+  char* end = nullptr;
+  errno = 0;
+  *v = std::strtoll(*s, &end, 10);
+  if (end == *s || errno == ERANGE) return false;
+  *s = end;
+  return true;
+}
+
+bool parse_real(const char** s, double* v) {
+  char* end = nullptr;
+  *v = std::strtod(*s, &end);
+  if (end == *s || !std::isfinite(*v)) return false;
+  *s = end;
+  return true;
+}
+
+bool only_blanks(const char* s) {
+  while (*s && std::isspace(static_cast<unsigned char>(*s))) ++s;
+  return *s == 0;
+}
+
+// The next line that is neither blank nor a comment; false at the end of the file.
+bool data_line(std::ifstream& in, std::string* line) {
+  while (std::getline(in, *line))
+    if (!blank(*line) && (*line)[line->find_first_not_of(" \t")] != '%') return true;
+  return false;
+}
+
+}  // namespace
+
+bool read_matrix_market(const std::string& path, problem* p, std::string* why) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(why, "cannot open");
+  std::string line;
+  if (!std::getline(in, line)) return fail(why, "empty file");
+  std::vector<std::string> banner;  // its words, lower case
+  {
+    std::string w;
+    for (char c : line + " ") {
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        if (!w.empty()) banner.push_back(w), w.clear();
+      } else {
+        w += char(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+  }
+  if (banner.size() != 5 || banner[0] != "%%matrixmarket" || banner[1] != "matrix")
+    return fail(why, "no %%MatrixMarket matrix banner");
+  if (banner[2] != "coordinate" || (banner[3] != "real" && banner[3] != "integer") ||
+      banner[4] != "symmetric")
+    return fail(why, "not real/integer symmetric coordinate: " + banner[2] + " " + banner[3] + " " +
+                         banner[4]);
+  if (!data_line(in, &line)) return fail(why, "no size line");
+  long long rows = 0, cols = 0, entries = 0;
+  const char* s = line.c_str();
+  if (!parse_int(&s, &rows) || !parse_int(&s, &cols) || !parse_int(&s, &entries) || !only_blanks(s))
+    return fail(why, "bad size line: " + line.substr(0, 80));
+  // n fits cnc's and the textbook's 32-bit indices; the expanded nnz (at most 2 entries) the
+  // textbook's 32-bit row offsets.
+  const long long int_max = std::numeric_limits<std::int32_t>::max();
+  if (rows != cols || rows < 1 || rows >= int_max || entries < 0 || entries > int_max / 2)
+    return fail(why, "unsupported sizes " + std::to_string(rows) + " x " + std::to_string(cols) +
+                         ", " + std::to_string(entries) + " entries");
+  struct entry {
+    std::uint32_t i, j;
+    double v;
+  };
+  std::vector<entry> t;
+  t.reserve(std::size_t(std::min<long long>(2 * entries, 1 << 24)));
+  bool lower = false, upper = false;
+  for (long long k = 0; k < entries; ++k) {
+    if (!data_line(in, &line))
+      return fail(
+          why, "ends after " + std::to_string(k) + " of " + std::to_string(entries) + " entries");
+    long long i = 0, j = 0;
+    double v = 0;
+    s = line.c_str();
+    if (!parse_int(&s, &i) || !parse_int(&s, &j) || !parse_real(&s, &v) || !only_blanks(s))
+      return fail(why, "bad entry line " + std::to_string(k + 1) + ": " + line.substr(0, 80));
+    if (i < 1 || j < 1 || i > rows || j > rows)
+      return fail(why, "index out of range in entry " + std::to_string(k + 1));
+    lower |= i > j;
+    upper |= i < j;
+    t.push_back({std::uint32_t(i - 1), std::uint32_t(j - 1), v});
+    if (i != j) t.push_back({std::uint32_t(j - 1), std::uint32_t(i - 1), v});
+  }
+  if (lower && upper) return fail(why, "entries in both triangles of a symmetric file");
+  if (data_line(in, &line)) return fail(why, "more entries than the size line says");
+  // Stable: each key's duplicates are summed in file order, the same order for (i, j) and its
+  // mirror (j, i), so the sums are bitwise symmetric.
+  std::stable_sort(t.begin(), t.end(), [](const entry& a, const entry& b) {
+    return a.i != b.i ? a.i < b.i : a.j < b.j;
+  });
+  problem& q = *p;
+  q = problem();
+  const std::string file = std::filesystem::path(path).filename().string();
+  q.name = "mtx " + file.substr(0, file.size() - (file.size() >= 4 ? 4 : 0));
+  q.n = std::int32_t(rows);
+  q.rp.assign(std::size_t(rows) + 1, 0);
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (k > 0 && t[k].i == t[k - 1].i && t[k].j == t[k - 1].j) {
+      q.val.back() += t[k].v;  // duplicates summed
+      continue;
+    }
+    q.col.push_back(t[k].j);
+    q.val.push_back(t[k].v);
+    ++q.rp[t[k].i + 1];
+  }
+  for (std::size_t i = 0; i < std::size_t(rows); ++i) q.rp[i + 1] += q.rp[i];
+  return true;
+}
+
+std::vector<std::string> mtx_files(const std::string& dir, std::string* why) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  if (ec) {
+    *why = ec.message();
+    return files;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    if (it->path().extension() == ".mtx" && it->is_regular_file(ec))
+      files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool positive_diagonal(const problem& p) {
+  for (std::int32_t i = 0; i < p.n; ++i) {
+    const auto b = p.col.begin() + p.rp[i], e = p.col.begin() + p.rp[i + 1];
+    const auto d = std::lower_bound(b, e, std::uint32_t(i));
+    if (d == e || *d != std::uint32_t(i) || !(p.val[std::size_t(d - p.col.begin())] > 0))
+      return false;
+  }
+  return true;
+}
+
+bool check_problem(const problem& p, std::string* why) {
+  const std::size_t un = std::size_t(p.n);
+  if (p.n < 1 || p.rp.size() != un + 1 || p.rp[0] != 0 || p.rp[un] != p.nnz() ||
+      p.val.size() != p.col.size())
+    return fail(why, "array sizes");
+  for (std::size_t i = 0; i < un; ++i) {
+    if (p.rp[i + 1] < p.rp[i]) return fail(why, "row offsets decrease at " + std::to_string(i));
+    for (std::int64_t k = p.rp[i]; k < p.rp[i + 1]; ++k) {
+      if (p.col[k] >= un) return fail(why, "column out of range in row " + std::to_string(i));
+      if (k > p.rp[i] && p.col[k] <= p.col[k - 1])
+        return fail(why, "row " + std::to_string(i) + " not strictly increasing");
+    }
+  }
+  for (std::size_t i = 0; i < un; ++i)
+    for (std::int64_t k = p.rp[i]; k < p.rp[i + 1]; ++k) {  // a_ji must be there and equal
+      const std::uint32_t j = p.col[k];
+      const auto b = p.col.begin() + p.rp[j], e = p.col.begin() + p.rp[j + 1];
+      const auto f = std::lower_bound(b, e, std::uint32_t(i));
+      if (f == e || *f != i || p.val[std::size_t(f - p.col.begin())] != p.val[k])
+        return fail(why, "not symmetric at (" + std::to_string(i) + ", " + std::to_string(j) + ")");
+    }
+  if (!positive_diagonal(p)) return fail(why, "a diagonal entry absent or not positive");
+  return true;
+}
+
+std::vector<double> rhs(std::int32_t n) {
+  std::vector<double> b(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) b[i] = 1.0 + 0.5 * std::sin(0.001 * i);
+  return b;
+}
+
+double true_residual(const problem& p, const std::vector<double>& b, const std::vector<double>& x) {
+  double rr = 0, bb = 0;
+  for (std::int32_t i = 0; i < p.n; ++i) {
+    double ax = 0;
+    for (std::int64_t k = p.rp[i]; k < p.rp[i + 1]; ++k) ax += p.val[k] * x[p.col[k]];
+    rr += (b[i] - ax) * (b[i] - ax);
+    bb += b[i] * b[i];
+  }
+  return std::sqrt(rr / bb);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace api_bench

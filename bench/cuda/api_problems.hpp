@@ -1,0 +1,66 @@
+// The problems bench_api solves through cnc.h (plain C++, no CUDA): CSR matrices on the host in
+// the caller's natural form (64-bit row offsets, 32-bit columns sorted within each row, no
+// duplicates), every one symmetric with a positive diagonal. Generators are deterministic (fixed
+// seeds): the same call gives the same matrix on every machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace api_bench {
+
+struct problem {
+  std::string name;
+  std::int32_t n = 0;
+  std::vector<std::int64_t> rp;
+  std::vector<std::uint32_t> col;
+  std::vector<double> val;
+  std::int64_t nnz() const { return std::int64_t(col.size()); }
+  std::int64_t longest_row() const;
+};
+
+// Stencil Laplacian on m^3 (7 or 27 points), Dirichlet, SPD. `dof` > 1: each grid point carries
+// dof coupled unknowns (dense dof x dof blocks: 4 for elasticity-like systems).
+problem stencil(int m, int points, int dof);
+
+// An irregular mesh: points on a jittered m x m x m lattice, each joined to every point within
+// a radius that varies per point (the 6 face neighbours and some of the 12 edge ones: 1-17
+// entries a row, 8.4 on average), numbered along the lattice. Graph Laplacian + 1% shift.
+problem mesh(int m);
+
+// A power-law graph's Laplacian, Chung-Lu style: vertex i has weight w_i = (i + offset)^(-1 /
+// (gamma - 1)); n * drawn_degree / 2 edges are drawn, each endpoint with probability proportional
+// to w (Vose's alias method, splitmix64 seeded with `seed`), then self loops and repeated edges
+// are dropped (drawn_degree 12-13 leaves ~10 distinct neighbours a row). Off-diagonal -1,
+// diagonal = degree * 1.01 + 0.01 (diagonally dominant, SPD). `offset` >= 1 lowers the heaviest
+// weights, so the longest row. Single-threaded, O(nnz log nnz): 2 M rows in about 2 s.
+// Named "power-law <name_size>".
+problem power_law(std::int32_t n, double gamma, double drawn_degree, double offset,
+                  std::uint64_t seed, const std::string& name_size);
+
+// P A P^T for a random permutation P (Fisher-Yates, seeded): the same matrix with its unknowns
+// numbered at random, each row's columns sorted. Named "<p.name> random".
+problem permuted(const problem& p, std::uint64_t seed);
+
+// A Matrix Market file: `real` or `integer`, `symmetric`, `coordinate`, 1-based, one triangle
+// stored (expanded to both here, duplicates summed). False with *why set when the file is not of
+// that kind or is malformed (sizes, indices, values and the entry count are all checked; lines
+// may be of any length). Named "mtx <file name without .mtx>".
+bool read_matrix_market(const std::string& path, problem* p, std::string* why);
+// The .mtx files of a directory, sorted by name; empty (and *why set) when it cannot be read.
+std::vector<std::string> mtx_files(const std::string& dir, std::string* why);
+// Whether every diagonal entry is present and positive.
+bool positive_diagonal(const problem& p);
+
+// Checks the invariants the generators promise: row offsets from 0 to nnz and nondecreasing,
+// columns < n, strictly increasing within each row, the pattern and values symmetric, the
+// diagonal positive. False with *why set otherwise. O(nnz log) time, O(nnz) memory.
+bool check_problem(const problem& p, std::string* why);
+
+std::vector<double> rhs(std::int32_t n);
+// ||b - A x|| / ||b|| in double on the host.
+double true_residual(const problem& p, const std::vector<double>& b, const std::vector<double>& x);
+double median(std::vector<double> v);
+
+}  // namespace api_bench

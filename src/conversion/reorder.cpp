@@ -1,0 +1,133 @@
+#include "conversion/reorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "cnc.h"
+#include "util/parallel.hpp"
+
+namespace cnc {
+namespace {
+
+constexpr std::int64_t max_sampled_slices = 4096;
+constexpr std::int64_t row_grain = 2048;
+
+// Below this many rows x (8 bytes a row) fits in the caches of every device cnc runs on, and the
+// gathers' scattering costs little; the ordering is not tried.
+constexpr std::int32_t min_rows = 1 << 17;
+// Poor locality: more than this many lines of x per entry (random numbering gives ~1; the 7-point
+// stencil in natural order 0.19, and after reverse Cuthill–McKee about the same).
+constexpr double poor_locality = 0.5;
+// The cost model, measured on the H100 machine (BENCHMARKS.md, "Reordering"): computing and
+// applying the ordering costs about ordering_ns_per_entry ns per entry on its host (16 cores);
+// each iteration then saves about the scattered lines' extra sectors: (lines per entry - 0.25)
+// x 32 bytes per entry, at the device's bandwidth (GPU) or the host's (CPU).
+constexpr double ordering_ns_per_entry = 6.0;
+constexpr double gpu_bytes_per_second = 2.5e12, cpu_bytes_per_second = 1.0e11;
+
+}  // namespace
+
+double gather_lines_per_entry(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                              int base) {
+  const std::int64_t slices = (std::int64_t(n) + 31) / 32;
+  if (slices == 0) return 0;
+  const std::int64_t step = std::max<std::int64_t>(1, slices / max_sampled_slices);
+  std::int64_t lines = 0, entries = 0;
+  std::vector<std::uint32_t> seen;
+  for (std::int64_t s = 0; s < slices; s += step) {
+    seen.clear();
+    const std::int64_t r0 = s * 32, r1 = std::min<std::int64_t>(n, r0 + 32);
+    for (std::int64_t e = row_ptr[r0] - base; e < row_ptr[r1] - base; ++e)
+      seen.push_back((col[e] - std::uint32_t(base)) >> 4);
+    entries += std::int64_t(seen.size());
+    std::sort(seen.begin(), seen.end());
+    lines += std::unique(seen.begin(), seen.end()) - seen.begin();
+  }
+  return entries ? double(lines) / double(entries) : 0;
+}
+
+ordering_decision decide_ordering(int requested, std::int32_t n, std::int64_t nnz,
+                                  double lines_per_entry, std::int64_t max_iterations, bool gpu) {
+  ordering_decision d;
+  d.lines_per_entry = lines_per_entry;
+  char why[256];
+  if (requested == CNC_REORDER_NONE) {
+    d.why = "natural order (CNC_REORDER_NONE)";
+    return d;
+  }
+  if (requested == CNC_REORDER_RCM) {
+    std::snprintf(why, sizeof why, "rcm (CNC_REORDER_RCM; %.2f lines of x per entry before)",
+                  lines_per_entry);
+    d.reorder = true, d.why = why;
+    return d;
+  }
+  if (n < min_rows) {
+    std::snprintf(why, sizeof why, "natural order: n = %d < %d, x stays in cache", n, min_rows);
+  } else if (lines_per_entry <= poor_locality) {
+    std::snprintf(why, sizeof why,
+                  "natural order: locality good (%.2f lines of x per entry, reordering from %.2f)",
+                  lines_per_entry, poor_locality);
+  } else {
+    // Iterations a Jacobi-CG is expected to run on a 3-D problem of n unknowns (~2 n^(1/3)),
+    // within the limit.
+    const double iterations =
+        std::min(double(max_iterations), 2.0 * std::cbrt(double(std::max(n, 1))));
+    const double saved = iterations * double(nnz) * (lines_per_entry - 0.25) * 32.0 /
+                         (gpu ? gpu_bytes_per_second : cpu_bytes_per_second);
+    const double cost = double(nnz) * ordering_ns_per_entry * 1e-9;
+    d.reorder = saved > cost;
+    std::snprintf(why, sizeof why,
+                  "%s: %.2f lines of x per entry; ordering ~%.3f s vs ~%.3f s saved over ~%.0f "
+                  "iterations",
+                  d.reorder ? "rcm" : "natural order", lines_per_entry, cost, saved, iterations);
+  }
+  d.why = why;
+  return d;
+}
+
+csr_matrix permute_csr(const csr_view& a, std::span<const std::int32_t> perm, int threads) {
+  const std::int32_t n = a.n;
+  std::vector<std::int32_t> inv(static_cast<std::size_t>(n));
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r) inv[perm[r]] = std::int32_t(r);
+  });
+  csr_matrix m;
+  m.n = n;
+  m.row_ptr.resize(std::size_t(n) + 1);
+  m.row_ptr[0] = 0;
+  for (std::int32_t r = 0; r < n; ++r)
+    m.row_ptr[r + 1] = m.row_ptr[r] + (a.row_ptr[perm[r] + 1] - a.row_ptr[perm[r]]);
+  m.col.resize(std::size_t(a.nnz()));
+  m.val.resize(std::size_t(a.nnz()));
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
+    std::vector<std::pair<std::int32_t, double>> row;
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t s = a.row_ptr[perm[r]], e = a.row_ptr[perm[r] + 1];
+      row.clear();
+      for (std::int64_t t = s; t < e; ++t) row.emplace_back(inv[a.col[t]], a.val[t]);
+      std::sort(row.begin(), row.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      std::int64_t o = m.row_ptr[r];
+      for (const auto& [c, v] : row) m.col[o] = c, m.val[o++] = v;
+    }
+  });
+  return m;
+}
+
+void permute_vectors(std::span<const std::int32_t> perm, int k, const double* in, double* out,
+                     bool back, int threads) {
+  const std::int64_t n = std::int64_t(perm.size());
+  parallel_pieces(n, row_grain * 8, threads, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
+    for (int j = 0; j < k; ++j) {
+      const double* src = in + j * n;
+      double* dst = out + j * n;
+      if (back)
+        for (std::int64_t r = r0; r < r1; ++r) dst[perm[r]] = src[r];
+      else
+        for (std::int64_t r = r0; r < r1; ++r) dst[r] = src[perm[r]];
+    }
+  });
+}
+
+}  // namespace cnc

@@ -1,0 +1,43 @@
+// Reordering inside cnc: whether the unknowns are renumbered for locality (reverse Cuthill–McKee,
+// reorder_rcm.hpp), and the permutation of the matrix and of the vectors. The caller never sees
+// the new numbering: b and x are permuted on the way in and back on the way out.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "matrix/matrix.hpp"
+
+namespace cnc {
+
+// How scattered the gathers of x are: for slices of 32 consecutive rows (what a GPU warp or a
+// CPU SIMD sweep reads together), the distinct 128-byte lines of x (16 doubles) their columns
+// touch, per entry. About 1/16..1/4 for a mesh or stencil numbered with locality; near 1 when
+// every gather is its own cache line (random numbering). Sampled (at most 4096 slices spread
+// over the rows), from the caller's arrays (`base`-based, rows in any order).
+double gather_lines_per_entry(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                              int base);
+
+// The AUTO decision (CNC_REORDER_AUTO): reorder when the locality is poor and the iterations a
+// solve is expected to run save more than the ordering costs. `why` says which way and why.
+struct ordering_decision {
+  bool reorder = false;
+  double lines_per_entry = 0;
+  std::string why;
+};
+ordering_decision decide_ordering(int requested, std::int32_t n, std::int64_t nnz,
+                                  double lines_per_entry, std::int64_t max_iterations, bool gpu);
+
+// P A Pᵀ with perm[new] = old, as a canonical CSR (rows sorted): row r of the result is row
+// perm[r] of `a` with its columns renumbered by the inverse permutation. Parallel, the same bits
+// for any thread count.
+csr_matrix permute_csr(const csr_view& a, std::span<const std::int32_t> perm, int threads);
+
+// k column-major vectors of n rows: out[new] = in[perm[new]] (gather), or, back, out[perm[new]] =
+// in[new] (scatter).
+void permute_vectors(std::span<const std::int32_t> perm, int k, const double* in, double* out,
+                     bool back, int threads);
+
+}  // namespace cnc

@@ -1,0 +1,105 @@
+// The ordering stage of the solve pipeline (pipeline.hpp, solve_any): whether the unknowns are
+// renumbered for locality before the matrix goes to the backend (conversion/reorder.hpp), kept
+// per matrix version with the prepared system. The caller's b, x and results stay in the
+// caller's numbering: b and x are permuted on the way in, x back on the way out.
+#include <utility>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "cnc.h"
+#include "conversion/convert.hpp"
+#include "conversion/reorder.hpp"
+#include "conversion/reorder_rcm.hpp"
+#include "pipeline/pipeline.hpp"
+#include "pipeline/pipeline_internal.hpp"
+#include "util/error.hpp"
+#include "util/parallel.hpp"
+#include "util/timer.hpp"
+
+namespace cnc {
+
+using namespace pipeline_detail;
+
+void pipeline::solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
+                         std::uint64_t version, int k, const double* b, double* x,
+                         solve_stats& stats, const std::function<void()>& alongside,
+                         bool new_values) {
+  const std::int32_t n = canonical ? canonical->n : raw->n;
+  const std::int64_t nnz = canonical ? canonical->nnz() : raw->row_ptr[n] - raw->base;
+  const int threads = host_threads(o.threads);
+  const double t0 = now_seconds();
+  kept_order ord;
+  bool decided_now = false;
+  if (order_.version == version && version != 0 && order_.requested == o.reorder) {
+    ord = std::move(order_);  // the same matrix, or its pattern with new values
+  } else {
+    // The kept system (if any, of this version) was made in the other ordering.
+    if (order_.version == version) prep_ = prepared_system{};
+    order_ = kept_order{};
+    ord.version = version;
+    ord.requested = o.reorder;
+    decided_now = true;
+    const double lines = canonical
+                             ? gather_lines_per_entry(
+                                   n, canonical->row_ptr.data(),
+                                   reinterpret_cast<const std::uint32_t*>(canonical->col.data()), 0)
+                             : gather_lines_per_entry(n, raw->row_ptr, raw->col, raw->base);
+    const bool gpu =
+        o.backend == CNC_BACKEND_AUTO ? nnz >= auto_gpu_min_nnz : o.backend != CNC_BACKEND_CPU;
+    const std::int64_t max_it =
+        o.max_iterations > 0 ? o.max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(n));
+    const ordering_decision d = decide_ordering(o.reorder, n, nnz, lines, max_it, gpu);
+    ord.why = d.why;
+    if (d.reorder && o.ssor_omega > 0) ord.why += " (SSOR: order kept, its sweeps depend on it)";
+    if (d.reorder && o.ssor_omega == 0) ord.perm.resize(1);  // marked: computed below
+  }
+  if (ord.perm.empty()) {  // the caller's order
+    solve_in_order(o, canonical, raw, version, k, b, x, stats, alongside, new_values);
+    stats.reorder_used = CNC_REORDER_NONE;
+    stats.choice_reason += "; ordering " + ord.why;
+    if (o.keep_matrix) order_ = std::move(ord);
+    return;
+  }
+  // Reordered: the permuted CSR from the caller's (made canonical on the host first).
+  if (decided_now || new_values) {
+    user_csr host;
+    csr_view a;
+    if (canonical) {
+      a = *canonical;
+    } else {
+      try {
+        host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
+      } catch (const error& e) {
+        throw error(e.status(), std::string(": ") + e.what());
+      }
+      a = host.view;
+    }
+    if (decided_now) ord.perm = rcm_order(a, threads);
+    ord.csr = permute_csr(a, ord.perm, threads);
+    if (new_values) {
+      log_to(o, CNC_LOG_INFO,
+             "same pattern, new values, but the matrix is reordered: values permuted with the "
+             "kept ordering and prepared anew");
+      prep_ = prepared_system{};  // the kept system holds the old values
+    }
+  }
+  stats.reorder_time = decided_now || new_values ? now_seconds() - t0 : 0;
+  const std::size_t len = std::size_t(n) * std::size_t(k);
+  std::vector<double> bp(len), xp(len);
+  permute_vectors(ord.perm, k, b, bp.data(), false, threads);
+  permute_vectors(ord.perm, k, x, xp.data(), false, threads);
+  const csr_view pa = ord.csr;
+  const double reorder_time = stats.reorder_time;
+  solve_in_order(o, &pa, nullptr, version, k, bp.data(), xp.data(), stats, alongside, false);
+  permute_vectors(ord.perm, k, xp.data(), x, true, threads);
+  stats.reorder_time = reorder_time;
+  stats.conversion += reorder_time;
+  stats.elapsed = now_seconds() - t0;
+  stats.reorder_used = CNC_REORDER_RCM;
+  stats.choice_reason += "; ordering " + ord.why;
+  log_to(o, CNC_LOG_INFO,
+         "ordering " + ord.why + ", " + std::to_string(1e3 * reorder_time) + " ms");
+  if (o.keep_matrix && prep_.dev && prep_.key.version == version) order_ = std::move(ord);
+}
+
+}  // namespace cnc
