@@ -23,7 +23,7 @@ constexpr double poor_locality = 0.5;
 // applying the ordering costs about ordering_ns_per_entry ns per entry on its host (16 cores);
 // each iteration then saves about the scattered lines' extra sectors: (lines per entry - 0.25)
 // x 32 bytes per entry, at the device's bandwidth (GPU) or the host's (CPU).
-constexpr double ordering_ns_per_entry = 6.0;
+constexpr double ordering_ns_per_entry = 19.0;
 constexpr double gpu_bytes_per_second = 2.5e12, cpu_bytes_per_second = 1.0e11;
 
 }  // namespace

@@ -305,3 +305,21 @@ def test_ssor_is_ssor_on_the_cpu():
     for omega in (0.0, 2.0, -1.0):
         with pytest.raises(cnc.CncError):
             cnc.solve(A, b, preconditioner="ssor", omega=omega)
+
+
+def test_reorder_keeps_callers_numbering():
+    """reorder="rcm" renumbers inside cnc; x comes back in the caller's numbering."""
+    A = poisson2d(40).tocsr()
+    rng = np.random.default_rng(3)
+    p = rng.permutation(A.shape[0])
+    Ap = A[p][:, p].tocsr()  # randomly numbered unknowns
+    b = rng.standard_normal((A.shape[0], 2))
+    x, info = cnc.solve(Ap, b, tol=1e-11, backend="cpu", reorder="rcm")
+    assert info.converged and info.ordering == "rcm"
+    assert "ordering rcm" in info.choice
+    assert rel_err(x, reference(Ap, b)) < 1e-8
+    x2, info2 = cnc.solve(Ap, b, tol=1e-11, backend="cpu", reorder="none")
+    assert info2.ordering == "natural"
+    assert rel_err(x, x2) < 1e-8
+    with pytest.raises(cnc.CncError):
+        cnc.solve(Ap, b, reorder="sometimes")
