@@ -187,9 +187,37 @@ csr block_system(int m, int drop) {
   return a;
 }
 
-void test_blocks_built_on_the_device() {
-  std::printf("BCRS built on the device, against the host's BCRS (1-based input):\n");
-  const csr a = block_system(20, 3);
+// `a` with hub rows: row hubs[h] coupled (both ways, -0.01) to every strides[h]-th unknown, the
+// diagonals raised to keep strict dominance. Block row 0 then holds thousands of entries (the
+// device counts such block rows by entries, not with one thread merging them).
+csr with_hubs(const csr& a, std::vector<CNCuint> hubs, std::vector<CNCuint> strides) {
+  std::vector<std::vector<std::pair<CNCuint, double>>> rows(a.n);
+  for (CNCuint i = 0; i < a.n; ++i)
+    for (CNCint64 t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t)
+      rows[i].emplace_back(a.col[t], a.val[t]);
+  auto add = [&](CNCuint i, CNCuint j, double v) {
+    for (auto& [c, w] : rows[i])
+      if (c == j) return void(w += v);
+    rows[i].emplace_back(j, v);
+  };
+  for (std::size_t h = 0; h < hubs.size(); ++h)
+    for (CNCuint j = 0; j < a.n; j += strides[h]) {
+      if (j == hubs[h]) continue;
+      add(hubs[h], j, -0.01), add(j, hubs[h], -0.01);
+      add(hubs[h], hubs[h], 0.02), add(j, j, 0.02);
+    }
+  csr b;
+  b.n = a.n;
+  b.row_ptr.push_back(0);
+  for (auto& r : rows) {
+    std::sort(r.begin(), r.end());
+    for (const auto& [c, v] : r) b.col.push_back(c), b.val.push_back(v);
+    b.row_ptr.push_back(CNCint64(b.col.size()));
+  }
+  return b;
+}
+
+void blocks_built_on_the_device(const csr& a) {
   csr one = a;
   for (auto& r : one.row_ptr) ++r;
   for (auto& c : one.col) ++c;
@@ -240,6 +268,13 @@ void test_blocks_built_on_the_device() {
     CHECK(residual(a, 1, b, x) <= 2e-10);
     end_context();
   }
+}
+
+void test_blocks_built_on_the_device() {
+  std::printf("BCRS built on the device, against the host's BCRS (1-based input):\n");
+  blocks_built_on_the_device(block_system(20, 3));
+  std::printf("the same with hub rows (block row 0: over 9000 entries):\n");
+  blocks_built_on_the_device(with_hubs(block_system(20, 3), {0, 1, 2}, {7, 5, 11}));
 }
 
 // An assembled system goes through the same device intake; the prepared matrix is reused by

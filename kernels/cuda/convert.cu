@@ -82,12 +82,14 @@ __global__ void refill_sell(std::int32_t n, std::int32_t n_padded, const std::in
   d[i] = di;
 }
 
-// One thread per padded row (whole warps = SELL slices): is the row canonical (offsets inside
-// [0, nnz] and not decreasing, columns in range and strictly increasing, values finite), and how
-// many entries its slice stores in SELL (as slice_widths counts them).
-__global__ void scan_rows(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
-                          const std::int32_t* col, const double* val, unsigned int* bad,
-                          unsigned long long* sell_entries) {
+// The canonical check in two passes, so that no thread walks a row: a long row (10^5 entries in
+// a power-law graph) would otherwise be one thread's serial work.
+// Pass 1, one thread per padded row (whole warps = SELL slices): are the row's offsets inside
+// [0, nnz] and not decreasing; the first entry of every non-empty row marked in `starts` (a bit
+// per entry); how many entries its slice stores in SELL (as slice_widths counts them).
+__global__ void scan_offsets(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
+                             unsigned int* starts, unsigned int* bad,
+                             unsigned long long* sell_entries) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const int lane = threadIdx.x % 32;
   std::int64_t len = 1;
@@ -98,12 +100,7 @@ __global__ void scan_rows(std::int32_t n, std::int64_t nnz, const std::int64_t* 
       flag = 1;
     } else {
       len = k1 - k0;
-      std::int64_t prev = -1;
-      for (std::int64_t k = k0; k < k1; ++k) {
-        const std::int64_t c = col[k];
-        flag |= unsigned(c < 0 || c >= n || c <= prev || !isfinite(val[k]));
-        prev = c;
-      }
+      if (len > 0) atomicOr(starts + k0 / 32, 1u << (k0 % 32));
     }
   }
   for (int o = 16; o > 0; o /= 2) {
@@ -116,6 +113,21 @@ __global__ void scan_rows(std::int32_t n, std::int64_t nnz, const std::int64_t* 
   }
 }
 
+// Pass 2, one thread per entry (coalesced, balanced whatever the row lengths): the column in
+// range and above the previous entry's unless the entry starts a row, the value finite. With
+// valid offsets every entry lies in exactly one row, so this is each row's check.
+__global__ void scan_entries(std::int32_t n, std::int64_t nnz, const std::int32_t* col,
+                             const double* val, const unsigned int* starts, unsigned int* bad) {
+  const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  bool flag = false;
+  if (k < nnz) {
+    const std::int32_t c = col[k];
+    flag = c < 0 || c >= n || !isfinite(val[k]);
+    if (k > 0 && !((starts[k / 32] >> (k % 32)) & 1u)) flag = flag || c <= col[k - 1];
+  }
+  if (__any_sync(0xffffffffu, flag) && threadIdx.x % 32 == 0) atomicOr(bad, 1u);
+}
+
 __global__ void first_nan_or_inf(const double* v, std::int64_t count, unsigned long long* first) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += std::int64_t(gridDim.x) * blockDim.x)
@@ -123,7 +135,9 @@ __global__ void first_nan_or_inf(const double* v, std::int64_t count, unsigned l
 }
 
 // The host's inverse_diagonal (conversion/convert.cpp), the same bits: 1 on padding rows and
-// where the diagonal is 0 or absent (counted), 1/a_ii otherwise (all ones without jacobi).
+// where the diagonal is 0 or absent (counted), 1/a_ii otherwise (all ones without jacobi). The
+// row's columns are strictly increasing (checked), so the diagonal is found by bisection: a
+// thread's work is logarithmic in its row's length.
 __global__ void inverse_diag(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
                              const std::int32_t* col, const double* val, bool jacobi, double* d,
                              unsigned long long* zeros) {
@@ -131,9 +145,15 @@ __global__ void inverse_diag(std::int32_t n, std::int32_t n_padded, const std::i
   if (i >= n_padded) return;
   double di = 1.0;
   if (i < n) {
-    double diag = 0.0;
-    for (std::int64_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-      if (col[k] == i) diag = val[k];
+    std::int64_t lo = row_ptr[i], hi = row_ptr[i + 1];  // first column >= i in [lo, hi)
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (col[mid] < i)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    const double diag = lo < row_ptr[i + 1] && col[lo] == i ? val[lo] : 0.0;
     di = jacobi_entry(diag, jacobi, zeros);
   }
   d[i] = di;
@@ -169,14 +189,71 @@ __device__ std::int64_t merge_block_row(std::int32_t n, std::int64_t br,
   return count;
 }
 
+// Block rows with more entries than this are counted by a whole thread block (bcrs_counts_long):
+// one thread merging a power-law hub's 10^5 entries held the launch for tens of milliseconds.
+constexpr std::int64_t long_block_row = 2048;
+
+__device__ std::int64_t block_row_entries(std::int32_t n, std::int64_t br, int b,
+                                          const std::int64_t* row_ptr) {
+  return row_ptr[min(std::int64_t(n), (br + 1) * b)] - row_ptr[min(std::int64_t(n), br * b)];
+}
+
+// Whether row i (sorted columns) has an entry in block column c (columns c*B .. c*B+B-1).
+template <int B>
+__device__ bool row_touches(const std::int64_t* row_ptr, const std::int32_t* col, std::int64_t i,
+                            std::int64_t c) {
+  std::int64_t lo = row_ptr[i], hi = row_ptr[i + 1];  // first column >= c*B
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (col[mid] < c * B)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < row_ptr[i + 1] && col[lo] / B == c;
+}
+
 template <int B>
 __global__ void bcrs_counts(std::int32_t n, std::int32_t nbr, const std::int64_t* row_ptr,
                             const std::int32_t* col, std::int64_t* out) {
   const std::int64_t br = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (br == 0) out[0] = 0;
-  if (br >= nbr) return;
+  if (br >= nbr || block_row_entries(n, br, B, row_ptr) > long_block_row) return;
   out[br + 1] = merge_block_row<B>(n, br, row_ptr, col,
                                    [](std::int64_t, std::int64_t, const std::int64_t*) {});
+}
+
+// The long block rows' counts, one thread block each in turn, by entries: an entry opens a block
+// when it is the first of its row in its block column and no earlier row of the block row has
+// that block column (a bisection in each); the padding rows' diagonal block counts when no row
+// has block column br. The same counts as merge_block_row.
+template <int B>
+__global__ void bcrs_counts_long(std::int32_t n, std::int32_t nbr, const std::int64_t* row_ptr,
+                                 const std::int32_t* col, std::int64_t* out) {
+  __shared__ unsigned long long count;
+  for (std::int64_t br = blockIdx.x; br < nbr; br += gridDim.x) {
+    if (block_row_entries(n, br, B, row_ptr) <= long_block_row) continue;  // uniform per block
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    const std::int64_t i0 = br * B, i1 = min(std::int64_t(n), i0 + B);
+    unsigned long long mine = 0;
+    for (std::int64_t i = i0; i < i1; ++i)
+      for (std::int64_t k = row_ptr[i] + threadIdx.x; k < row_ptr[i + 1]; k += blockDim.x) {
+        const std::int64_t c = col[k] / B;
+        bool opens = k == row_ptr[i] || col[k - 1] / B != c;
+        for (std::int64_t j = i0; opens && j < i; ++j) opens = !row_touches<B>(row_ptr, col, j, c);
+        mine += opens;
+      }
+    if (threadIdx.x == 0 && i1 < i0 + B) {  // padding rows
+      bool pad = true;
+      for (std::int64_t j = i0; pad && j < i1; ++j) pad = !row_touches<B>(row_ptr, col, j, br);
+      mine += pad;
+    }
+    atomicAdd(&count, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) out[br + 1] = std::int64_t(count);
+    __syncthreads();
+  }
 }
 
 // Block row br's block columns and values (row-major b x b, zeros where A has none), the unit
@@ -238,12 +315,22 @@ __global__ void total_pieces(const std::int32_t* piece_ptr, std::int32_t* out) {
 
 cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
                      const std::int32_t* col, const double* val, unsigned long long* out,
-                     cudaStream_t s) {
+                     void* scratch, std::size_t* scratch_bytes, cudaStream_t s) {
+  const std::size_t bitmap = sizeof(unsigned int) * std::size_t((nnz + 31) / 32 + 1);
+  if (!scratch) {  // size query
+    *scratch_bytes = bitmap;
+    return cudaSuccess;
+  }
+  auto* starts = static_cast<unsigned int*>(scratch);
   cudaError_t e = cudaMemsetAsync(out, 0, 2 * sizeof(unsigned long long), s);
+  if (e == cudaSuccess) e = cudaMemsetAsync(starts, 0, bitmap, s);
   if (e != cudaSuccess) return e;
   const std::int64_t n_padded = (std::int64_t(n) + 31) / 32 * 32;
-  scan_rows<<<blocks_for(n_padded), block_threads, 0, s>>>(
-      n, nnz, row_ptr, col, val, reinterpret_cast<unsigned int*>(out), out + 1);
+  auto* bad = reinterpret_cast<unsigned int*>(out);
+  scan_offsets<<<blocks_for(n_padded), block_threads, 0, s>>>(n, nnz, row_ptr, starts, bad,
+                                                              out + 1);
+  if ((e = cudaGetLastError()) != cudaSuccess || nnz == 0) return e;
+  scan_entries<<<blocks_for(nnz), block_threads, 0, s>>>(n, nnz, col, val, starts, bad);
   return cudaGetLastError();
 }
 
@@ -281,12 +368,16 @@ cudaError_t bcrs_offsets(int b, std::int32_t n, const std::int64_t* row_ptr,
   const std::int32_t nbr = (n + b - 1) / b;
   if (!scratch)  // size query
     return cub::DeviceScan::InclusiveSum(nullptr, *scratch_bytes, block_ptr, block_ptr, nbr + 1, s);
-  if (b == 2)
+  const int long_grid = std::min(blocks_for(nbr), 1024);
+  if (b == 2) {
     bcrs_counts<2><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
-  else if (b == 4)
+    bcrs_counts_long<2><<<long_grid, block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
+  } else if (b == 4) {
     bcrs_counts<4><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
-  else
+    bcrs_counts_long<4><<<long_grid, block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
+  } else {
     return cudaErrorInvalidValue;
+  }
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   return cub::DeviceScan::InclusiveSum(scratch, *scratch_bytes, block_ptr, block_ptr, nbr + 1, s);

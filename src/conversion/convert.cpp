@@ -168,12 +168,23 @@ namespace {
 // Sorted distinct block columns of block row br (with the padding diagonal of a last, partial
 // block row) into `cols`.
 void block_columns(const csr_view& a, int b, std::int32_t br, std::vector<std::int32_t>& cols) {
+  // The b rows are sorted (canonical), so their block columns are merged in one pass: linear in
+  // the entries, where a sort of a long row's columns was not.
   cols.clear();
-  for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) cols.push_back(a.col[k] / b);
-  if ((br + 1) * b > a.n) cols.push_back(br);
-  std::sort(cols.begin(), cols.end());
-  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  std::int64_t at[4] = {0, 0, 0, 0}, end[4] = {0, 0, 0, 0};
+  const int rows = std::max(0, std::min(b, a.n - br * b));
+  for (int l = 0; l < rows; ++l) at[l] = a.row_ptr[br * b + l], end[l] = a.row_ptr[br * b + l + 1];
+  bool pad = (br + 1) * b > a.n;  // the padding rows' identity block sits in column br
+  for (;;) {
+    std::int32_t c = pad ? br : INT32_MAX;
+    for (int l = 0; l < rows; ++l)
+      if (at[l] < end[l]) c = std::min(c, a.col[at[l]] / b);
+    if (c == INT32_MAX) break;
+    cols.push_back(c);
+    if (c == br) pad = false;
+    for (int l = 0; l < rows; ++l)
+      while (at[l] < end[l] && a.col[at[l]] / b == c) ++at[l];
+  }
 }
 }  // namespace
 
@@ -354,18 +365,14 @@ double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_
 static double sampled_blocks(const csr_view& a, int b, std::int32_t stride) {
   const std::int32_t nbr = (a.n + b - 1) / b;
   const std::int64_t samples = (std::int64_t(nbr) + stride - 1) / stride;
-  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(samples, row_grain)), 0);
-  parallel_pieces(samples, row_grain, host_threads(),
+  constexpr std::int64_t grain = 256;  // small: a power-law graph's hubs share the first pieces
+  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(samples, grain)), 0);
+  parallel_pieces(samples, grain, host_threads(),
                   [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
                     std::vector<std::int32_t> cols;
                     for (std::int64_t s = s0; s < s1; ++s) {
-                      const std::int32_t br = std::int32_t(s * stride);
-                      cols.clear();
-                      for (std::int32_t i = br * b; i < std::min(a.n, (br + 1) * b); ++i)
-                        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-                          cols.push_back(a.col[k] / b);
-                      std::sort(cols.begin(), cols.end());
-                      part[p] += std::unique(cols.begin(), cols.end()) - cols.begin();
+                      block_columns(a, b, std::int32_t(s * stride), cols);
+                      part[p] += std::int64_t(cols.size());
                     }
                   });
   const double blocks = double(exclusive_scan(part));
@@ -412,20 +419,23 @@ host_vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, b
                                      std::int64_t* zero_diagonals) {
   host_vector<double> d(static_cast<std::size_t>(n_padded));  // every entry written below
   std::vector<std::int64_t> zeros(static_cast<std::size_t>(piece_count(n_padded, row_grain)), 0);
-  parallel_pieces(n_padded, row_grain, host_threads(),
-                  [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
-                    for (std::int64_t i = i0; i < i1; ++i) {
-                      d[i] = 1.0;
-                      if (i >= a.n) continue;
-                      double diag = 0.0;
-                      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-                        if (a.col[k] == i) diag = a.val[k];
-                      if (diag == 0.0)
-                        ++zeros[p];
-                      else if (jacobi)
-                        d[i] = 1.0 / diag;
-                    }
-                  });
+  parallel_pieces(
+      n_padded, row_grain, host_threads(), [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+        for (std::int64_t i = i0; i < i1; ++i) {
+          d[i] = 1.0;
+          if (i >= a.n) continue;
+          // Columns sorted (canonical): found by bisection, not by a walk of
+          // the row (a hub row of 10^5 entries would hold its piece).
+          const auto first = a.col.begin() + a.row_ptr[i];
+          const auto last = a.col.begin() + a.row_ptr[i + 1];
+          const auto at = std::lower_bound(first, last, std::int32_t(i));
+          const double diag = at != last && *at == i ? a.val[std::size_t(at - a.col.begin())] : 0.0;
+          if (diag == 0.0)
+            ++zeros[p];
+          else if (jacobi)
+            d[i] = 1.0 / diag;
+        }
+      });
   if (zero_diagonals) *zero_diagonals = exclusive_scan(zeros);
   return d;
 }

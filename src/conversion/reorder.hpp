@@ -16,9 +16,10 @@ namespace cnc {
 // CPU SIMD sweep reads together), the distinct 128-byte lines of x (16 doubles) their columns
 // touch, per entry. About 1/16..1/4 for a mesh or stencil numbered with locality; near 1 when
 // every gather is its own cache line (random numbering). Sampled (at most 4096 slices spread
-// over the rows), from the caller's arrays (`base`-based, rows in any order).
+// over the rows, on `threads` threads, the same value for any count), from the caller's arrays
+// (`base`-based, rows in any order); rows of more than 1024 entries are not sampled.
 double gather_lines_per_entry(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                              int base);
+                              int base, int threads);
 
 // The AUTO decision (CNC_REORDER_AUTO): reorder when the locality is poor and the iterations a
 // solve is expected to run save more than the ordering costs. `why` says which way and why.

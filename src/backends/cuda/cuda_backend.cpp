@@ -187,9 +187,14 @@ class cuda_backend final : public backend {
   device_csr_scan scan_device_csr(const device_csr& a) const override {
     check(cudaSetDevice(dev_), "cudaSetDevice");
     device_buffer out(2 * sizeof(unsigned long long));
-    check(
-        cuda::scan_csr(a.n, a.nnz, a.row_ptr, a.col, a.val, out.as<unsigned long long>(), nullptr),
-        "CSR scan");
+    std::size_t scratch_bytes = 0;
+    check(cuda::scan_csr(a.n, a.nnz, a.row_ptr, a.col, a.val, nullptr, nullptr, &scratch_bytes,
+                         nullptr),
+          "CSR scan");
+    device_buffer scratch(scratch_bytes);
+    check(cuda::scan_csr(a.n, a.nnz, a.row_ptr, a.col, a.val, out.as<unsigned long long>(),
+                         scratch.get(), &scratch_bytes, nullptr),
+          "CSR scan");
     unsigned long long r[2] = {1, 0};
     check(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost), "CSR scan");
     return device_csr_scan{r[0] == 0, std::int64_t(r[1])};

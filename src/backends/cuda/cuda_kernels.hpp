@@ -110,10 +110,12 @@ cudaError_t sell_refill(std::int32_t n, const std::int64_t* row_ptr, const doubl
                         const std::int64_t* slice_ptr, const std::int32_t* scol, double* sval,
                         bool jacobi, double* d, unsigned long long* zeros, cudaStream_t s);
 // Caller arrays in device memory (convert.cu). scan_csr: out[0] != 0 when the CSR is not
-// canonical (see scan_rows), out[1] = entries of its SELL form; out: 2 device words.
+// canonical (offsets in [0, nnz] and not decreasing, columns in range and strictly increasing
+// within each row, values finite), out[1] = entries of its SELL form; out: 2 device words.
+// Size query first (scratch == nullptr), as sell_slice_offsets.
 cudaError_t scan_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
                      const std::int32_t* col, const double* val, unsigned long long* out,
-                     cudaStream_t s);
+                     void* scratch, std::size_t* scratch_bytes, cudaStream_t s);
 // The long rows of a device CSR (rows longer than long_min, ascending) into long_rows and the
 // first piece of each (csr_piece entries a piece) into piece_ptr; out[0] = their count L, out[1]
 // = the pieces in all (piece_ptr[L]). long_rows and piece_ptr hold `capacity` and capacity + 1
