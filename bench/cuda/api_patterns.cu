@@ -199,7 +199,16 @@ void patterns_tables(const patterns_options& o) {
           line, sizeof line, "| %s | %s | %.4f | %s | %.1e | %.4f | %d | %.1e | **%.2f** |\n",
           p.name.c_str(), c.ordering.c_str(), median(ct), its.c_str(), true_residual(p, b, x),
           median(tt), t.iterations, true_residual(p, b, xt), median(tt) / median(ct));
-      if (o.verbose) choices.push_back("- " + p.name + " (to the tolerance): " + c.choice);
+      if (o.verbose) {
+        char split[200];  // the last rep's whole call as cnc's statistics divide it
+        std::snprintf(split, sizeof split,
+                      "; call %.2f ms = conversion %.2f + upload %.2f + solve %.2f + other %.2f; "
+                      "textbook upload+diagonal %.2f, loop %.2f",
+                      1e3 * c.total, 1e3 * c.conversion, 1e3 * c.upload, 1e3 * c.solve,
+                      1e3 * (c.total - c.conversion - c.upload - c.solve), 1e3 * t.upload,
+                      1e3 * t.loop);
+        choices.push_back("- " + p.name + " (to the tolerance): " + c.choice + split);
+      }
     }
     solved.push_back(line);
   }

@@ -189,8 +189,9 @@ __device__ std::int64_t merge_block_row(std::int32_t n, std::int64_t br,
   return count;
 }
 
-// Block rows with more entries than this are counted by a whole thread block (bcrs_counts_long):
-// one thread merging a power-law hub's 10^5 entries held the launch for tens of milliseconds.
+// Block rows with more entries than this are counted by the whole grid, by entries
+// (bcrs_counts_long): one thread merging a power-law hub's 10^5 entries held the launch for tens
+// of milliseconds.
 constexpr std::int64_t long_block_row = 2048;
 
 __device__ std::int64_t block_row_entries(std::int32_t n, std::int64_t br, int b,
@@ -213,51 +214,58 @@ __device__ bool row_touches(const std::int64_t* row_ptr, const std::int32_t* col
   return lo < row_ptr[i + 1] && col[lo] / B == c;
 }
 
+// Blocks per block row (one thread each); a long block row gets 0 here and goes on `longs`
+// (in any order: its count is an integer sum, the same whatever the order).
 template <int B>
 __global__ void bcrs_counts(std::int32_t n, std::int32_t nbr, const std::int64_t* row_ptr,
-                            const std::int32_t* col, std::int64_t* out) {
+                            const std::int32_t* col, std::int64_t* out, std::int32_t* n_longs,
+                            std::int32_t* longs) {
   const std::int64_t br = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (br == 0) out[0] = 0;
-  if (br >= nbr || block_row_entries(n, br, B, row_ptr) > long_block_row) return;
+  if (br >= nbr) return;
+  if (block_row_entries(n, br, B, row_ptr) > long_block_row) {
+    out[br + 1] = 0;
+    longs[atomicAdd(n_longs, 1)] = std::int32_t(br);
+    return;
+  }
   out[br + 1] = merge_block_row<B>(n, br, row_ptr, col,
                                    [](std::int64_t, std::int64_t, const std::int64_t*) {});
 }
 
-// The long block rows' counts, one thread block each in turn, by entries: an entry opens a block
-// when it is the first of its row in its block column and no earlier row of the block row has
-// that block column (a bisection in each); the padding rows' diagonal block counts when no row
-// has block column br. The same counts as merge_block_row.
+// The long block rows' counts, each spread over the whole grid by entries: an entry opens a
+// block when it is the first of its row in its block column and no earlier row of the block row
+// has that block column (a bisection in each); the padding rows' diagonal block counts when no
+// row has block column br. The same counts as merge_block_row.
 template <int B>
-__global__ void bcrs_counts_long(std::int32_t n, std::int32_t nbr, const std::int64_t* row_ptr,
-                                 const std::int32_t* col, std::int64_t* out) {
-  __shared__ unsigned long long count;
-  for (std::int64_t br = blockIdx.x; br < nbr; br += gridDim.x) {
-    if (block_row_entries(n, br, B, row_ptr) <= long_block_row) continue;  // uniform per block
-    if (threadIdx.x == 0) count = 0;
-    __syncthreads();
+__global__ void bcrs_counts_long(std::int32_t n, const std::int64_t* row_ptr,
+                                 const std::int32_t* col, std::int64_t* out,
+                                 const std::int32_t* n_longs, const std::int32_t* longs) {
+  const std::int64_t tid = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
+  const std::int32_t count = *n_longs;
+  for (std::int32_t t = 0; t < count; ++t) {  // uniform over the grid
+    const std::int64_t br = longs[t];
     const std::int64_t i0 = br * B, i1 = min(std::int64_t(n), i0 + B);
     unsigned long long mine = 0;
-    for (std::int64_t i = i0; i < i1; ++i)
-      for (std::int64_t k = row_ptr[i] + threadIdx.x; k < row_ptr[i + 1]; k += blockDim.x) {
-        const std::int64_t c = col[k] / B;
-        bool opens = k == row_ptr[i] || col[k - 1] / B != c;
-        for (std::int64_t j = i0; opens && j < i; ++j) opens = !row_touches<B>(row_ptr, col, j, c);
-        mine += opens;
-      }
-    if (threadIdx.x == 0 && i1 < i0 + B) {  // padding rows
+    for (std::int64_t k = row_ptr[i0] + tid; k < row_ptr[i1]; k += threads) {
+      std::int64_t i = i0;
+      while (row_ptr[i + 1] <= k) ++i;  // k's row: one of B
+      const std::int64_t c = col[k] / B;
+      bool opens = k == row_ptr[i] || col[k - 1] / B != c;
+      for (std::int64_t j = i0; opens && j < i; ++j) opens = !row_touches<B>(row_ptr, col, j, c);
+      mine += opens;
+    }
+    if (tid == 0 && i1 < i0 + B) {  // padding rows
       bool pad = true;
       for (std::int64_t j = i0; pad && j < i1; ++j) pad = !row_touches<B>(row_ptr, col, j, br);
       mine += pad;
     }
-    atomicAdd(&count, mine);
-    __syncthreads();
-    if (threadIdx.x == 0) out[br + 1] = std::int64_t(count);
-    __syncthreads();
+    for (int o = 16; o > 0; o /= 2) mine += __shfl_xor_sync(0xffffffffu, mine, o);
+    if (threadIdx.x % 32 == 0 && mine)
+      atomicAdd(reinterpret_cast<unsigned long long*>(out + br + 1), mine);
   }
 }
 
-// Block row br's block columns and values (row-major b x b, zeros where A has none), the unit
-// diagonal of padding rows: the host's csr_to_bcrs bit for bit.
 template <int B>
 __global__ void bcrs_fill_rows(std::int32_t n, std::int32_t nbr, const std::int64_t* row_ptr,
                                const std::int32_t* col, const double* val,
@@ -366,21 +374,35 @@ cudaError_t bcrs_offsets(int b, std::int32_t n, const std::int64_t* row_ptr,
                          const std::int32_t* col, std::int64_t* block_ptr, void* scratch,
                          std::size_t* scratch_bytes, cudaStream_t s) {
   const std::int32_t nbr = (n + b - 1) / b;
-  if (!scratch)  // size query
-    return cub::DeviceScan::InclusiveSum(nullptr, *scratch_bytes, block_ptr, block_ptr, nbr + 1, s);
+  // Scratch: the scan's, then the long block rows' count and list (nbr + 1 words at most).
+  std::size_t scan_bytes = 0;
+  cudaError_t e =
+      cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, block_ptr, block_ptr, nbr + 1, s);
+  if (e != cudaSuccess) return e;
+  scan_bytes = (scan_bytes + 255) / 256 * 256;
+  if (!scratch) {  // size query
+    *scratch_bytes = scan_bytes + sizeof(std::int32_t) * (std::size_t(nbr) + 2);
+    return cudaSuccess;
+  }
+  auto* n_longs = reinterpret_cast<std::int32_t*>(static_cast<char*>(scratch) + scan_bytes);
+  std::int32_t* longs = n_longs + 1;
+  if ((e = cudaMemsetAsync(n_longs, 0, sizeof *n_longs, s)) != cudaSuccess) return e;
   const int long_grid = std::min(blocks_for(nbr), 1024);
   if (b == 2) {
-    bcrs_counts<2><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
-    bcrs_counts_long<2><<<long_grid, block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
+    bcrs_counts<2>
+        <<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr, n_longs, longs);
+    bcrs_counts_long<2>
+        <<<long_grid, block_threads, 0, s>>>(n, row_ptr, col, block_ptr, n_longs, longs);
   } else if (b == 4) {
-    bcrs_counts<4><<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
-    bcrs_counts_long<4><<<long_grid, block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr);
+    bcrs_counts<4>
+        <<<blocks_for(nbr), block_threads, 0, s>>>(n, nbr, row_ptr, col, block_ptr, n_longs, longs);
+    bcrs_counts_long<4>
+        <<<long_grid, block_threads, 0, s>>>(n, row_ptr, col, block_ptr, n_longs, longs);
   } else {
     return cudaErrorInvalidValue;
   }
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return e;
-  return cub::DeviceScan::InclusiveSum(scratch, *scratch_bytes, block_ptr, block_ptr, nbr + 1, s);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  return cub::DeviceScan::InclusiveSum(scratch, scan_bytes, block_ptr, block_ptr, nbr + 1, s);
 }
 
 cudaError_t bcrs_fill(int b, std::int32_t n, const std::int64_t* row_ptr, const std::int32_t* col,

@@ -167,24 +167,55 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
 namespace {
 // Sorted distinct block columns of block row br (with the padding diagonal of a last, partial
 // block row) into `cols`.
-void block_columns(const csr_view& a, int b, std::int32_t br, std::vector<std::int32_t>& cols) {
-  // The b rows are sorted (canonical), so their block columns are merged in one pass: linear in
-  // the entries, where a sort of a long row's columns was not.
+// The b rows are sorted (canonical), so their block columns are merged in one pass: linear in
+// the entries, where a sort of a long row's columns was not. B is a compile-time constant so
+// that the divisions are shifts (with a runtime b they were most of the merge's time).
+template <int B>
+void block_columns_of(const csr_view& a, std::int32_t br, std::vector<std::int32_t>& cols) {
   cols.clear();
-  std::int64_t at[4] = {0, 0, 0, 0}, end[4] = {0, 0, 0, 0};
-  const int rows = std::max(0, std::min(b, a.n - br * b));
-  for (int l = 0; l < rows; ++l) at[l] = a.row_ptr[br * b + l], end[l] = a.row_ptr[br * b + l + 1];
-  bool pad = (br + 1) * b > a.n;  // the padding rows' identity block sits in column br
+  std::int64_t at[B] = {}, end[B] = {};
+  const int rows = std::max(0, std::min(B, a.n - br * B));
+  for (int l = 0; l < rows; ++l) at[l] = a.row_ptr[br * B + l], end[l] = a.row_ptr[br * B + l + 1];
+  bool pad = (br + 1) * B > a.n;  // the padding rows' identity block sits in column br
+  const std::int64_t entries = rows ? end[rows - 1] - at[0] : 0;
+  if (entries > 4096) {
+    // A long block row (a power-law hub's): its block columns marked in a bitmap, then read in
+    // order over the span they cover. The merge's unpredictable branches cost ~15 ns an entry.
+    thread_local std::vector<std::uint64_t> bits;
+    const std::size_t words = (std::size_t(a.n) + B - 1) / B / 64 + 1;
+    if (bits.size() < words) bits.assign(words, 0);
+    std::size_t lo = words, hi = 0;
+    auto mark = [&](std::int64_t c) {
+      const std::size_t w = std::size_t(c) / 64;
+      bits[w] |= std::uint64_t(1) << (c % 64);
+      lo = std::min(lo, w), hi = std::max(hi, w);
+    };
+    for (std::int64_t e = at[0]; e < end[rows - 1]; ++e) mark(a.col[e] / B);
+    if (pad) mark(br);
+    for (std::size_t w = lo; w <= hi && lo < words; ++w)
+      for (std::uint64_t m = bits[w]; m; m &= m - 1)
+        cols.push_back(std::int32_t(w * 64 + std::size_t(__builtin_ctzll(m))));
+    if (lo < words)
+      std::fill(bits.begin() + std::ptrdiff_t(lo), bits.begin() + std::ptrdiff_t(hi) + 1, 0);
+    return;
+  }
   for (;;) {
     std::int32_t c = pad ? br : INT32_MAX;
     for (int l = 0; l < rows; ++l)
-      if (at[l] < end[l]) c = std::min(c, a.col[at[l]] / b);
+      if (at[l] < end[l]) c = std::min(c, a.col[at[l]] / B);
     if (c == INT32_MAX) break;
     cols.push_back(c);
     if (c == br) pad = false;
     for (int l = 0; l < rows; ++l)
-      while (at[l] < end[l] && a.col[at[l]] / b == c) ++at[l];
+      while (at[l] < end[l] && a.col[at[l]] / B == c) ++at[l];
   }
+}
+
+void block_columns(const csr_view& a, int b, std::int32_t br, std::vector<std::int32_t>& cols) {
+  if (b == 2)
+    block_columns_of<2>(a, br, cols);
+  else
+    block_columns_of<4>(a, br, cols);
 }
 }  // namespace
 
@@ -361,22 +392,32 @@ double matrix_bytes(const csr_view& a, format f, std::int64_t stored, int value_
   return matrix_bytes(a.n, a.nnz(), f, stored, value_bytes);
 }
 
-// Blocks of b x b over every `stride`-th block row only: a cheap estimate of count_blocks.
+// Blocks of b x b over every `stride`-th block row only: a cheap estimate of count_blocks. Block
+// rows of more than 4096 entries (a power-law graph's hubs, 10^5 entries and more) are left out
+// of the sample: they would cost most of its time and tell little of the rest. With none left,
+// 0 (the exact count decides).
 static double sampled_blocks(const csr_view& a, int b, std::int32_t stride) {
+  constexpr std::int64_t long_block_row = 4096;
   const std::int32_t nbr = (a.n + b - 1) / b;
   const std::int64_t samples = (std::int64_t(nbr) + stride - 1) / stride;
-  constexpr std::int64_t grain = 256;  // small: a power-law graph's hubs share the first pieces
-  std::vector<std::int64_t> part(static_cast<std::size_t>(piece_count(samples, grain)), 0);
+  constexpr std::int64_t grain = 256;
+  const auto pieces = static_cast<std::size_t>(piece_count(samples, grain));
+  std::vector<std::int64_t> part(pieces, 0), taken(pieces, 0);
   parallel_pieces(samples, grain, host_threads(),
                   [&](std::int64_t p, std::int64_t s0, std::int64_t s1) {
                     std::vector<std::int32_t> cols;
                     for (std::int64_t s = s0; s < s1; ++s) {
-                      block_columns(a, b, std::int32_t(s * stride), cols);
-                      part[p] += std::int64_t(cols.size());
+                      const std::int32_t br = std::int32_t(s * stride);
+                      const std::int32_t r0 = br * b, r1 = std::min(a.n, r0 + b);
+                      if (a.row_ptr[r1] - a.row_ptr[r0] > long_block_row) continue;
+                      block_columns(a, b, br, cols);
+                      part[std::size_t(p)] += std::int64_t(cols.size());
+                      ++taken[std::size_t(p)];
                     }
                   });
   const double blocks = double(exclusive_scan(part));
-  return samples > 0 ? blocks * double(nbr) / double(samples) : 0;
+  const std::int64_t used = exclusive_scan(taken);
+  return used > 0 ? blocks * double(nbr) / double(used) : 0;
 }
 
 format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_stored,
@@ -396,14 +437,18 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64
                      const std::function<std::int64_t(int)>& exact_blocks) {
   const format scalar = choose_scalar_format(a.n, a.nnz(), sell_stored, value_bytes, sliced);
   const double scalar_bytes = matrix_bytes(a, scalar, sell_stored, value_bytes);
-  // Past 8192 rows, a 1-in-32 sample of block rows rules out blocking when it clearly does not
-  // pay (scalar stencils), so the exact count below runs only for plausible candidates.
+  // Past 8192 rows, a sample of block rows (1 in 32, at most about 8192 of them) rules out
+  // blocking when it clearly does not pay (scalar stencils), so the exact count below runs only
+  // for plausible candidates.
   if (a.n > 8192) {
     bool plausible = false;
-    for (format f : {format::bcrs2, format::bcrs4})
+    for (format f : {format::bcrs2, format::bcrs4}) {
+      const std::int32_t nbr = (a.n + block_size(f) - 1) / block_size(f);
+      const std::int32_t stride = std::max(32, nbr / 8192);
       plausible =
-          plausible || matrix_bytes(a, f, std::int64_t(sampled_blocks(a, block_size(f), 32)),
+          plausible || matrix_bytes(a, f, std::int64_t(sampled_blocks(a, block_size(f), stride)),
                                     value_bytes) < 0.95 * scalar_bytes;
+    }
     if (!plausible) return scalar;
   }
   format best = scalar;

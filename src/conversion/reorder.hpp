@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,7 +16,7 @@ namespace cnc {
 // How scattered the gathers of x are: for slices of 32 consecutive rows (what a GPU warp or a
 // CPU SIMD sweep reads together), the distinct 128-byte lines of x (16 doubles) their columns
 // touch, per entry. About 1/16..1/4 for a mesh or stencil numbered with locality; near 1 when
-// every gather is its own cache line (random numbering). Sampled (at most 4096 slices spread
+// every gather is its own cache line (random numbering). Sampled (at most 1024 slices spread
 // over the rows, on `threads` threads, the same value for any count), from the caller's arrays
 // (`base`-based, rows in any order); rows of more than 1024 entries are not sampled.
 double gather_lines_per_entry(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
@@ -23,13 +24,16 @@ double gather_lines_per_entry(std::int32_t n, const std::int64_t* row_ptr, const
 
 // The AUTO decision (CNC_REORDER_AUTO): reorder when the locality is poor and the iterations a
 // solve is expected to run save more than the ordering costs. `why` says which way and why.
+// `measure` gives the lines of x per entry (gather_lines_per_entry); it is called only when the
+// decision needs it (not for CNC_REORDER_NONE, nor for AUTO below 131 072 rows).
 struct ordering_decision {
   bool reorder = false;
   double lines_per_entry = 0;
   std::string why;
 };
 ordering_decision decide_ordering(int requested, std::int32_t n, std::int64_t nnz,
-                                  double lines_per_entry, std::int64_t max_iterations, bool gpu);
+                                  const std::function<double()>& measure,
+                                  std::int64_t max_iterations, bool gpu);
 
 // P A Pᵀ with perm[new] = old, as a canonical CSR (rows sorted): row r of the result is row
 // perm[r] of `a` with its columns renumbered by the inverse permutation. Parallel, the same bits

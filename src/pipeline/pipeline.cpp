@@ -215,10 +215,12 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
     r = pcg_solve(*prep_.dev, a, k, b, x, prm);
   }
   stats.solve = now_seconds() - ts;
+  const double tw = now_seconds();
   if (side.valid())
     side.get();
   else if (alongside)
     alongside();
+  const double waited = now_seconds() - tw;
   if (x != x_out) std::copy(x, x + std::size_t(a.n) * std::size_t(k), x_out);
 
   stats.iterations = r.iterations;
@@ -260,9 +262,11 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   stats.gflops = stats.solve > 0 ? flops / stats.solve * 1e-9 : 0;
   stats.gbps = stats.solve > 0 ? bytes / stats.solve * 1e-9 : 0;
   char line[256];
-  std::snprintf(line, sizeof line, "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s",
+  std::snprintf(line, sizeof line,
+                "%s after %lld iterations: |r|/|b| = %.3e (true %.3e), %.3f s (then %.3f ms for "
+                "the arrays' fingerprints)",
                 reason_name(stats.reason), (long long)stats.iterations, stats.error,
-                stats.true_error, stats.solve);
+                stats.true_error, stats.solve, 1e3 * waited);
   log_to(o, CNC_LOG_INFO, line);
 }
 
@@ -285,6 +289,23 @@ void check_caller_row_ptr(const caller_csr& in) {
 
 void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uint64_t version,
                           int k, const double* b, double* x, solve_stats& stats) {
+  const double t_call = now_seconds();
+  struct call_log {  // where the whole call's time went, once it returns (CNC_LOG_INFO)
+    const solve_options& o;
+    const solve_stats& s;
+    double t0;
+    ~call_log() {
+      if (s.elapsed <= 0) return;
+      char line[200];
+      std::snprintf(line, sizeof line,
+                    "call %.3f ms: conversion %.3f, upload %.3f, solve %.3f, other %.3f (%.3f "
+                    "outside the backend's stage)",
+                    1e3 * (now_seconds() - t0), 1e3 * s.conversion, 1e3 * s.upload, 1e3 * s.solve,
+                    1e3 * (now_seconds() - t0 - s.conversion - s.upload - s.solve),
+                    1e3 * (now_seconds() - t0 - s.elapsed));
+      log_to(o, CNC_LOG_INFO, line);
+    }
+  } logged{o, stats, t_call};
   check_caller_row_ptr(in);
   if (!o.keep_matrix) return solve_any(o, nullptr, &in, version, k, b, x, stats);
   caller_content now;
