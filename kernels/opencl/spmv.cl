@@ -9,6 +9,12 @@
 // 2x2 / 4x4 with one work-item per block row: each block's x values are loaded once into
 // registers and reused for every row of the block (register blocking),
 // and SELL (FMT == SELL_C, slices of SELL_C rows stored column-major) with one work-item per row.
+//
+// CSR long rows (LONG_ROWS = 1, opencl_long_rows.hpp): a row longer than long_min entries is cut
+// into pieces that csr_pieces, launched just before, sums into psum; spmv_fused then adds the
+// row's piece sums in piece order instead of walking the row (the same bits on every run).
+// BALANCED = 1: group g owns rows [bounds[g], bounds[g+1]), cut by work on the host, instead of
+// the uniform range_begin/range_end (rows of very unequal length, hubs at low indices).
 #define MODE_DOT 0
 #define MODE_INIT 1
 #define MODE_APPLY 2
@@ -34,14 +40,45 @@ void row_epilogue(int mode, int i, const VEC_T* y, const int* run, __global VEC_
   }
 }
 
+#if FMT == 1 && LONG_ROWS
+#define IS_LONG(len) ((len) > long_min)
+// y = the sum of long row i's piece sums, in piece order. lrow: the n_long long rows ascending,
+// then their first pieces (n_long + 1 offsets).
+void sum_pieces(int i, int n_long, __global const int* lrow, __global const VEC_T* psum,
+                VEC_T* y) {
+  int lo = 0, hi = n_long - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (lrow[mid] < i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const int first = lrow[n_long + lo], last = lrow[n_long + lo + 1];
+  for (int j = 0; j < NRHS; ++j) y[j] = 0;
+  for (int t = first; t < last; ++t)
+    for (int j = 0; j < NRHS; ++j) y[j] += psum[(long)t * NRHS + j];
+}
+#else
+#define IS_LONG(len) 0
+#define sum_pieces(i, n_long, lrow, psum, y) ((void)0)
+#endif
+
 // v: the multiplied vector (p, or x in MODE_INIT); out: q, or r in MODE_INIT.
 // part: per-group partials, laid out quantity-major (MODE_DOT: [j][group], MODE_INIT:
-// [2j+s][group] with s = 0 for sum d r^2 and 1 for sum r^2).
+// [2j+s][group] with s = 0 for sum d r^2 and 1 for sum r^2). long_min, n_long, lrow, psum: the
+// long rows (LONG_ROWS); bounds: the groups' row ranges (BALANCED). Only with either: PoCL ran
+// the stencils' kernel a third slower with them as unused arguments.
 __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __global const int* col,
                          __global const VAL_T* val, __global const VEC_T* v,
                          __global VEC_T* out, __global VEC_T* p, __global const VEC_T* b,
                          __global const VEC_T* d, __global const rhs_state* st,
-                         __global ACC_T* part) {
+                         __global ACC_T* part
+#if LONG_ROWS || BALANCED
+                         , long long_min, int n_long, __global const int* bounds,
+                         __global const int* lrow, __global const VEC_T* psum
+#endif
+                         ) {
   __local ACC_T scratch[WG];
   __local int lstat[NRHS];
   const int lid = get_local_id(0);
@@ -53,18 +90,27 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   for (int j = 0; j < NRHS; ++j) run[j] = mode != MODE_DOT || lstat[j] == CNC_ST_RUNNING;
   ACC_T acc0[NRHS], acc1[NRHS];
   for (int j = 0; j < NRHS; ++j) acc0[j] = acc1[j] = 0;
+#if BALANCED
+  const int start = bounds[get_group_id(0)];
+  const int end = mode == MODE_DOT && !any ? start : bounds[get_group_id(0) + 1];
+#else
   const int start = range_begin(units);
   const int end = mode == MODE_DOT && !any ? start : range_end(units);
+#endif
 
 #if FMT == 1 && CSR_W == 1
   for (int i = start + lid; i < end; i += WG) {
     VEC_T y[NRHS];
     for (int j = 0; j < NRHS; ++j) y[j] = 0;
-    const IDX_T e = rowp[i + 1];
-    for (IDX_T k = rowp[i]; k < e; ++k) {
-      const VEC_T a = val[k];  // converted at the load: PoCL's code for mixed is faster
-      const OFF_T c = (OFF_T)col[k] * NRHS;
-      for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+    const IDX_T s = rowp[i], e = rowp[i + 1];
+    if (IS_LONG(e - s)) {
+      sum_pieces(i, n_long, lrow, psum, y);
+    } else {
+      for (IDX_T k = s; k < e; ++k) {
+        const VEC_T a = val[k];  // converted at the load: PoCL's code for mixed is faster
+        const OFF_T c = (OFF_T)col[k] * NRHS;
+        for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+      }
     }
     row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
   }
@@ -90,12 +136,14 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     if (i < last) {
       VEC_T y[NRHS];
       for (int j = 0; j < NRHS; ++j) y[j] = 0;
-      const IDX_T re = rowp[i + 1];
-      if (fits) {
-        for (IDX_T k = rowp[i]; k < re; ++k)
+      const IDX_T rs = rowp[i], re = rowp[i + 1];
+      if (IS_LONG(re - rs)) {
+        sum_pieces(i, n_long, lrow, psum, y);  // staged products of the row, if any, unused
+      } else if (fits) {
+        for (IDX_T k = rs; k < re; ++k)
           for (int j = 0; j < NRHS; ++j) y[j] += prod[(k - s) * NRHS + j];
       } else {
-        for (IDX_T k = rowp[i]; k < re; ++k) {
+        for (IDX_T k = rs; k < re; ++k) {
           const VAL_T a = val[k];
           const OFF_T c = (OFF_T)col[k] * NRHS;
           for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
@@ -113,11 +161,15 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     VEC_T y[NRHS];
     for (int j = 0; j < NRHS; ++j) y[j] = 0;
     if (i < end) {
-      const IDX_T e = rowp[i + 1];
-      for (IDX_T k = rowp[i] + lane; k < e; k += CSR_W) {
-        const VAL_T a = val[k];
-        const OFF_T c = (OFF_T)col[k] * NRHS;
-        for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+      const IDX_T s = rowp[i], e = rowp[i + 1];
+      if (IS_LONG(e - s)) {
+        if (lane == 0) sum_pieces(i, n_long, lrow, psum, y);  // the other lanes add zeros
+      } else {
+        for (IDX_T k = s + lane; k < e; k += CSR_W) {
+          const VAL_T a = val[k];
+          const OFF_T c = (OFF_T)col[k] * NRHS;
+          for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+        }
       }
     }
     for (int j = 0; j < NRHS; ++j) {
@@ -199,6 +251,52 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     }
   }
 }
+
+#if FMT == 1 && LONG_ROWS
+// The pieces of the long rows (pieces: begin and end entry of each), PIECE_L lanes a piece, each
+// lane's strided sum then a fixed tree over the lanes: psum[piece * NRHS + j]. Computes every
+// system (spmv_fused uses the running ones); nothing in a MODE_DOT launch with none running.
+#define PIECE_L (WG < 32 ? WG : 32)
+__kernel void csr_pieces(int mode, int n_pieces, __global const IDX_T* pieces,
+                         __global const int* col, __global const VAL_T* val,
+                         __global const VEC_T* v, __global const rhs_state* st,
+                         __global VEC_T* psum) {
+  __local VEC_T lanes[WG];
+  __local int lstat[NRHS];
+  const int lid = get_local_id(0), lane = lid % PIECE_L;
+  const int any = snapshot_status(st, lstat);  // barriers: reached by every work-item
+  const int count = mode == MODE_DOT && !any ? 0 : n_pieces;
+  const int per = WG / PIECE_L, stride = get_num_groups(0) * per;
+  for (int base = get_group_id(0) * per; base < count; base += stride) {  // same trips
+    const int pc = base + lid / PIECE_L;
+    VEC_T y[NRHS];
+    for (int j = 0; j < NRHS; ++j) y[j] = 0;
+    if (pc < count) {
+      const IDX_T e = pieces[2 * (long)pc + 1];
+      for (IDX_T k = pieces[2 * (long)pc] + lane; k < e; k += PIECE_L) {
+        const VEC_T a = val[k];
+        const OFF_T c = (OFF_T)col[k] * NRHS;
+        for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+      }
+    }
+#if PIECE_L == 1
+    if (pc < count)  // one work-item a group (CPUs): no lanes to sum, no barrier in the loop
+      for (int j = 0; j < NRHS; ++j) psum[(long)pc * NRHS + j] = y[j];
+#else
+    for (int j = 0; j < NRHS; ++j) {
+      lanes[lid] = y[j];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int off = PIECE_L / 2; off > 0; off >>= 1) {
+        if (lane < off) lanes[lid] += lanes[lid + off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      if (lane == 0 && pc < count) psum[(long)pc * NRHS + j] = lanes[lid];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
+  }
+}
+#endif
 
 #if FMT == SELL_C && HAS_FP64
 // CSR -> SELL on the device, the host's layout (conversion/convert.cpp csr_to_sell) bit for bit:

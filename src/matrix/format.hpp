@@ -16,6 +16,11 @@ enum class precision { f64, f32, mixed };
 // SELL slice height C: a CUDA warp, an NVIDIA OpenCL sub-group, a CPU slice of SIMD rows.
 constexpr int sell_slice = 32;
 
+// Entries of one piece of a long CSR row, the unit the GPU backends split a row's work into (a
+// CUDA warp's or an OpenCL group's: 32 lanes x 4 entries, 4 trips); its partial sums are added
+// in piece order, so the product's bits do not depend on which piece finishes first.
+constexpr int csr_piece = 512;
+
 // Device matrix formats (matrix/matrix.hpp has their layouts).
 enum class format { csr, bcrs2, bcrs4, sell };
 

@@ -43,9 +43,6 @@ struct matrix_view {
   int piece_grid = 0;  // blocks of the pieces launch
 };
 
-// Entries of one piece of a long CSR row (a warp's work: 4 trips of 32 lanes x 4 entries).
-constexpr int csr_piece = 512;
-
 struct group_view {
   int kc = 1;          // stride: 1, 2, 4 or 8
   int k = 1;           // real systems in the group (<= kc)

@@ -17,7 +17,7 @@ static std::int64_t long_row_min(double avg_per_row) {
   const int unroll = std::max(2, cuda::spmv_unroll(1, 8));
   int lanes = 2;
   while (lanes < 32 && double(unroll) * lanes < avg_per_row) lanes *= 2;
-  return std::max<std::int64_t>(4LL * lanes * unroll, cuda::csr_piece / 4);
+  return std::max<std::int64_t>(4LL * lanes * unroll, csr_piece / 4);
 }
 
 void cuda_system::split_long_rows(std::int64_t nnz) {

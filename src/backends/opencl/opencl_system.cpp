@@ -3,12 +3,13 @@
 // Device layout: vectors interleave the k systems (entry i of system j at i*k + j) over n_padded
 // rows; the matrix keeps its host format (CSR, BCRS with row-major b x b blocks, or SELL with
 // column-major slices of sell_slice rows and slice_ptr as its row offsets) with values in the
-// precision's matrix type. The SpMV kernel's units are rows (CSR, SELL) or block rows (BCRS). Each
-// step is one kernel launch on an in-order queue with all arguments bound once at creation, so
-// iterate(count) only enqueues. Per-group partial sums go to partA (pq) and partB (Σ d r², Σ r²)
-// and are finished by the next kernel (pcg_steps.cl). The state array stays on the device;
-// read_state is the only read between two solves' uploads. The vector surface (the operations
-// of BiCGSTAB and GMRES) is opencl_vectors.cpp, over the same queue, program and matrix.
+// precision's matrix type. The SpMV kernel's units are rows (CSR, SELL) or block rows (BCRS); a
+// CSR's long rows are summed in pieces by csr_pieces just before it (opencl_long_rows.hpp). Each
+// step is one kernel launch (two with long rows) on an in-order queue with all arguments bound
+// once at creation, so iterate(count) only enqueues. Per-group partial sums go to partA (pq) and
+// partB (Σ d r², Σ r²) and are finished by the next kernel (pcg_steps.cl). The state array stays on
+// the device; read_state is the only read between two solves' uploads. The vector surface (the
+// operations of BiCGSTAB and GMRES) is opencl_vectors.cpp, over the same queue, program and matrix.
 #include "backends/opencl/opencl_system.hpp"
 
 #include <algorithm>
@@ -21,6 +22,8 @@
 #include <vector>
 
 #include "backends/opencl/cl_error.hpp"
+#include "backends/opencl/opencl_long_rows.hpp"
+#include "backends/opencl/opencl_stager.hpp"
 #include "backends/opencl/opencl_vectors.hpp"
 #include "cnc.h"
 #include "conversion/convert.hpp"
@@ -32,67 +35,6 @@
 
 namespace cnc::ocl {
 namespace {
-
-// Writes of large pageable arrays (the matrix) go through two pinned, mapped staging buffers
-// (CL_MEM_ALLOC_HOST_PTR): every core copies one chunk in while the device reads the other,
-// instead of the driver's staging of pageable memory (3.5 GB/s on an H100's NVIDIA OpenCL).
-// The buffers are made once per device and process and handed from one upload to the next
-// (util/lease.hpp).
-class stager {
- public:
-  static constexpr std::size_t chunk_max = std::size_t(32) << 20, chunk_min = std::size_t(1) << 20;
-  stager(const api& cl, cl_context ctx, cl_command_queue q) : cl_(cl) {
-    for (int i = 0; i < 2; ++i) {
-      cl_int err = CL_SUCCESS;
-      buf_[i] =
-          cl.CreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, chunk_max, nullptr, &err);
-      if (err != CL_SUCCESS) return;
-      ptr_[i] = cl.EnqueueMapBuffer(q, buf_[i], CL_TRUE, CL_MAP_WRITE, 0, chunk_max, 0, nullptr,
-                                    nullptr, &err);
-      if (err != CL_SUCCESS) {
-        ptr_[i] = nullptr;
-        return;
-      }
-    }
-  }
-  bool ok() const { return ptr_[0] && ptr_[1]; }
-  // dst[0, bytes) = src on queue q; done when this returns (the staging is free for the next).
-  void write(cl_command_queue q, cl_mem dst, const void* src, std::size_t bytes) {
-    const std::size_t chunk =
-        std::clamp((bytes / 4 + chunk_min - 1) / chunk_min * chunk_min, chunk_min, chunk_max);
-    cl_event done[2] = {nullptr, nullptr};
-    cl_int err = CL_SUCCESS;  // the first failure: enqueueing, or a write that failed later
-    auto wait = [&](int b) {
-      if (!done[b]) return;
-      const cl_int w = cl_.WaitForEvents(1, &done[b]);
-      if (err == CL_SUCCESS) err = w;
-      cl_.ReleaseEvent(done[b]);
-      done[b] = nullptr;
-    };
-    for (std::size_t off = 0, i = 0; off < bytes && err == CL_SUCCESS; off += chunk, ++i) {
-      const int b = int(i % 2);
-      wait(b);
-      const std::size_t len = std::min(chunk, bytes - off);
-      char* to = static_cast<char*>(ptr_[b]);
-      const char* from = static_cast<const char*>(src) + off;
-      parallel_pieces(std::int64_t(len), std::int64_t(1) << 18, host_threads(),
-                      [&](std::int64_t, std::int64_t a, std::int64_t e) {
-                        std::memcpy(to + a, from + a, std::size_t(e - a));
-                      });
-      err = cl_.EnqueueWriteBuffer(q, dst, CL_FALSE, off, len, to, 0, nullptr, &done[b]);
-      // Submitted now, so that it runs while the next chunk is copied (unflushed, it would
-      // start only at the wait for its buffer: no overlap).
-      if (err == CL_SUCCESS) err = cl_.Flush(q);
-    }
-    wait(0), wait(1);
-    check(err, "clEnqueueWriteBuffer (staged)");
-  }
-
- private:
-  const api& cl_;
-  cl_mem buf_[2] = {nullptr, nullptr};
-  void* ptr_[2] = {nullptr, nullptr};
-};
 
 // The state layout of devices without fp64 (ACC_T = float in common.cl).
 struct rhs_state_f32 {
@@ -171,13 +113,13 @@ class opencl_system final : public device_system {
     std::vector<unsigned char> t(static_cast<std::size_t>(k_) * acc_size());
     for (int j = 0; j < k_; ++j) put_value(t.data(), j, thr2[j], acc_f32_);
     write(thr2_, t.data(), t.size());
-    launch(k_init_, groups_, "init");
+    spmv_launch(kp_init_, k_init_, "init");
     finalize(0);
     pending_ = 0;
   }
 
   void spmv_dot() override {
-    launch(k_dot_, groups_, "spmv_dot");
+    spmv_launch(kp_dot_, k_dot_, "spmv_dot");
     pending_ = 1;
   }
   void update_xr() override {
@@ -190,7 +132,7 @@ class opencl_system final : public device_system {
   }
   void iterate(int count) override {
     for (int c = 0; c < count; ++c) {
-      launch(k_dot_, groups_, "spmv_dot");
+      spmv_launch(kp_dot_, k_dot_, "spmv_dot");
       launch(k_xr_, groups_, "update_xr");
       launch(k_p_, groups_, "update_p");
     }
@@ -216,7 +158,7 @@ class opencl_system final : public device_system {
 
   void apply(const double* x, double* y) override {
     upload_vectors(p_, x);
-    launch(k_apply_, groups_, "apply");
+    spmv_launch(kp_apply_, k_apply_, "apply");
     download_vectors(q_, y);
   }
 
@@ -234,6 +176,7 @@ class opencl_system final : public device_system {
     vops_->combine(v, count, coef, beta, y);
   }
   void read(int v, double* out) override { download_vectors(vops_->vec(v), out); }
+  std::int64_t long_rows() const override { return plan_.n_long; }
 
  private:
   std::size_t acc_size() const { return acc_f32_ ? 4 : 8; }
@@ -265,6 +208,7 @@ class opencl_system final : public device_system {
         width = !dev_.gpu ? 1 : mean > 12 ? floor_pow2(static_cast<long>(mean)) : val_f32_ ? 1 : -1;
       }
       width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
+      plan_ = plan_rows(a.csr, dev_.gpu, std::min(width, wg), group_count(t, wg));
     }
 
     // The vector surface's axpby takes its 2k coefficients as a kernel argument when they fit.
@@ -293,6 +237,8 @@ class opencl_system final : public device_system {
       opt += " -DFMT=" + std::to_string(fmt_) + " -DSELL_C=" + std::to_string(sell_slice) +
              " -DCSR_W=" + std::to_string(width_) + " -DTILE=" + std::to_string(tile);
       opt += std::string(" -DCOEF_ARGS=") + (coef_args_ ? "1" : "0");
+      opt += std::string(" -DLONG_ROWS=") + (plan_.n_long ? "1" : "0") +
+             " -DBALANCED=" + (plan_.balance ? "1" : "0");
       cl_program prog = get_program(cl_, dev_, opt);
       prog_ = prog;
       release_kernels();
@@ -302,8 +248,13 @@ class opencl_system final : public device_system {
       k_xr_ = kernel(prog, "update_xr");
       k_p_ = kernel(prog, "update_p");
       k_fin_ = kernel(prog, "finalize");
+      if (plan_.n_long) {
+        kp_init_ = kernel(prog, "csr_pieces");
+        kp_dot_ = kernel(prog, "csr_pieces");
+        kp_apply_ = kernel(prog, "csr_pieces");
+      }
       std::size_t fit = vector_kernels_fit(cl_, prog, dev_.id);
-      for (cl_kernel kk : {k_init_, k_xr_, k_p_, k_fin_}) {
+      for (cl_kernel kk : {k_init_, k_xr_, k_p_, k_fin_, plan_.n_long ? kp_init_ : k_init_}) {
         std::size_t s = 0;
         check(cl_.GetKernelWorkGroupInfo(kk, dev_.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof s, &s,
                                          nullptr),
@@ -314,11 +265,25 @@ class opencl_system final : public device_system {
       wg = floor_pow2(static_cast<long>(fit));  // too many registers for this size: shrink
     }
     wg_ = wg;
+    groups_ = group_count(t, wg_);
+    if (plan_.balance) bounds_ = row_bounds(a.csr, plan_, groups_);
+    // csr_pieces: the pieces spread over at most as many groups as spmv_fused's.
+    const std::int64_t per = std::min(wg_, 32);
+    piece_groups_ = int(std::clamp<std::int64_t>((plan_.n_pieces() + per - 1) / per, 1, groups_));
+  }
+
+  int group_count(const tuning& t, int wg) const {
     int groups = env_int(env::var::opencl_groups, t.groups);
     if (groups <= 0)
-      groups = static_cast<int>(dev_.compute_units) * (dev_.gpu ? std::max(1, 2048 / wg_) : 4);
+      groups = static_cast<int>(dev_.compute_units) * (dev_.gpu ? std::max(1, 2048 / wg) : 4);
     // No more groups than chunks of 64 rows: tiny systems do not pay for idle groups.
-    groups_ = static_cast<int>(std::clamp<std::int64_t>(groups, 1, (np_ + 63) / 64));
+    return static_cast<int>(std::clamp<std::int64_t>(groups, 1, (np_ + 63) / 64));
+  }
+
+  // spmv_fused `k`, after csr_pieces `pieces` (bound to the same vector) where rows are cut.
+  void spmv_launch(cl_kernel pieces, cl_kernel k, const char* what) {
+    if (plan_.n_long) launch(pieces, piece_groups_, what);
+    launch(k, groups_, what);
   }
 
   cl_kernel kernel(cl_program prog, const char* name) {
@@ -460,16 +425,17 @@ class opencl_system final : public device_system {
     zero(aux_, acc_size() * k_);
     times_[4] = now_seconds() - t;
 
+    upload_rows();
     // Bind every argument once; only finalize's mode changes between launches.
     const cl_int units = units_, np = np_, groups = groups_;
     struct spmv_binding {
-      cl_kernel k;
+      cl_kernel k, pieces;  // spmv_fused, the csr_pieces launched before it (or none)
       cl_int mode;
       cl_mem v, out, part;
     };
-    for (const spmv_binding& s :
-         {spmv_binding{k_dot_, 0, p_, q_, partA_}, spmv_binding{k_init_, 1, x_, r_, partB_},
-          spmv_binding{k_apply_, 2, p_, q_, partA_}}) {
+    for (const spmv_binding& s : {spmv_binding{k_dot_, kp_dot_, 0, p_, q_, partA_},
+                                  spmv_binding{k_init_, kp_init_, 1, x_, r_, partB_},
+                                  spmv_binding{k_apply_, kp_apply_, 2, p_, q_, partA_}}) {
       arg(s.k, 0, s.mode);
       arg(s.k, 1, units);
       arg(s.k, 2, rowp_);
@@ -482,6 +448,16 @@ class opencl_system final : public device_system {
       arg(s.k, 9, dv_);
       arg(s.k, 10, state_);
       arg(s.k, 11, s.part);
+      if (!plan_.n_long && !plan_.balance) continue;
+      arg(s.k, 12, cl_long{plan_.long_min});
+      arg(s.k, 13, cl_int{plan_.n_long});
+      cl_uint at = 14;
+      for (cl_mem m : {bounds_m_, lrow_m_, psum_}) arg(s.k, at++, m);
+      if (!s.pieces) continue;
+      arg(s.pieces, 0, s.mode);
+      arg(s.pieces, 1, cl_int(plan_.n_pieces()));
+      at = 2;
+      for (cl_mem m : {pieces_m_, col_, val_, s.v, state_, psum_}) arg(s.pieces, at++, m);
     }
     cl_uint i = 0;
     for (const auto& v : {np, groups}) arg(k_xr_, i++, v);
@@ -493,6 +469,32 @@ class opencl_system final : public device_system {
     arg(k_fin_, 1, groups);
     i = 2;
     for (cl_mem m : {state_, aux_, partA_, partB_, thr2_}) arg(k_fin_, i++, m);
+  }
+
+  // The buffers of the long rows and of the balanced ranges (spmv_fused takes them all when it
+  // takes any: 16-byte stand-ins for those this matrix does not use).
+  void upload_rows() {
+    if (!plan_.n_long && !plan_.balance) return;
+    auto ints = [&](const std::vector<std::int32_t>& v, const char* what) {
+      cl_mem m = alloc(v.size() * 4, what);
+      if (!v.empty()) write(m, v.data(), v.size() * 4);
+      return m;
+    };
+    bounds_m_ = ints(bounds_, "row ranges");
+    lrow_m_ = ints(plan_.lrow, "long rows");
+    if (!plan_.n_long) {
+      psum_ = alloc(16, "piece sums");
+      return;
+    }
+    const std::vector<std::int64_t>& pc = plan_.pieces;
+    pieces_m_ = alloc(pc.size() * (wide_idx_ ? 8 : 4), "long-row pieces");
+    if (wide_idx_) {
+      write(pieces_m_, pc.data(), pc.size() * 8);
+    } else {
+      const std::vector<std::int32_t> p32(pc.begin(), pc.end());
+      write(pieces_m_, p32.data(), p32.size() * 4);
+    }
+    psum_ = alloc(std::size_t(plan_.n_pieces()) * k_ * vs_, "piece sums");
   }
 
   // The SELL layout written on the device (sell_fill in spmv.cl) from the CSR, which goes up as
@@ -557,6 +559,10 @@ class opencl_system final : public device_system {
         mem > allocated_)
       e.mem_left = mem - allocated_;
     e.rowp = rowp_, e.col = col_, e.val = val_, e.d = dv_;
+    e.rows_args = plan_.n_long || plan_.balance;
+    e.long_min = plan_.long_min, e.n_long = plan_.n_long;
+    e.n_pieces = cl_int(plan_.n_pieces()), e.piece_groups = piece_groups_;
+    e.bounds = bounds_m_, e.lrow = lrow_m_, e.pieces = pieces_m_, e.psum = psum_;
     e.fixed = {x_, r_, p_, q_, bv_};
     vops_ = std::make_unique<vector_ops>(e);
   }
@@ -587,7 +593,8 @@ class opencl_system final : public device_system {
   }
 
   void release_kernels() {
-    for (cl_kernel* k : {&k_init_, &k_dot_, &k_apply_, &k_xr_, &k_p_, &k_fin_}) {
+    for (cl_kernel* k :
+         {&k_init_, &k_dot_, &k_apply_, &k_xr_, &k_p_, &k_fin_, &kp_init_, &kp_dot_, &kp_apply_}) {
       if (*k) cl_.ReleaseKernel(*k);
       *k = nullptr;
     }
@@ -627,6 +634,13 @@ class opencl_system final : public device_system {
   cl_mem state_ = nullptr, aux_ = nullptr, thr2_ = nullptr, partA_ = nullptr, partB_ = nullptr;
   cl_kernel k_init_ = nullptr, k_dot_ = nullptr, k_apply_ = nullptr, k_xr_ = nullptr,
             k_p_ = nullptr, k_fin_ = nullptr;
+  // Long rows and balanced ranges (opencl_long_rows.hpp): the plan, the groups' row bounds
+  // (BALANCED), csr_pieces for spmv_fused's three bindings, its groups, the buffers.
+  row_plan plan_;
+  std::vector<std::int32_t> bounds_;
+  cl_kernel kp_init_ = nullptr, kp_dot_ = nullptr, kp_apply_ = nullptr;
+  int piece_groups_ = 1;
+  cl_mem bounds_m_ = nullptr, lrow_m_ = nullptr, pieces_m_ = nullptr, psum_ = nullptr;
 };
 
 }  // namespace

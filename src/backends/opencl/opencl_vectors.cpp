@@ -112,6 +112,24 @@ vector_ops::vector_ops(const vector_env& e)
     arg(k_spmv_, 8, vecs_[device_system::vec_b]);
     arg(k_spmv_, 9, e_.d);
     arg(k_spmv_, 10, mask_st_);
+    if (e_.rows_args) {
+      arg(k_spmv_, 12, e_.long_min);
+      arg(k_spmv_, 13, e_.n_long);
+      arg(k_spmv_, 14, e_.bounds);
+      arg(k_spmv_, 15, e_.lrow);
+      arg(k_spmv_, 16, e_.psum);
+    }
+    if (e_.n_pieces) {  // csr_pieces in MODE_DOT: the masked columns, nothing when none
+      k_pieces_ = e_.cl->CreateKernel(e_.prog, "csr_pieces", &err);
+      check(err, "clCreateKernel");
+      arg(k_pieces_, 0, zero);
+      arg(k_pieces_, 1, e_.n_pieces);
+      arg(k_pieces_, 2, e_.pieces);
+      arg(k_pieces_, 3, e_.col);
+      arg(k_pieces_, 4, e_.val);
+      arg(k_pieces_, 6, mask_st_);
+      arg(k_pieces_, 7, e_.psum);
+    }
     arg(k_axpby_, 0, n);
     arg(k_axpby_, 1, zero);
     if (!e_.coef_args) arg(k_axpby_, 3, coef_);
@@ -143,8 +161,8 @@ void vector_ops::release() {
   release_ring(mask_ring_);
   release_ring(coef_ring_);
   release_ring(comb_ring_);
-  for (cl_kernel* k : {&k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_, &k_dot_[0],
-                       &k_dot_[1], &k_dot_[2], &k_comb_}) {
+  for (cl_kernel* k : {&k_pieces_, &k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_,
+                       &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_}) {
     if (*k) e_.cl->ReleaseKernel(*k);
     *k = nullptr;
   }
@@ -211,6 +229,10 @@ void vector_ops::spmv(int in, int out) {
   arg(k_spmv_, 6, y);
   arg(k_spmv_, 7, a);       // MODE_DOT's p: only read, for partials nobody uses
   arg(k_spmv_, 11, part_);  // those partials
+  if (k_pieces_) {
+    arg(k_pieces_, 5, a);
+    launch(k_pieces_, e_.piece_groups, "spmv (long rows)");
+  }
   launch(k_spmv_, e_.groups, "spmv");
 }
 

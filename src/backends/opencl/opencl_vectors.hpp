@@ -40,6 +40,12 @@ struct vector_env {
   std::uint64_t max_alloc = 0;  // 0: unknown
   std::uint64_t mem_left = 0;   // device memory minus the system's own buffers; 0: unknown
   cl_mem rowp = nullptr, col = nullptr, val = nullptr, d = nullptr;
+  // spmv_fused's long rows and ranges (arguments 12-16, only where rows_args), csr_pieces'
+  // pieces and sums (opencl_long_rows.hpp).
+  bool rows_args = false;
+  cl_long long_min = -1;
+  cl_int n_long = 0, n_pieces = 0, piece_groups = 1;
+  cl_mem bounds = nullptr, lrow = nullptr, pieces = nullptr, psum = nullptr;
   std::vector<cl_mem> fixed;  // x, r, p, q, b (device_system::vec_x .. vec_b)
 };
 
@@ -102,6 +108,7 @@ class vector_ops {
   int dot_cap_ = 0;  // vectors part_ and out_ have room for
   ring mask_ring_, coef_ring_, comb_ring_;
   std::vector<unsigned char> coef_host_, comb_host_, dot_host_;
+  cl_kernel k_pieces_ = nullptr;  // csr_pieces, where rows are cut
   cl_kernel k_spmv_ = nullptr, k_axpby_ = nullptr, k_precond_ = nullptr, k_bminus_ = nullptr,
             k_fin_ = nullptr, k_comb_ = nullptr;
   cl_kernel k_dot_[3] = {nullptr, nullptr, nullptr};  // vec_dot_part1, 2, 4
