@@ -412,68 +412,6 @@ void test_device_built_sell(void**) {
   }
 }
 
-// ---- long rows
-// ----------------------------------------------------------------------------------
-// Rows far longer than the average (hubs of 30 000 entries: many SpMV pieces, longer than any
-// GPU block), rows of 150-600, and empty rows, through apply() against the plain product, with
-// the backend's own long-row rule, with every row of more than 3 entries cut (CNC_LONG_ROW_MIN),
-// and with none cut: y equal within rounding each time, and bit for bit from run to run.
-void test_long_rows(void**) {
-  ts_csr a;
-  {
-    ts_csr full = ts_long_rows_spd(40000, 30000, 41);
-    std::vector<std::int32_t> r, c;
-    std::vector<double> v;
-    for (std::int32_t i = 0; i < full.n; ++i) {
-      if (i % 1001 == 5) continue;  // empty rows
-      for (std::int64_t t = full.row_ptr[i]; t < full.row_ptr[i + 1]; ++t)
-        r.push_back(i), c.push_back(full.col[t]), v.push_back(full.val[t]);
-    }
-    a = ts_csr_from_coo(full.n, std::int64_t(r.size()), r.data(), c.data(), v.data());
-    ts_csr_free(&full);
-  }
-  const std::int32_t n = a.n;
-  for (const char* rule : {"", "3", "-1"}) {
-    if (*rule)
-      setenv("CNC_LONG_ROW_MIN", rule, 1);
-    else
-      unsetenv("CNC_LONG_ROW_MIN");
-    for (cnc::precision p : {cnc::precision::f64, cnc::precision::f32}) {
-      if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
-      for (int k : {1, 3}) {
-        auto prep = prepare(a, cnc::format::csr);
-        auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
-        if (std::string(rule) == "-1" && sys->long_rows() != 0)
-          fail_msg("CNC_LONG_ROW_MIN=-1: %lld long rows", (long long)sys->long_rows());
-        if (std::string(rule) == "3" && g_name == "cuda" && sys->long_rows() == 0)
-          fail_msg("CNC_LONG_ROW_MIN=3 on %s: no long rows", g_name.c_str());
-        std::vector<double> x = random_vec(std::size_t(n) * k, 43), y(x.size()), y2(x.size());
-        sys->apply(x.data(), y.data());
-        sys->apply(x.data(), y2.data());
-        if (std::memcmp(y.data(), y2.data(), y.size() * sizeof(double)) != 0)
-          fail_msg("rule '%s' %s k=%d: two products differ", rule, prec_name(p), k);
-        for (int j = 0; j < k; ++j)
-          for (std::int32_t i = 0; i < n; ++i) {
-            double s = 0, m = 0;
-            for (std::int64_t t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t) {
-              const double v = cnc_test::mat_round(p, a.val[t]) *
-                               cnc_test::vec_round(p, x[std::size_t(j) * n + a.col[t]]);
-              s += v, m += std::fabs(v);
-            }
-            const double tol = p == cnc::precision::f32 ? 1e-6 : 1e-14;
-            const double got = y[std::size_t(j) * n + i];
-            if (!(std::fabs(got - s) <= tol * m * 8 + 1e-300))
-              fail_msg("rule '%s' %s k=%d row %d (%lld entries) system %d: %.17g, reference %.17g",
-                       rule, prec_name(p), k, i, (long long)(a.row_ptr[i + 1] - a.row_ptr[i]), j,
-                       got, s);
-          }
-      }
-    }
-  }
-  unsetenv("CNC_LONG_ROW_MIN");
-  ts_csr_free(&a);
-}
-
 void load_matrices() {
   g_matrices.push_back({"gen:random37", ts_random_spd(37, 5, 1)});
   g_matrices.push_back({"gen:random300", ts_random_spd(300, 6, 2)});
@@ -501,7 +439,9 @@ void load_matrices() {
 
 }  // namespace
 
-void test_vector_surface(void**);  // backend_vectors.cpp
+void test_vector_surface(void**);     // backend_vectors.cpp
+void test_long_rows(void**);          // backend_long_rows.cpp
+void test_long_rows_threads(void**);  // backend_long_rows.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -549,6 +489,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_vector_surface),
       cmocka_unit_test(test_device_built_sell),
       cmocka_unit_test(test_long_rows),
+      cmocka_unit_test(test_long_rows_threads),
   };
   int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   for (test_matrix& m : g_matrices) ts_csr_free(&m.a);

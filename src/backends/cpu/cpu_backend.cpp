@@ -1,9 +1,11 @@
 // CPU backend: the backend.hpp contract on a persistent thread pool with per-ISA SIMD kernels.
 //
-// Rows are cut into fixed chunks (chunk_rows); each chunk writes its partial sums to its own slot
-// and the calling thread adds the slots in chunk order, so a solve is bit-identical run to run
-// and for any thread count. Threads claim chunks dynamically (see for_chunks). The scalar logic of
-// the contract runs on the host, between the parallel sweeps.
+// Rows are cut into chunks by entries (cpu_partition.hpp: at most chunk_rows rows and about
+// chunk_entries entries each, long CSR rows cut into pieces), fixed by the matrix alone; each
+// chunk and piece writes its partial sums to its own slot and the calling thread adds the slots
+// in chunk (piece) order, so a solve is bit-identical run to run and for any thread count.
+// Threads claim work items dynamically (see for_items). The scalar logic of the contract runs on
+// the host, between the parallel sweeps.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -17,6 +19,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
+#include "backends/cpu/cpu_partition.hpp"
 #include "cnc.h"
 #include "util/environment.hpp"
 #include "util/error.hpp"
@@ -29,8 +32,15 @@ const char* cpu_simd_level();
 namespace {
 
 constexpr std::int32_t chunk_rows = 8192;
-// Below this many rows per thread, waking the pool costs more than the sweep saves.
+// Entries of one chunk: 8192 rows of a 7-point stencil (57 K) fit, so stencils keep their row
+// chunks; a 2 M-row power-law graph (22 M entries) gives ~340 chunks, enough for 16 threads to
+// finish together. Rows longer than this are long (CNC_LONG_ROW_MIN = 0), cut into pieces of
+// half of it, so a piece is never the largest work item.
+constexpr std::int64_t chunk_entries = 65536;
+constexpr std::int64_t piece_entries = chunk_entries / 2;
+// Below this many rows (or entries) per thread, waking the pool costs more than the sweep saves.
 constexpr std::int32_t min_rows_per_thread = 32768;
+constexpr std::int64_t min_entries_per_thread = 4 * chunk_entries;
 
 const cpu_kernel_table* kernels_for(precision p) {
   const std::string isa = cpu_simd_level();
@@ -102,8 +112,7 @@ class cpu_system final : public device_system {
     step_.k = k;
     step_.x = x_.data(), step_.r = r_.data(), step_.p = p_.data(), step_.q = q_.data();
     step_.b = b_.data(), step_.d = d_.data();
-    n_chunks_ = (step_.a.rows + rows_per_chunk() - 1) / rows_per_chunk();
-    threads_ = std::max(1, std::min(pool_.size(), np_ / min_rows_per_thread));
+    make_partition(a.fmt);
     part_.assign(std::size_t(n_chunks_) * 2 * k, 0.0);
     alpha_.assign(std::size_t(k), 0.0);
     beta_.assign(std::size_t(k), 0.0);
@@ -121,8 +130,10 @@ class cpu_system final : public device_system {
   }
 
   void init(const double* thr2) override {
-    sweep(2,
-          [&](std::int32_t r0, std::int32_t r1, double* part) { kt_->init(step_, r0, r1, part); });
+    spmv_sweep(
+        step_.x, r_.data(),
+        [&](std::int32_t c) { kt_->init(step_, first_row(c), last_row(c), slot(2, c)); },
+        [&](std::int32_t c) { kt_->init_tail(step_, first_row(c), last_row(c), slot(2, c)); });
     for (int j = 0; j < k_; ++j) {
       rhs_state& s = state_[j];
       s.rz = sum(2, 2 * j), s.rr = sum(2, 2 * j + 1), s.rz_new = 0, s.pq = 0, s.thr2 = thr2[j];
@@ -133,9 +144,10 @@ class cpu_system final : public device_system {
 
   void spmv_dot() override {
     if (!refresh_active()) return;
-    sweep(1, [&](std::int32_t r0, std::int32_t r1, double* part) {
-      kt_->spmv_dot(step_, r0, r1, part);
-    });
+    spmv_sweep(
+        step_.p, q_.data(),
+        [&](std::int32_t c) { kt_->spmv_dot(step_, first_row(c), last_row(c), slot(1, c)); },
+        [&](std::int32_t c) { kt_->spmv_dot_tail(step_, first_row(c), last_row(c), slot(1, c)); });
     for (int j = 0; j < k_; ++j)
       if (active_[j]) state_[j].pq = sum(1, j);
   }
@@ -148,9 +160,8 @@ class cpu_system final : public device_system {
       if (s.status == running) alpha_[j] = s.rz / s.pq;
     }
     if (!refresh_active()) return;
-    sweep(2, [&](std::int32_t r0, std::int32_t r1, double* part) {
-      kt_->update_xr(step_, r0, r1, part);
-    });
+    for_chunks(
+        [&](std::int32_t c) { kt_->update_xr(step_, first_row(c), last_row(c), slot(2, c)); });
     for (int j = 0; j < k_; ++j)
       if (active_[j]) {
         state_[j].rz_new = sum(2, 2 * j), state_[j].rr = sum(2, 2 * j + 1);
@@ -184,7 +195,9 @@ class cpu_system final : public device_system {
       for (std::int32_t i = 0; i < np_; ++i)
         p_[std::int64_t(i) * k_ + j] = i < n_ ? VT(x[i + std::size_t(j) * n_]) : VT(0);
     step_.in = p_.data(), step_.out = q_.data();
-    for_chunks([&](std::int32_t c) { kt_->apply(step_, first_row(c), last_row(c)); });
+    spmv_sweep(
+        step_.in, q_.data(), [&](std::int32_t c) { kt_->apply(step_, first_row(c), last_row(c)); },
+        [](std::int32_t) {});
     for (int j = 0; j < k_; ++j)
       for (std::int32_t i = 0; i < n_; ++i)
         y[i + std::size_t(j) * n_] = double(q_[std::int64_t(i) * k_ + j]);
@@ -212,10 +225,16 @@ class cpu_system final : public device_system {
   void spmv(int in, int out) override {
     step_.in = vectors_.at(in), step_.out = scratch();
     VT* o = vectors_.at(out);
-    for_chunks([&](std::int32_t c) {
-      kt_->apply(step_, first_row(c), last_row(c));
+    auto copy = [&](std::int32_t c) {
       over_rows(c, [&](std::int64_t e, std::int64_t, int) { o[e] = y_[e]; });
-    });
+    };
+    spmv_sweep(
+        step_.in, y_.data(),
+        [&](std::int32_t c) {
+          kt_->apply(step_, first_row(c), last_row(c));
+          copy(c);
+        },
+        copy);
   }
 
   void precondition(int in, int out) override {
@@ -267,10 +286,16 @@ class cpu_system final : public device_system {
     step_.in = vectors_.at(in), step_.out = scratch();
     const VT* b = b_.data();
     VT* o = vectors_.at(out);
-    for_chunks([&](std::int32_t c) {
-      kt_->apply(step_, first_row(c), last_row(c));
+    auto subtract = [&](std::int32_t c) {
       over_rows(c, [&](std::int64_t e, std::int64_t, int) { o[e] = b[e] - y_[e]; });
-    });
+    };
+    spmv_sweep(
+        step_.in, y_.data(),
+        [&](std::int32_t c) {
+          kt_->apply(step_, first_row(c), last_row(c));
+          subtract(c);
+        },
+        subtract);
   }
 
   void dots(int u, const int* v, int count, double* out) override {
@@ -340,6 +365,8 @@ class cpu_system final : public device_system {
     });
   }
 
+  std::int64_t long_rows() const override { return parts_.long_rows(); }
+
   void read(int v, double* out) override {
     const VT* src = vectors_.at(v);
     for (int j = 0; j < k_; ++j)
@@ -348,34 +375,76 @@ class cpu_system final : public device_system {
   }
 
  private:
-  std::int32_t rows_per_chunk() const { return chunk_rows / step_.a.group; }
-  std::int32_t first_row(std::int32_t c) const { return c * rows_per_chunk(); }
-  std::int32_t last_row(std::int32_t c) const {
-    return std::min(step_.a.rows, (c + 1) * rows_per_chunk());
+  // The chunks and long rows of this matrix (cpu_partition.hpp); long rows in CSR only, by
+  // CNC_LONG_ROW_MIN: > 0 rows longer are cut, < 0 none, 0 (unset) those over chunk_entries.
+  void make_partition(format f) {
+    const std::int64_t b = block_size(f), forced = env::integer(env::var::long_row_min, 0);
+    const std::int64_t long_min = f != format::csr || forced < 0 ? 0
+                                  : forced > 0                   ? forced
+                                                                 : chunk_entries;
+    parts_ = make_cpu_partition(step_.a.rows, step_.a.row_ptr, is_block(f) ? b * b : 1,
+                                chunk_rows / step_.a.group, chunk_entries, long_min, piece_entries);
+    n_chunks_ = parts_.chunks();
+    piece_sums_.assign(std::size_t(parts_.pieces()) * k_, VT(0));
+    const std::int64_t entries =
+        step_.a.rows > 0 ? step_.a.row_ptr[step_.a.rows] * (is_block(f) ? b * b : 1) : 0;
+    const std::int64_t by_work =
+        std::max<std::int64_t>(np_ / min_rows_per_thread, entries / min_entries_per_thread);
+    threads_ = int(std::clamp<std::int64_t>(by_work, 1, pool_.size()));
   }
-  // Runs fn(c) for every chunk c. Threads claim chunks from a shared counter, so a thread slowed
-  // by another process (shared machines) does not hold the sweep up; results stay bit-identical
-  // because each chunk writes its own partial slot. Inline when one thread suffices.
+  std::int32_t first_row(std::int32_t c) const { return parts_.bound[std::size_t(c)]; }
+  std::int32_t last_row(std::int32_t c) const { return parts_.bound[std::size_t(c) + 1]; }
+  // Chunk c's `width * k` partial slot.
+  double* slot(int width, std::int32_t c) { return part_.data() + std::size_t(c) * width * k_; }
+  // Runs fn(w) for every work item w < count. Threads claim items from a shared counter, so a
+  // thread slowed by another process (shared machines) does not hold the sweep up; results stay
+  // bit-identical because each item writes its own slot. Inline when one thread suffices.
   template <class F>
-  void for_chunks(F&& fn) {
+  void for_items(std::int32_t count, F&& fn) {
     if (threads_ == 1) {
-      for (std::int32_t c = 0; c < n_chunks_; ++c) fn(c);
+      for (std::int32_t w = 0; w < count; ++w) fn(w);
       return;
     }
     next_chunk_.store(0, std::memory_order_relaxed);
     pool_.run([&](int t) {
       if (t >= threads_) return;
-      for (std::int32_t c = next_chunk_.fetch_add(1, std::memory_order_relaxed); c < n_chunks_;
-           c = next_chunk_.fetch_add(1, std::memory_order_relaxed))
-        fn(c);
+      for (std::int32_t w = next_chunk_.fetch_add(1, std::memory_order_relaxed); w < count;
+           w = next_chunk_.fetch_add(1, std::memory_order_relaxed))
+        fn(w);
     });
   }
-  // Runs fn over every chunk with its own `width * k` partial slot.
   template <class F>
-  void sweep(int width, F&& fn) {
-    for_chunks([&](std::int32_t c) {
-      fn(first_row(c), last_row(c), part_.data() + std::size_t(c) * width * k_);
+  void for_chunks(F&& fn) {
+    for_items(n_chunks_, fn);
+  }
+  // out = A in: chunk(c) for every chunk of short rows (its kernel writes out over its rows),
+  // and the long rows' pieces as work items of their own, claimed first (so that the sweep ends
+  // on the small chunks). Then, on this thread, each long row's pieces added in piece order into
+  // out, and tail(c) for its chunk: the rest of the fused step over that row.
+  template <class C, class T>
+  void spmv_sweep(const void* in, VT* out, C&& chunk, T&& tail) {
+    const std::int32_t pieces = parts_.pieces();
+    const std::int64_t* rp = step_.a.row_ptr;
+    for_items(pieces + n_chunks_, [&](std::int32_t w) {
+      if (w >= pieces) {
+        if (!parts_.long_chunk[std::size_t(w - pieces)]) chunk(w - pieces);
+        return;
+      }
+      const std::int32_t l = parts_.piece_row[std::size_t(w)];
+      const std::int32_t row = parts_.long_row[std::size_t(l)];
+      const std::int64_t e0 = rp[row] + (w - parts_.piece_ptr[std::size_t(l)]) * parts_.piece;
+      kt_->piece(step_, in, e0, std::min(e0 + parts_.piece, rp[row + 1]),
+                 piece_sums_.data() + std::size_t(w) * k_);
     });
+    for (std::size_t l = 0; l < parts_.long_row.size(); ++l) {
+      for (int j = 0; j < k_; ++j) {
+        VT s = VT(0);
+        for (std::int32_t w = parts_.piece_ptr[l]; w < parts_.piece_ptr[l + 1]; ++w)
+          s += piece_sums_[std::size_t(w) * k_ + j];
+        out[std::int64_t(parts_.long_row[l]) * k_ + j] = s;
+      }
+      tail(parts_.long_of[l]);
+    }
   }
   // Sum of partial `idx` over chunks, in chunk order.
   double sum(int width, int idx) const {
@@ -422,6 +491,8 @@ class cpu_system final : public device_system {
   std::vector<MT> values_;
   pool_vector<VT> x_, r_, p_, q_, b_, d_;
   pool_vector<VT> y_;  // scratch of spmv and residual, made on first use
+  cpu_partition parts_;
+  std::vector<VT> piece_sums_;  // per piece of a long row, k sums
   std::int32_t n_chunks_ = 0;
   int threads_ = 1;
   std::atomic<std::int32_t> next_chunk_{0};

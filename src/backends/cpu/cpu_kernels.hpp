@@ -33,12 +33,18 @@ struct cpu_step {
 };
 
 // Row ranges are in block rows for BCRS. part sizes: spmv_dot k, init/update_xr 2k (rz, rr).
+// The *_tail steps are spmv_dot and init without their product: they take q = A p (r = A x)
+// as already written over the rows (long CSR rows, whose pieces the backend sums itself).
+// piece: sums[j] = the product of CSR entries [e0, e1) (of one row) with `in`, system j (k VT).
 struct cpu_kernel_table {
   void (*spmv_dot)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
   void (*init)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
   void (*update_xr)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
   void (*update_p)(const cpu_step&, std::int32_t r0, std::int32_t r1);
   void (*apply)(const cpu_step&, std::int32_t r0, std::int32_t r1);
+  void (*spmv_dot_tail)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
+  void (*init_tail)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
+  void (*piece)(const cpu_step&, const void* in, std::int64_t e0, std::int64_t e1, void* sums);
 };
 
 // One table per ISA build of kernels_impl.hpp; nullptr if this build lacks that ISA.

@@ -91,14 +91,12 @@ inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
   }
 }
 
-template <format F, bool ONE, class VT, class MT>
-void spmv_dot_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+// The dot part of spmv_dot over element rows [i0, i1): part = p.q, q already written.
+template <bool ONE, class VT>
+void dot_tail_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* part) {
   const int k = ONE ? 1 : s.k;
   const VT* p = cp<VT>(s.p);
-  VT* q = mp<VT>(s.q);
-  spmv_range<F, ONE, VT, MT>(s.a, k, p, q, r0, r1);
-  constexpr int G = group_rows(F);  // compile time
-  const std::int64_t i0 = std::int64_t(r0) * G * k, i1 = std::int64_t(r1) * G * k;
+  const VT* q = cp<VT>(s.q);
   if (ONE) {
     double acc = 0.0;
 #pragma omp simd reduction(+ : acc)
@@ -106,23 +104,21 @@ void spmv_dot_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* par
     part[0] = acc;
   } else {
     for (int j = 0; j < k; ++j) part[j] = 0.0;
-    for (std::int64_t i = i0; i < i1; i += k)
+    for (std::int64_t i = i0 * k; i < i1 * k; i += k)
       for (int j = 0; j < k; ++j) part[j] += double(p[i + j]) * double(q[i + j]);
   }
 }
 
-template <format F, bool ONE, class VT, class MT>
-void init_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+// The rest of init over element rows [i0, i1), r = A x already written: r = b - r, p = d r.
+template <bool ONE, class VT>
+void init_tail_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* part) {
   const int k = ONE ? 1 : s.k;
-  const VT* x = cp<VT>(s.x);
   const VT* b = cp<VT>(s.b);
   const VT* d = cp<VT>(s.d);
   VT* r = mp<VT>(s.r);
   VT* p = mp<VT>(s.p);
-  spmv_range<F, ONE, VT, MT>(s.a, k, x, r, r0, r1);  // r = A x, then r = b - r
   for (int j = 0; j < 2 * k; ++j) part[j] = 0.0;
-  constexpr int G = group_rows(F);  // compile time
-  for (std::int64_t i = std::int64_t(r0) * G; i < std::int64_t(r1) * G; ++i)
+  for (std::int64_t i = i0; i < i1; ++i)
     for (int j = 0; j < k; ++j) {
       const std::int64_t t = i * k + j;
       const VT ri = b[t] - r[t];
@@ -131,6 +127,51 @@ void init_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
       part[2 * j] += double(ri) * double(ri) * double(d[i]);
       part[2 * j + 1] += double(ri) * double(ri);
     }
+}
+
+template <format F, bool ONE, class VT, class MT>
+void spmv_dot_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+  spmv_range<F, ONE, VT, MT>(s.a, s.k, cp<VT>(s.p), mp<VT>(s.q), r0, r1);
+  constexpr int G = group_rows(F);  // compile time
+  dot_tail_t<ONE, VT>(s, std::int64_t(r0) * G, std::int64_t(r1) * G, part);
+}
+
+template <format F, bool ONE, class VT, class MT>
+void init_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+  spmv_range<F, ONE, VT, MT>(s.a, s.k, cp<VT>(s.x), mp<VT>(s.r), r0, r1);  // r = A x
+  constexpr int G = group_rows(F);
+  init_tail_t<ONE, VT>(s, std::int64_t(r0) * G, std::int64_t(r1) * G, part);
+}
+
+// One piece of a long CSR row: entries [e0, e1) times `in`, k sums. One system: four
+// accumulators (a piece is thousands of entries: the adds' latency, not the loads, would bound
+// one), added in a fixed order.
+template <bool ONE, class VT, class MT>
+void piece_t(const cpu_step& s, const void* in_v, std::int64_t e0, std::int64_t e1, void* out) {
+  const int k = ONE ? 1 : s.k;
+  const MT* val = cp<MT>(s.a.val);
+  const std::int32_t* col = s.a.col;
+  const VT* in = cp<VT>(in_v);
+  VT* sums = mp<VT>(out);
+  if (ONE) {
+    VT a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    std::int64_t t = e0;
+    for (; t + 4 <= e1; t += 4) {
+      a0 += VT(val[t]) * in[col[t]];
+      a1 += VT(val[t + 1]) * in[col[t + 1]];
+      a2 += VT(val[t + 2]) * in[col[t + 2]];
+      a3 += VT(val[t + 3]) * in[col[t + 3]];
+    }
+    for (; t < e1; ++t) a0 += VT(val[t]) * in[col[t]];
+    sums[0] = (a0 + a1) + (a2 + a3);
+    return;
+  }
+  for (int j = 0; j < k; ++j) sums[j] = VT(0);
+  for (std::int64_t t = e0; t < e1; ++t) {
+    const VT v = VT(val[t]);
+    const VT* src = in + std::int64_t(col[t]) * k;
+    for (int j = 0; j < k; ++j) sums[j] += v * src[j];
+  }
 }
 
 template <bool ONE, class VT>
@@ -231,7 +272,21 @@ struct kernels {
     const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
     s.k == 1 ? update_p_t<true, VT>(s, i0, i1) : update_p_t<false, VT>(s, i0, i1);
   }
-  static constexpr cpu_kernel_table table{spmv_dot, init, update_xr, update_p, apply};
+  static void spmv_dot_tail(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+    const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
+    s.k == 1 ? dot_tail_t<true, VT>(s, i0, i1, part) : dot_tail_t<false, VT>(s, i0, i1, part);
+  }
+  static void init_tail(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
+    const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
+    s.k == 1 ? init_tail_t<true, VT>(s, i0, i1, part) : init_tail_t<false, VT>(s, i0, i1, part);
+  }
+  static void piece(const cpu_step& s, const void* in, std::int64_t e0, std::int64_t e1,
+                    void* sums) {
+    s.k == 1 ? piece_t<true, VT, MT>(s, in, e0, e1, sums)
+             : piece_t<false, VT, MT>(s, in, e0, e1, sums);
+  }
+  static constexpr cpu_kernel_table table{spmv_dot, init,          update_xr, update_p,
+                                          apply,    spmv_dot_tail, init_tail, piece};
 };
 
 const cpu_kernel_table* select_table(precision p) {
