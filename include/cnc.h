@@ -246,7 +246,7 @@ typedef struct CNCContextStruct* CNCcontext;
  * stay in the caller's numbering whatever is chosen. */
 #define CNC_REORDER_AUTO 0xC00 /**< reverse Cuthill-McKee when the pattern's locality is poor and the solve is large enough to repay it */
 #define CNC_REORDER_NONE 0xC01 /**< the caller's order */
-#define CNC_REORDER_RCM 0xC02  /**< always reverse Cuthill-McKee (Boost.Graph) */
+#define CNC_REORDER_RCM 0xC02  /**< always reverse Cuthill-McKee (cnc's parallel one, the same order for any thread count) */
 
 /* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
 #define CNC_VERBOSE 0x701        /**< log solver progress (to the log callback, else stderr) */
