@@ -46,3 +46,10 @@ if(TARGET cnc-solve)
     PASS_REGULAR_EXPRESSION "converged after [0-9]+ iterations.*max \\|x - x\\*\\| = [0-9.]+e-(0[6-9]|1[0-9])"
     SKIP_REGULAR_EXPRESSION "backend not available")
 endif()
+
+# Threads that first use OpenCL at once, in a process that has not touched it (device discovery
+# is done once, under a lock). Its own kernel cache, so that each run compiles afresh.
+cnc_add_test(test_opencl_cold_threads SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_opencl_cold_threads.c
+             LIBS cnc Threads::Threads TEST_NAME opencl_cold_threads)
+set_tests_properties(opencl_cold_threads PROPERTIES ENVIRONMENT
+  "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pocl-cache-cold;CMOCKA_MESSAGE_OUTPUT=stdout")

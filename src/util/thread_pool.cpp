@@ -17,7 +17,15 @@ inline void cpu_relax() {
 
 thread_pool::thread_pool(int threads, int spin_rounds)
     : size_(threads < 1 ? 1 : threads), spin_rounds_(spin_rounds) {
-  for (int t = 1; t < size_; ++t) threads_.emplace_back([this, t] { worker(t); });
+  // A thread the system refuses (address space, process limits) ends the pool where it is: the
+  // pool runs with the workers it got. Letting the exception leave would destroy the started,
+  // joinable threads, which is std::terminate.
+  try {
+    threads_.reserve(std::size_t(size_ - 1));
+    for (int t = 1; t < size_; ++t) threads_.emplace_back([this, t] { worker(t); });
+  } catch (const std::exception&) {  // std::system_error, or no memory for the handles
+  }
+  size_ = int(threads_.size()) + 1;
 }
 
 thread_pool::~thread_pool() {

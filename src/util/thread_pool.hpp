@@ -15,7 +15,8 @@ namespace cnc {
 
 class thread_pool {
  public:
-  // threads >= 1; the caller is thread 0. Idle workers spin `spin_rounds` pauses before they
+  // threads >= 1; the caller is thread 0. Fewer run when the system refuses some (size() says
+  // how many). Idle workers spin `spin_rounds` pauses before they
   // sleep: worth it between PCG steps, not between host stages (the host pool does not spin, so
   // its idle workers never take cycles from a CPU backend's).
   explicit thread_pool(int threads, int spin_rounds = 20000);

@@ -20,8 +20,10 @@ def _real_values(values, what):
     if np.iscomplexobj(values):
         raise CncError(_c.ERR_INVALID_VALUE,
                        f"cnc.solve: {what} is complex; cnc solves real systems")
-    if values.dtype == object:
-        raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} does not hold numbers")
+    if not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
+        # object, strings, bytes, dates: numpy would parse "1.5" into 1.5 and solve that
+        raise CncError(_c.ERR_INVALID_VALUE,
+                       f"cnc.solve: {what} holds {values.dtype}, not numbers")
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
@@ -35,14 +37,46 @@ def _check_square(shape, what="A"):
     return n
 
 
+def _check_csr_arrays(csr, n):
+    """The CSR's arrays are what cnc's C call will read: scipy does not check a CSR built from
+    arrays, and cncSolveCSR cannot check the lengths of the arrays it is handed."""
+    indptr, indices, data = csr.indptr, csr.indices, csr.data
+    for name, arr in (("indptr", indptr), ("indices", indices)):
+        if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+            raise CncError(_c.ERR_INVALID_VALUE,
+                           f"cnc.solve: A.{name} holds {arr.dtype}, not integers")
+    if len(indptr) != n + 1:
+        raise CncError(_c.ERR_SIZE_MISMATCH,
+                       f"cnc.solve: A.indptr has {len(indptr)} entries; n={n} needs {n + 1}")
+    if int(indptr[0]) != 0:
+        raise CncError(_c.ERR_INVALID_VALUE,
+                       f"cnc.solve: A.indptr[0]={int(indptr[0])}; a CSR starts at 0")
+    steps = np.diff(indptr)
+    if steps.size and int(steps.min()) < 0:
+        row = int(np.argmax(steps < 0))
+        raise CncError(_c.ERR_INVALID_VALUE,
+                       f"cnc.solve: A.indptr decreases at row {row} "
+                       f"({int(indptr[row])} > {int(indptr[row + 1])})")
+    nnz = int(indptr[-1])
+    if nnz > len(indices) or nnz > len(data):
+        raise CncError(_c.ERR_SIZE_MISMATCH,
+                       f"cnc.solve: A.indptr[-1]={nnz} but A.indices has {len(indices)} and "
+                       f"A.data {len(data)} entries")
+    cols = indices[:nnz]
+    if nnz and (int(cols.min()) < 0 or int(cols.max()) >= n):  # before any 32-bit narrowing
+        bad = int(np.argmax((cols < 0) | (cols >= n)))
+        raise CncError(_c.ERR_INDEX_OUT_OF_RANGE,
+                       f"cnc.solve: A.indices[{bad}]={int(cols[bad])} out of range for n={n}")
+    return nnz
+
+
 def _from_sparse(A):
     n = _check_square(A.shape)
     csr = A if A.format == "csr" else A.tocsr()
-    nnz = int(csr.indptr[-1])
+    nnz = _check_csr_arrays(csr, n)
     row_ptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
-    # Negative indices (invalid anyway) wrap to huge values here and cnc rejects them as
-    # out of range, with the call's message.
-    # int32 indices are reinterpreted in place (same bits; no copy of the largest array).
+    # int32 indices are reinterpreted in place (same bits; no copy of the largest array); the
+    # range was checked above, so no index wraps.
     col_idx = np.ascontiguousarray(csr.indices[:nnz])
     col_idx = col_idx.view(np.uint32) if col_idx.dtype == np.int32 else col_idx.astype(np.uint32)
     values = _real_values(csr.data[:nnz], "A")
@@ -84,6 +118,7 @@ def column_block(b, n, what="b"):
             _c.ERR_SIZE_MISMATCH,
             f"cnc.solve: {what} has shape {shape}; expected ({n},) or ({n}, k)",
         )
-    if np.iscomplexobj(b) or b.dtype == object:
-        raise CncError(_c.ERR_INVALID_VALUE, f"cnc.solve: {what} must hold real numbers")
+    if np.iscomplexobj(b) or not (np.issubdtype(b.dtype, np.number) or b.dtype == np.bool_):
+        raise CncError(_c.ERR_INVALID_VALUE,
+                       f"cnc.solve: {what} must hold real numbers, not {b.dtype}")
     return np.asfortranarray(b, dtype=np.float64), b.shape[1]

@@ -149,3 +149,55 @@ def test_zero_right_hand_sides(A):
     # k = 0 columns reaches cnc as nrhs = 0, which it must refuse.
     err = raises(cnc.ERR_INVALID_VALUE, cnc.solve, A, np.ones((A.shape[0], 0)))
     assert "cncSolveCSR" in err.message
+
+
+def _identity_csr(n):
+    return sp.csr_matrix((np.full(n, 2.0), np.arange(n), np.arange(n + 1)), shape=(n, n))
+
+
+def test_indptr_past_the_arrays_is_refused_before_cnc_reads(b):
+    # scipy keeps a CSR whose indptr[-1] exceeds its arrays; cncSolveCSR would read past them.
+    bad = _identity_csr(b.size)
+    bad.indptr[-1] = b.size + 1000
+    err = raises(cnc.ERR_SIZE_MISMATCH, cnc.solve, bad, b)
+    assert "indptr[-1]" in err.message
+
+
+def test_decreasing_indptr_is_refused(b):
+    bad = _identity_csr(b.size)
+    bad.indptr[3] = 0
+    err = raises(cnc.ERR_INVALID_VALUE, cnc.solve, bad, b)
+    assert "decreases" in err.message
+
+
+def test_int64_column_index_past_32_bits_does_not_wrap(b):
+    # 2**32 + 1 would become column 1 after a cast to uint32: a different, valid matrix.
+    n = b.size
+    bad = sp.csr_matrix(
+        (np.full(n, 2.0), np.arange(n, dtype=np.int64), np.arange(n + 1, dtype=np.int64)),
+        shape=(n, n),
+    )
+    bad.indices = bad.indices.astype(np.int64)
+    bad.indices[1] = 2**32 + 1
+    err = raises(cnc.ERR_INDEX_OUT_OF_RANGE, cnc.solve, bad, b)
+    assert str(2**32 + 1) in err.message
+
+
+def test_negative_column_index_is_refused(b):
+    bad = _identity_csr(b.size)
+    bad.indices[4] = -3
+    raises(cnc.ERR_INDEX_OUT_OF_RANGE, cnc.solve, bad, b)
+
+
+def test_string_values_are_refused(A, b):
+    # numpy parses "2.0" into 2.0: a string array must not be solved as numbers.
+    strings = A.copy()
+    strings.data = strings.data.astype(str)
+    raises(cnc.ERR_INVALID_VALUE, cnc.solve, strings, b)
+    raises(cnc.ERR_INVALID_VALUE, cnc.solve, A, b.astype(str))
+
+
+def test_float_indices_are_refused(b):
+    bad = _identity_csr(b.size)
+    bad.indices = bad.indices.astype(np.float64)
+    raises(cnc.ERR_INVALID_VALUE, cnc.solve, bad, b)

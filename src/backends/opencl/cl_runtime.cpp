@@ -45,7 +45,9 @@ std::mutex& cache_mutex() {
 
 }  // namespace
 
-std::vector<device_info> list_devices(const api& cl, std::string& why) {
+namespace {
+
+std::vector<device_info> enumerate_devices(const api& cl, std::string& why) {
   std::vector<device_info> out;
   cl_uint np = 0;
   cl_int err = cl.GetPlatformIDs(0, nullptr, &np);
@@ -85,6 +87,25 @@ std::vector<device_info> list_devices(const api& cl, std::string& why) {
   }
   if (out.empty()) why = "OpenCL platforms are installed but none offers an available device";
   return out;
+}
+
+}  // namespace
+
+std::vector<device_info> list_devices(const api& cl, std::string& why) {
+  // Enumerated once per process, under the static-initialisation lock: ICD loaders and PoCL
+  // crashed, or found no device, when several threads enumerated at once. The list (ids that
+  // stay valid for the process) is then shared.
+  struct listing {
+    std::vector<device_info> devices;
+    std::string why;
+  };
+  static const listing once = [&cl] {
+    listing l;
+    l.devices = enumerate_devices(cl, l.why);
+    return l;
+  }();
+  if (once.devices.empty()) why = once.why;
+  return once.devices;
 }
 
 cl_context shared_context(const api& cl, const device_info& dev) {

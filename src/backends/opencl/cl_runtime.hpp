@@ -27,7 +27,8 @@ struct device_info {
   cl_ulong max_alloc = 0;
 };
 
-// Every available device of every platform. Empty with `why` set when there is no platform
+// Every available device of every platform, enumerated once per process (thread-safe: the
+// first callers wait for one enumeration). Empty with `why` set when there is no platform
 // (CL_PLATFORM_NOT_FOUND_KHR) or no device.
 std::vector<device_info> list_devices(const api& cl, std::string& why);
 
