@@ -110,43 +110,37 @@ int main(void) {
   test_long_comment();
   test_symmetric_and_skew();
   printf("hostile files:\n");
-  const char* g = "%%MatrixMarket matrix coordinate real general\n";
+#define G "%%MatrixMarket matrix coordinate real general\n"
+  static const struct {
+    const char *name, *text, *expect;
+  } hostile[] = {
+      {"no-banner.mtx", "2 2 1\n1 1 1\n", "%%MatrixMarket"},
+      {"empty.mtx", "", "%%MatrixMarket"},
+      {"nnz-2e40.mtx", G "2 2 1099511627776\n1 1 1\n", "cannot be in a file"},
+      {"nnz-2e62.mtx", G "2 2 4611686018427387904\n1 1 1\n", "cannot be in a file"},
+      {"nnz-2e63.mtx", G "2 2 9223372036854775807\n1 1 1\n", "cannot be in a file"},
+      {"nnz-1e20.mtx", G "2 2 100000000000000000000\n1 1 1\n", "bad size line"},
+      {"nnz-negative.mtx", G "2 2 -1\n", "negative entry count"},
+      {"zero-rows.mtx", G "0 2 0\n", "bad size line"},
+      {"rows-past-32-bits.mtx", G "3000000000 2 0\n", "bad size line"},
+      {"short-size-line.mtx", G "2 2\n", "bad size line"},
+      {"symmetric-3x2.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 2 1\n1 1 1\n",
+       "must be square"},
+      {"truncated.mtx", G "2 2 3\n1 1 1\n2 2 1\n", "ends after 2 of its 3 entries"},
+      {"row-out-of-range.mtx", G "2 2 2\n1 1 1\n3 1 1\n", ":4: entry (3, 1) outside"},
+      {"row-zero.mtx", G "2 2 1\n0 1 1\n", "outside"},
+      {"bad-value.mtx", G "2 2 1\n1 1 abc\n", "bad entry"},
+      {"missing-value.mtx", G "2 2 1\n1 1\n", "bad entry"},
+      {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+       "complex"},
+      {"array.mtx", "%%MatrixMarket matrix array real general\n1 1\n1\n", "array"},
+      {"hermitian.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
+       "symmetry"},
+  };
+#undef G
+  for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; ++i)
+    refused(hostile[i].name, hostile[i].text, hostile[i].expect);
   char text[512];
-  refused("no-banner.mtx", "2 2 1\n1 1 1\n", "%%MatrixMarket");
-  refused("empty.mtx", "", "%%MatrixMarket");
-  snprintf(text, sizeof text, "%s2 2 1099511627776\n1 1 1\n", g); /* 2^40 */
-  refused("nnz-2e40.mtx", text, "cannot be in a file");
-  snprintf(text, sizeof text, "%s2 2 4611686018427387904\n1 1 1\n", g); /* 2^62 */
-  refused("nnz-2e62.mtx", text, "cannot be in a file");
-  snprintf(text, sizeof text, "%s2 2 9223372036854775807\n1 1 1\n", g); /* 2^63 - 1 */
-  refused("nnz-2e63.mtx", text, "cannot be in a file");
-  snprintf(text, sizeof text, "%s2 2 100000000000000000000\n1 1 1\n", g); /* 10^20 */
-  refused("nnz-1e20.mtx", text, "bad size line");
-  snprintf(text, sizeof text, "%s2 2 -1\n", g);
-  refused("nnz-negative.mtx", text, "negative entry count");
-  snprintf(text, sizeof text, "%s0 2 0\n", g);
-  refused("zero-rows.mtx", text, "bad size line");
-  snprintf(text, sizeof text, "%s3000000000 2 0\n", g);
-  refused("rows-past-32-bits.mtx", text, "bad size line");
-  snprintf(text, sizeof text, "%s2 2\n", g);
-  refused("short-size-line.mtx", text, "bad size line");
-  refused("symmetric-3x2.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 2 1\n1 1 1\n",
-          "must be square");
-  snprintf(text, sizeof text, "%s2 2 3\n1 1 1\n2 2 1\n", g);
-  refused("truncated.mtx", text, "ends after 2 of its 3 entries");
-  snprintf(text, sizeof text, "%s2 2 2\n1 1 1\n3 1 1\n", g);
-  refused("row-out-of-range.mtx", text, ":4: entry (3, 1) outside");
-  snprintf(text, sizeof text, "%s2 2 1\n0 1 1\n", g);
-  refused("row-zero.mtx", text, "outside");
-  snprintf(text, sizeof text, "%s2 2 1\n1 1 abc\n", g);
-  refused("bad-value.mtx", text, "bad entry");
-  snprintf(text, sizeof text, "%s2 2 1\n1 1\n", g);
-  refused("missing-value.mtx", text, "bad entry");
-  refused("complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
-          "complex");
-  refused("array.mtx", "%%MatrixMarket matrix array real general\n1 1\n1\n", "array");
-  refused("hermitian.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
-          "symmetry");
   mm_matrix m;
   char err[512] = "";
   snprintf(text, sizeof text, "%s/absent.mtx", dir);
