@@ -105,6 +105,12 @@ void test_bcrs_round_trip(void**) {
   check_bcrs(a, 4);
   assert_int_equal(cnc::count_blocks(a, 4), 9 + 2 * 8);  // block tridiagonal, exactly dense
   ts_csr_free(&d);
+  // Hub rows (5000 and 1666 entries): block row 0 takes the bitmap path of the block-column
+  // merge (over 4096 entries), with padding rows (n odd).
+  ts_csr h = ts_long_rows_spd(6001, 5000, 11);
+  a = cnc_test::from_ts(h);
+  check_bcrs(a, 2);
+  ts_csr_free(&h);
 }
 
 // ---- CSR -> SELL

@@ -228,13 +228,7 @@ class cpu_system final : public device_system {
     auto copy = [&](std::int32_t c) {
       over_rows(c, [&](std::int64_t e, std::int64_t, int) { o[e] = y_[e]; });
     };
-    spmv_sweep(
-        step_.in, y_.data(),
-        [&](std::int32_t c) {
-          kt_->apply(step_, first_row(c), last_row(c));
-          copy(c);
-        },
-        copy);
+    apply_then(copy);
   }
 
   void precondition(int in, int out) override {
@@ -289,13 +283,20 @@ class cpu_system final : public device_system {
     auto subtract = [&](std::int32_t c) {
       over_rows(c, [&](std::int64_t e, std::int64_t, int) { o[e] = b[e] - y_[e]; });
     };
+    apply_then(subtract);
+  }
+
+  // y_ = A step_.in, then finish(c) for every chunk c once its rows of y_ are final (right after
+  // the chunk's product, or after the pieces of a long row are added).
+  template <class F>
+  void apply_then(const F& finish) {
     spmv_sweep(
         step_.in, y_.data(),
         [&](std::int32_t c) {
           kt_->apply(step_, first_row(c), last_row(c));
-          subtract(c);
+          finish(c);
         },
-        subtract);
+        finish);
   }
 
   void dots(int u, const int* v, int count, double* out) override {
