@@ -6,6 +6,9 @@
  *   cnc-solve [--backend auto|cpu|opencl|cuda] [--precision double|single|mixed]
  *             [--format auto|csr|bcrs2|bcrs4|sell] [--threshold T] [--max-iter N] [--threads N]
  *             [--grid N] [--rhs K] [--repeat R] [--verbose] [file.mtx]
+ *
+ * The file may be any real square Matrix Market matrix (coordinate or array; real, integer or
+ * pattern; any symmetry; gzip or not: examples/common/matrix_market.h). Complex files are refused.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,12 +27,13 @@
 #define PARALLEL_FOR
 #endif
 
+/* Every error after the context exists leaves through `done`, which frees what main holds. */
 #define CHECK(call)                                                                        \
   do {                                                                                     \
     CNCstatus s_ = (call);                                                                 \
     if (s_ != CNC_OK) {                                                                    \
       fprintf(stderr, "cnc-solve: %s\n  %s\n", cncStatusString(s_), cncGetErrorMessage()); \
-      return 1;                                                                            \
+      goto done;                                                                           \
     }                                                                                      \
   } while (0)
 
@@ -45,7 +49,9 @@ static void usage(void) {
       "usage: cnc-solve [--backend auto|cpu|opencl|cuda] [--precision double|single|mixed]\n"
       "                 [--format auto|csr|bcrs2|bcrs4|sell] [--threshold T] [--max-iter N]\n"
       "                 [--threads N] [--grid N] [--rhs K] [--repeat R] [--verbose] [file.mtx]\n"
-      "Without a file, solves a 7-point 3D Poisson problem on an N^3 grid (default N=64).\n");
+      "file.mtx: a real square Matrix Market matrix, coordinate or array, plain or gzip.\n"
+      "Without a file, solves a 7-point 3D Poisson problem on an N^3 grid (default N=64,\n"
+      "at most 1290).\n");
 }
 
 /* Known solution x* of the embedded Poisson problem, system k (at xs + k n) on the N^3 grid,
@@ -194,14 +200,14 @@ int main(int argc, char** argv) {
       file = o;
     else
       ok = 0;
-    if (!ok || grid < 2 || nrhs < 1 || repeat < 1) {
+    if (!ok || grid < 2 || grid > 1290 || nrhs < 1 || repeat < 1) {
       usage();
       return 2;
     }
   }
 
-  mm_matrix m;
-  int poisson = file == NULL;
+  mm_matrix m = {0}; /* empty until a file is read: mm_free is safe on every path */
+  const int poisson = file == NULL;
   long n;
   if (!poisson) {
     char err[512];
@@ -209,8 +215,12 @@ int main(int argc, char** argv) {
       fprintf(stderr, "cnc-solve: %s\n", err);
       return 1;
     }
-    if (m.rows != m.cols) {
-      fprintf(stderr, "cnc-solve: %s is %d x %d, not square\n", file, m.rows, m.cols);
+    const char* why = m.field == MM_COMPLEX ? "complex systems are not supported yet"
+                      : m.rows != m.cols    ? "not square"
+                                            : NULL;
+    if (why) {
+      fprintf(stderr, "cnc-solve: %s (%d x %d, %s): %s\n", file, m.rows, m.cols,
+              m.field == MM_COMPLEX ? "complex" : "real", why);
       mm_free(&m);
       return 1;
     }
@@ -218,8 +228,22 @@ int main(int argc, char** argv) {
   } else {
     n = (long)grid * grid * grid;
   }
+  /* n fits CNCint (grid <= 1290); x* and b hold n * nrhs doubles each. */
+  if ((size_t)nrhs > SIZE_MAX / sizeof(double) / (size_t)n) {
+    fprintf(stderr, "cnc-solve: %ld unknowns x %d right-hand sides do not fit in memory\n", n,
+            nrhs);
+    mm_free(&m);
+    return 1;
+  }
 
+  int status = 1; /* until the last line is printed */
+  double* xs = NULL;
+  double* b = NULL;
   CNCcontext ctx = cncNewContext();
+  if (!ctx) {
+    fprintf(stderr, "cnc-solve: no context (out of memory)\n");
+    goto done;
+  }
   cncMakeCurrent(ctx);
   if (verbose) cncEnable(CNC_VERBOSE);
   CHECK(cncSolverParameteri(CNC_NB_VARIABLES, (CNCint)n));
@@ -237,11 +261,13 @@ int main(int argc, char** argv) {
 
   /* The known solution x* and b = A x* first (the tool's own work, outside the assembly the
    * library times). */
-  double* xs = malloc(sizeof(double) * (size_t)n * nrhs);
-  double* b = calloc((size_t)n * nrhs, sizeof(double));
-  if (!xs || !b) return fprintf(stderr, "cnc-solve: out of memory\n"), 1;
+  xs = malloc(sizeof(double) * (size_t)n * (size_t)nrhs);
+  b = calloc((size_t)n * (size_t)nrhs, sizeof(double));
+  if (!xs || !b || (poisson && poisson_solution(grid, nrhs, xs))) {
+    fprintf(stderr, "cnc-solve: out of memory\n");
+    goto done;
+  }
   if (poisson) {
-    if (poisson_solution(grid, nrhs, xs)) return fprintf(stderr, "cnc-solve: out of memory\n"), 1;
     poisson_rhs(grid, nrhs, xs, b);
   } else {
     for (int k = 0; k < nrhs; ++k)
@@ -257,7 +283,7 @@ int main(int argc, char** argv) {
   CHECK(cncBegin(CNC_SYSTEM));
   CHECK(cncBegin(CNC_MATRIX));
   if (poisson) {
-    if (poisson_matrix(grid, 16L << 20)) return 1;
+    if (poisson_matrix(grid, 16L << 20)) goto done;
   } else if (m.nnz > 0) {
     CHECK(cncAddIJCoefficients(m.nnz, (const CNCuint*)m.row, (const CNCuint*)m.col, m.val));
   }
@@ -267,7 +293,8 @@ int main(int argc, char** argv) {
   CHECK(cncEnd(CNC_MATRIX));
   CHECK(cncEnd(CNC_SYSTEM));
   free(b);
-  if (!poisson) mm_free(&m);
+  b = NULL;
+  mm_free(&m);
 
   for (int r = 0; r < repeat; ++r) {
     for (int k = 0; k < nrhs; ++k)
@@ -317,7 +344,11 @@ int main(int argc, char** argv) {
     printf("throughput  %.2f GB/s (%lld bytes/iteration minimum), %.2f GFLOP/s\n", gbs,
            (long long)bytes, gflops);
   }
+  status = 0;
+done:
   free(xs);
+  free(b);
+  mm_free(&m);
   cncDeleteContext(ctx);
-  return 0;
+  return status;
 }

@@ -98,8 +98,14 @@
  * reason is read with cncGetIntegerv(CNC_REASON).
  *
  * Threads: contexts are independent, and the current context is thread-local: each thread makes
- * its own context current, and two threads working in two contexts never interfere. One context
- * must not be used by two threads at once.
+ * its own context current, and two threads working in two contexts never interfere. Threads may
+ * take turns with one context (assemble on a worker, solve on the main thread: each makes it
+ * current). A call that meets another thread's call on the same context is refused with
+ * CNC_ERR_STATE and changes nothing ("in use by another thread"); such a refusal is not recorded
+ * as the context's error, only as the thread's last message (cncGetLastErrorMessage). Getters
+ * (cncGet*, cncIsEnabled, cncVariableIsLocked) may run in several threads at once. The calls that
+ * add entries cost no atomic operation while one thread assembles; a thread that takes an
+ * assembly over from another pays a process-wide memory fence (Linux membarrier), once.
  *
  * Backends: CNC_BACKEND (parameter), else the CNC_BACKEND environment variable
  * (auto|cpu|opencl|cuda), else auto: CUDA, then an OpenCL GPU, then the CPU; systems of fewer
@@ -268,7 +274,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_NNZ 0x80C               /**< int64: stored nonzeros of the assembled matrix */
 #define CNC_BACKEND_USED 0x80D      /**< int: CNC_BACKEND_* that ran the last solve */
 #define CNC_FORMAT_USED 0x80E       /**< int: CNC_FORMAT_* used by the last solve */
-#define CNC_ZERO_DIAGONALS 0x80F    /**< int: zero diagonal entries (Jacobi used 1 there) */
+#define CNC_ZERO_DIAGONALS 0x80F    /**< int: zero, absent or subnormal diagonal entries (Jacobi used 1) */
 #define CNC_STATE 0x810             /**< int: CNC_STATE_* of the context */
 #define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes moved by the iterations / solve time */
 #define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
@@ -420,7 +426,9 @@ CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double value);
  * entry) and adds nothing; so does, with a pattern active, an entry whose row is full
  * (CNC_ERR_OVERFLOW). Large calls insert on every core (CNC_NB_THREADS): rows in order need no
  * extra pass; other orders are bucketed by row range first, through 64 MiB of temporary memory
- * (4 M entries at a time). With a pattern active they insert on one thread.
+ * (4 M entries at a time). With a pattern active they insert on one thread. The one exception
+ * to "adds nothing": CNC_ERR_OUT_OF_MEMORY when the hash table must grow part way through (its
+ * rows outgrew their windows, see cncEstimateMemory) keeps the entries placed before.
  */
 CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const CNCuint* j,
                                        const double* values);
@@ -482,6 +490,12 @@ CNC_API CNCstatus cncAddIJCoefficientAt(CNCuint i, CNCuint j, double value, CNCi
  * Solves the constructed system (state SYSTEM_CONSTRUCTED or SOLVED). Returns CNC_OK whenever the
  * solver ran; read CNC_REASON for the outcome. The solution is in the variables. A zero
  * right-hand side gives x = 0 at once. The matrix stays on the backend for the next solve.
+ * Magnitudes: a right-hand side whose largest |b_i| is below 2^-200 or above 2^200 (whose squared
+ * norm would under- or overflow in double) is solved with b and x scaled by a power of two, which
+ * is exact, and x is scaled back (logged at CNC_LOG_INFO). A diagonal entry that is 0, absent or
+ * subnormal (1/a_ii would overflow) gets 1 in the Jacobi preconditioner, counted in
+ * CNC_ZERO_DIAGONALS and logged as a warning. On every outcome the variables hold the last
+ * iterate (the initial guess when the first step already stops).
  */
 CNC_API CNCstatus cncSolve(void);
 
@@ -510,9 +524,20 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
                               double* x);
 
 /**
+ * cncSolveCSR with the length of col_idx and values: nnz. Before anything is read past row_ptr,
+ * row_ptr[0] must equal base and row_ptr[n] - base be at most nnz (else CNC_ERR_SIZE_MISMATCH
+ * naming the three values; nnz < 0 is CNC_ERR_INVALID_VALUE), so an inconsistent CSR is refused
+ * instead of read out of bounds. cncSolveCSR is this call with the length unknown.
+ */
+CNC_API CNCstatus cncSolveCSRn(CNCuint n, CNCint64 nnz, const CNCint64* row_ptr,
+                               const CNCuint* col_idx, const double* values, CNCint base,
+                               CNCuint nrhs, const double* b, double* x);
+
+/**
  * cncSolveCSR with every array (row_ptr, col_idx, values, b, x) in CUDA device memory, e.g. a
- * CuPy matrix and vectors: nothing goes through the host, and x is written on the device, once,
- * at the end, only when the call succeeds. The arrays must be device (or managed) memory of the
+ * CuPy matrix and vectors: nothing goes through the host (but b and x when b is of extreme
+ * magnitude, see cncSolve), and x is written on the device, once, at the end, only when the call
+ * succeeds. The arrays must be device (or managed) memory of the
  * CUDA device the context runs on (CNC_DEVICE_INDEX, default 0); other memory is refused with
  * CNC_ERR_INVALID_VALUE naming the array. Needs the CUDA backend (CNC_BACKEND AUTO or CUDA;
  * otherwise CNC_ERR_INVALID_VALUE, and CNC_ERR_BACKEND_UNAVAILABLE without a CUDA device),
@@ -528,6 +553,38 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
                                     const double* values, CNCint base, CNCuint nrhs,
                                     const double* b, double* x);
 
+/* ---- Memory ---------------------------------------------------------------------------------- */
+/**
+ * The memory a solve of n rows and nnz entries (after duplicates are summed) will need, with the
+ * current context's parameters (CNC_NB_SYSTEMS, CNC_PRECISION, CNC_MATRIX_FORMAT, CNC_BACKEND,
+ * CNC_SOLVER, CNC_GMRES_RESTART, CNC_PRECONDITIONER, CNC_REORDER, CNC_NNZ_HINT), before anything
+ * is allocated. Allowed in every state; changes nothing, and needs no device.
+ *   host_bytes    the most host memory cnc holds at once to assemble such a system through
+ *                 cncBegin(CNC_SYSTEM) ... cncEnd(CNC_MATRIX) (the hash table, with duplicates
+ *                 summed) and solve it with cncSolve; it bounds what cncSolveCSR allocates
+ *                 beside the caller's arrays too (that needs less: no table)
+ *   device_bytes  what a GPU backend allocates in device memory; 0 when the solve runs on the
+ *                 CPU (CNC_BACKEND_CPU, CNC_PRECOND_SSOR, or CNC_BACKEND_AUTO below 12,000
+ *                 entries), whose memory host_bytes counts
+ * Both are upper bounds, from a model of every stage (README.md, "Memory"): rows of about nnz / n
+ * entries each (longer rows grow the hash table; CNC_NNZ_HINT sizes it), a reordered copy when
+ * CNC_REORDER may reorder, and a forced BCRS or SELL format's worst case (CNC_FORMAT_AUTO picks
+ * one only when it is no larger than about CSR). A 7-point stencil in double, assembled with
+ * duplicates, peaks at 334 bytes a row at cncEnd(CNC_MATRIX) (table and CSR both alive,
+ * measured); the estimate is 341 with CNC_FORMAT_CSR and CNC_REORDER_NONE, 413 on AUTO.
+ * Not counted: up to 64 MiB while an out-of-order cncAddIJCoefficients buckets its entries, and
+ * what an earlier solve keeps (CNC_KEEP_MATRIX: its prepared system stays until the next solve).
+ * Large allocations are checked against the memory available (MemAvailable, the memory cgroup's
+ * limit, RLIMIT_AS, RLIMIT_DATA, and the environment variable CNC_MEMORY_LIMIT_BYTES, a cap on
+ * cnc's process's resident memory for containment and tests): a stage that does not fit fails
+ * with CNC_ERR_OUT_OF_MEMORY and a message with the bytes needed and available, before it
+ * changes anything, instead of the process being killed.
+ * Statuses: CNC_ERR_NULL_POINTER when host_bytes or device_bytes is NULL; CNC_ERR_INVALID_VALUE
+ * for n of 0 or above 2^31 - 9 (CNC_NB_VARIABLES's range), or nnz < 0 or above n².
+ */
+CNC_API CNCstatus cncEstimateMemory(CNCuint n, CNCint64 nnz, CNCint64* host_bytes,
+                                    CNCint64* device_bytes);
+
 /* ---- Errors, callbacks, version -------------------------------------------------------------- */
 /** First error since the context was created or cncClearError (CNC_OK if none). */
 CNC_API CNCstatus cncGetError(void);
@@ -537,7 +594,10 @@ CNC_API CNCstatus cncGetError(void);
  * of this thread's last CNC_ERR_NO_CONTEXT.
  */
 CNC_API const char* cncGetErrorMessage(void);
-/** Message of the most recent failed call on the current context ("" if none). */
+/**
+ * Message of this thread's most recent failed call on the current context (the context's most
+ * recent one when this thread has none); "" if none.
+ */
 CNC_API const char* cncGetLastErrorMessage(void);
 /** Clears the sticky error of the current context. */
 CNC_API CNCstatus cncClearError(void);

@@ -105,6 +105,28 @@ static void test_bad_csr(void** unused) {
 }
 
 /* Forcing a backend that is absent is an error, never a silent fallback. */
+/* cncSolveCSRn: row offsets that do not fit the arrays' length are refused before any entry is
+ * read (x untouched); a consistent call solves as cncSolveCSR does. */
+static void test_csr_with_length(void** unused) {
+  (void)unused;
+  double x[4] = {7, 7, 7, 7};
+  assert_int_equal(cncSolveCSRn(4, 9, g_rp, g_ci, g_val, 0, 1, g_b, x), CNC_ERR_SIZE_MISMATCH);
+  assert_non_null(strstr(cncGetLastErrorMessage(), "nnz=9"));
+  assert_int_equal(cncSolveCSRn(4, -1, g_rp, g_ci, g_val, 0, 1, g_b, x), CNC_ERR_INVALID_VALUE);
+  /* 1-based arrays declared 0-based: row_ptr[0] is not base. */
+  const CNCint64 rp1[5] = {1, 3, 6, 9, 11};
+  assert_int_equal(cncSolveCSRn(4, 10, rp1, g_ci, g_val, 0, 1, g_b, x), CNC_ERR_SIZE_MISMATCH);
+  /* A last offset past the arrays, which cncSolveCSR could not tell. */
+  const CNCint64 rp_far[5] = {0, 2, 5, 8, 1000000};
+  assert_int_equal(cncSolveCSRn(4, 10, rp_far, g_ci, g_val, 0, 1, g_b, x), CNC_ERR_SIZE_MISMATCH);
+  for (int i = 0; i < 4; ++i) assert_true(x[i] == 7.0);
+  double y[4] = {0, 0, 0, 0}, z[4] = {0, 0, 0, 0};
+  assert_int_equal(cncSolveCSRn(4, 10, g_rp, g_ci, g_val, 0, 1, g_b, y), CNC_OK);
+  assert_int_equal(cncSolveCSRn(4, 12, g_rp, g_ci, g_val, 0, 1, g_b, z), CNC_OK); /* longer */
+  assert_memory_equal(y, z, sizeof y);
+  check_good_csr_solve();
+}
+
 static void test_absent_backend(void** unused) {
   (void)unused;
   static const CNCenum gpus[] = {CNC_BACKEND_CUDA, CNC_BACKEND_OPENCL};
@@ -179,6 +201,7 @@ static void test_backend_environment(void** unused) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_bad_csr, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_csr_with_length, ts_setup_context, ts_teardown_context),
       cmocka_unit_test(test_absent_backend),
       cmocka_unit_test(test_backend_environment),
   };

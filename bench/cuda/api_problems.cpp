@@ -3,14 +3,15 @@
 #include "api_problems.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
+#include <memory>
 #include <utility>
+
+#include "matrix_market.h"
 
 namespace api_bench {
 
@@ -239,111 +240,44 @@ bool fail(std::string* why, std::string msg) {
   return false;
 }
 
-bool blank(const std::string& s) {
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
-}
-
-// Reads a decimal integer at *s (leading blanks skipped); false if none or out of range.
-bool parse_int(const char** s, long long* v) {
-  char* end = nullptr;
-  errno = 0;
-  *v = std::strtoll(*s, &end, 10);
-  if (end == *s || errno == ERANGE) return false;
-  *s = end;
-  return true;
-}
-
-bool parse_real(const char** s, double* v) {
-  char* end = nullptr;
-  *v = std::strtod(*s, &end);
-  if (end == *s || !std::isfinite(*v)) return false;
-  *s = end;
-  return true;
-}
-
-bool only_blanks(const char* s) {
-  while (*s && std::isspace(static_cast<unsigned char>(*s))) ++s;
-  return *s == 0;
-}
-
-// The next line that is neither blank nor a comment; false at the end of the file.
-bool data_line(std::ifstream& in, std::string* line) {
-  while (std::getline(in, *line))
-    if (!blank(*line) && (*line)[line->find_first_not_of(" \t")] != '%') return true;
-  return false;
-}
-
 }  // namespace
 
 bool read_matrix_market(const std::string& path, problem* p, std::string* why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(why, "cannot open");
-  std::string line;
-  if (!std::getline(in, line)) return fail(why, "empty file");
-  std::vector<std::string> banner;  // its words, lower case
-  {
-    std::string w;
-    for (char c : line + " ") {
-      if (std::isspace(static_cast<unsigned char>(c))) {
-        if (!w.empty()) banner.push_back(w), w.clear();
-      } else {
-        w += char(std::tolower(static_cast<unsigned char>(c)));
-      }
-    }
-  }
-  if (banner.size() != 5 || banner[0] != "%%matrixmarket" || banner[1] != "matrix")
-    return fail(why, "no %%MatrixMarket matrix banner");
-  if (banner[2] != "coordinate" || (banner[3] != "real" && banner[3] != "integer") ||
-      banner[4] != "symmetric")
-    return fail(why, "not real/integer symmetric coordinate: " + banner[2] + " " + banner[3] + " " +
-                         banner[4]);
-  if (!data_line(in, &line)) return fail(why, "no size line");
-  long long rows = 0, cols = 0, entries = 0;
-  const char* s = line.c_str();
-  if (!parse_int(&s, &rows) || !parse_int(&s, &cols) || !parse_int(&s, &entries) || !only_blanks(s))
-    return fail(why, "bad size line: " + line.substr(0, 80));
-  // n fits cnc's and the textbook's 32-bit indices; the expanded nnz (at most 2 entries) the
-  // textbook's 32-bit row offsets.
-  const long long int_max = std::numeric_limits<std::int32_t>::max();
-  if (rows != cols || rows < 1 || rows >= int_max || entries < 0 || entries > int_max / 2)
-    return fail(why, "unsupported sizes " + std::to_string(rows) + " x " + std::to_string(cols) +
-                         ", " + std::to_string(entries) + " entries");
+  // The shared reader (examples/common/matrix_market.c) checks the file; freed on every path.
+  mm_matrix m;
+  char err[512];
+  if (mm_read(path.c_str(), &m, err, sizeof err) != 0) return fail(why, err);
+  const std::unique_ptr<mm_matrix, void (*)(mm_matrix*)> owner(&m, mm_free);
+  if (m.symmetry != MM_SYMMETRIC || (m.field != MM_REAL && m.field != MM_INTEGER))
+    return fail(why, "not real or integer symmetric");
+  // n fits cnc's and the textbook's 32-bit indices; the expanded nnz the textbook's 32-bit row
+  // offsets.
+  const std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
+  if (m.rows >= int_max || m.nnz > int_max)
+    return fail(why, "unsupported sizes " + std::to_string(m.rows) + " x " +
+                         std::to_string(m.cols) + ", " + std::to_string(m.nnz) + " entries");
   struct entry {
     std::uint32_t i, j;
     double v;
   };
-  std::vector<entry> t;
-  t.reserve(std::size_t(std::min<long long>(2 * entries, 1 << 24)));
-  bool lower = false, upper = false;
-  for (long long k = 0; k < entries; ++k) {
-    if (!data_line(in, &line))
-      return fail(
-          why, "ends after " + std::to_string(k) + " of " + std::to_string(entries) + " entries");
-    long long i = 0, j = 0;
-    double v = 0;
-    s = line.c_str();
-    if (!parse_int(&s, &i) || !parse_int(&s, &j) || !parse_real(&s, &v) || !only_blanks(s))
-      return fail(why, "bad entry line " + std::to_string(k + 1) + ": " + line.substr(0, 80));
-    if (i < 1 || j < 1 || i > rows || j > rows)
-      return fail(why, "index out of range in entry " + std::to_string(k + 1));
-    lower |= i > j;
-    upper |= i < j;
-    t.push_back({std::uint32_t(i - 1), std::uint32_t(j - 1), v});
-    if (i != j) t.push_back({std::uint32_t(j - 1), std::uint32_t(i - 1), v});
-  }
-  if (lower && upper) return fail(why, "entries in both triangles of a symmetric file");
-  if (data_line(in, &line)) return fail(why, "more entries than the size line says");
+  std::vector<entry> t(std::size_t(m.nnz));
+  for (std::size_t k = 0; k < t.size(); ++k)
+    t[k] = {std::uint32_t(m.row[k]), std::uint32_t(m.col[k]), m.val[k]};
   // Stable: each key's duplicates are summed in file order, the same order for (i, j) and its
-  // mirror (j, i), so the sums are bitwise symmetric.
+  // mirror (j, i) (the reader puts each mirror right after its entry), so the sums are bitwise
+  // symmetric.
   std::stable_sort(t.begin(), t.end(), [](const entry& a, const entry& b) {
     return a.i != b.i ? a.i < b.i : a.j < b.j;
   });
   problem& q = *p;
   q = problem();
-  const std::string file = std::filesystem::path(path).filename().string();
-  q.name = "mtx " + file.substr(0, file.size() - (file.size() >= 4 ? 4 : 0));
-  q.n = std::int32_t(rows);
-  q.rp.assign(std::size_t(rows) + 1, 0);
+  std::string file = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".gz", ".mtx"})
+    if (file.size() > std::strlen(ext) && file.ends_with(ext))
+      file.resize(file.size() - std::strlen(ext));
+  q.name = "mtx " + file;
+  q.n = m.rows;
+  q.rp.assign(std::size_t(m.rows) + 1, 0);
   for (std::size_t k = 0; k < t.size(); ++k) {
     if (k > 0 && t[k].i == t[k - 1].i && t[k].j == t[k - 1].j) {
       q.val.back() += t[k].v;  // duplicates summed
@@ -353,7 +287,7 @@ bool read_matrix_market(const std::string& path, problem* p, std::string* why) {
     q.val.push_back(t[k].v);
     ++q.rp[t[k].i + 1];
   }
-  for (std::size_t i = 0; i < std::size_t(rows); ++i) q.rp[i + 1] += q.rp[i];
+  for (std::size_t i = 0; i < std::size_t(m.rows); ++i) q.rp[i + 1] += q.rp[i];
   return true;
 }
 
@@ -367,7 +301,8 @@ std::vector<std::string> mtx_files(const std::string& dir, std::string* why) {
   }
   for (; it != end; it.increment(ec)) {
     if (ec) break;
-    if (it->path().extension() == ".mtx" && it->is_regular_file(ec))
+    const std::string name = it->path().filename().string();
+    if ((name.ends_with(".mtx") || name.ends_with(".mtx.gz")) && it->is_regular_file(ec))
       files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());

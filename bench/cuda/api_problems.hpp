@@ -43,12 +43,13 @@ problem power_law(std::int32_t n, double gamma, double drawn_degree, double offs
 // numbered at random, each row's columns sorted. Named "<p.name> random".
 problem permuted(const problem& p, std::uint64_t seed);
 
-// A Matrix Market file: `real` or `integer`, `symmetric`, `coordinate`, 1-based, one triangle
-// stored (expanded to both here, duplicates summed). False with *why set when the file is not of
-// that kind or is malformed (sizes, indices, values and the entry count are all checked; lines
-// may be of any length). Named "mtx <file name without .mtx>".
+// A Matrix Market file (plain or gzip), read by the shared reader (examples/common/
+// matrix_market.h, which checks it): kept when `real` or `integer` and `symmetric` (coordinate or
+// array; both triangles here, duplicates summed). False with *why set when the file is not of
+// that kind or is malformed. Named "mtx <file name without .mtx or .mtx.gz>".
 bool read_matrix_market(const std::string& path, problem* p, std::string* why);
-// The .mtx files of a directory, sorted by name; empty (and *why set) when it cannot be read.
+// The .mtx and .mtx.gz files of a directory, sorted by name; empty (and *why set) when it cannot
+// be read.
 std::vector<std::string> mtx_files(const std::string& dir, std::string* why);
 // Whether every diagonal entry is present and positive.
 bool positive_diagonal(const problem& p);

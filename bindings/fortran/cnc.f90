@@ -428,6 +428,15 @@ module cnc
       type(c_ptr), value :: b, x
       integer(c_int) :: status
     end function cncSolveCSRDevice
+    ! Memory: the host and device bytes a solve of n rows and nnz entries will need.
+    function cncEstimateMemory(n, nnz, host_bytes, device_bytes) result(status) &
+        bind(C, name="cncEstimateMemory")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), value :: nnz
+      integer(c_int64_t), intent(out) :: host_bytes, device_bytes
+      integer(c_int) :: status
+    end function cncEstimateMemory
 
     ! Errors, callbacks, version
     function cncGetError() result(status) bind(C, name="cncGetError")

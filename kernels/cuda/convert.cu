@@ -5,6 +5,7 @@
 // value 0 and their own row as column; rows past n are identity rows.
 #include <thrust/iterator/counting_iterator.h>
 
+#include <cfloat>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -51,9 +52,9 @@ __global__ void fill_sell(std::int32_t n, std::int32_t n_padded, const std::int6
 }
 
 // Row i's Jacobi entry from its diagonal value, as the host's inverse_diagonal: 1 where the
-// diagonal is 0 or absent (counted in *zeros), 1/a_ii otherwise, 1 without jacobi.
+// diagonal is 0, absent or subnormal (counted in *zeros), 1/a_ii otherwise, 1 without jacobi.
 __device__ double jacobi_entry(double diag, bool jacobi, unsigned long long* zeros) {
-  if (diag == 0.0) {
+  if (fabs(diag) < DBL_MIN) {
     atomicAdd(zeros, 1ull);
     return 1.0;
   }
@@ -128,10 +129,20 @@ __global__ void scan_entries(std::int32_t n, std::int64_t nnz, const std::int32_
   if (__any_sync(0xffffffffu, flag) && threadIdx.x % 32 == 0) atomicOr(bad, 1u);
 }
 
-__global__ void first_nan_or_inf(const double* v, std::int64_t count, unsigned long long* first) {
+// out[0]: the first NaN/Inf's index; out[1]: max |v| over the finite values, as its bits (the
+// bits of non-negative doubles order as the values do), one atomic per warp.
+__global__ void first_nan_or_inf(const double* v, std::int64_t count, unsigned long long* out) {
+  unsigned long long m = 0;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    if (!isfinite(v[i])) atomicMin(first, static_cast<unsigned long long>(i));
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const double a = fabs(v[i]);
+    if (!isfinite(a))
+      atomicMin(out, static_cast<unsigned long long>(i));
+    else
+      m = max(m, static_cast<unsigned long long>(__double_as_longlong(a)));
+  }
+  for (int off = 16; off >= 1; off >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, off));
+  if ((threadIdx.x & 31) == 0 && m != 0) atomicMax(out + 1, m);
 }
 
 // The host's inverse_diagonal (conversion/convert.cpp), the same bits: 1 on padding rows and
@@ -354,6 +365,7 @@ cudaError_t sell_refill(std::int32_t n, const std::int64_t* row_ptr, const doubl
 cudaError_t first_not_finite(const double* v, std::int64_t count, unsigned long long* out,
                              int max_grid, cudaStream_t s) {
   cudaError_t e = cudaMemsetAsync(out, 0xff, sizeof(unsigned long long), s);
+  if (e == cudaSuccess) e = cudaMemsetAsync(out + 1, 0, sizeof(unsigned long long), s);
   if (e != cudaSuccess) return e;
   first_nan_or_inf<<<std::min(blocks_for(count), std::max(max_grid, 1)), block_threads, 0, s>>>(
       v, count, out);

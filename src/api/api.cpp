@@ -8,6 +8,13 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <new>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+#include <stdexcept>
 #include <string>
 
 #include "api/api_internal.hpp"
@@ -25,6 +32,86 @@ namespace cnc::api {
 // The thread's current context, and the message of a call made without one (api_internal.hpp).
 constinit thread_local context* tls_current = nullptr;
 thread_local std::string tls_no_context_message;
+// The message of this thread's last failed call, and its context: cncGetLastErrorMessage reads
+// it without touching a context another thread may be using.
+constinit thread_local const context* tls_last_context = nullptr;
+thread_local std::string tls_last_message;
+
+CNCstatus refuse_busy(context* c, const char* call) {
+  tls_last_context = c;
+  tls_last_message =
+      std::string(call) +
+      ": the context is in use by another thread at this moment (a context serves one call at a "
+      "time; threads may take turns)";
+  return CNC_ERR_STATE;
+}
+
+namespace {
+// The process-wide fence: every running thread of the process executes a full memory barrier
+// before it returns (Linux membarrier, registered once).
+bool register_process_fence() {
+#if defined(__linux__) && defined(SYS_membarrier)
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+  return false;
+#endif
+}
+void process_fence() {
+#if defined(__linux__) && defined(SYS_membarrier)
+  syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+#endif
+}
+}  // namespace
+
+const bool fast_assembly = register_process_fence();
+
+bool claim_assembly(context* c, const void* me) {
+  const void* old = c->assembler.load(std::memory_order_relaxed);
+  if (!old || old == me) return true;
+  // Without the fast path every call holds `user`: the old assembler is in none.
+  if (!fast_assembly) return true;
+  c->assembler.store(me, std::memory_order_seq_cst);
+  process_fence();
+  // The old assembler either marked its call before the fence (seen here) or checks the
+  // assembler after it (sees this thread, and backs off).
+  if (c->in_hot.load(std::memory_order_acquire) == old) {
+    c->assembler.store(old, std::memory_order_seq_cst);
+    return false;
+  }
+  return true;
+}
+
+CNCstatus record_failure(context* c, const char* call, bool shared) {
+  int status = CNC_ERR_INTERNAL;
+  std::string message = call;
+  try {
+    throw;
+  } catch (const error& e) {
+    status = e.status();
+    // Messages of the C API's checks start "(args): ..." or ": ..."; deeper ones (a backend's)
+    // start with their own subject.
+    const char* what = e.what();
+    if (what[0] != '(' && what[0] != ':' && what[0] != '\0') message += ": ";
+    message += what;
+  } catch (const std::bad_alloc&) {
+    status = CNC_ERR_OUT_OF_MEMORY;
+    message += ": out of memory";
+  } catch (const std::length_error& e) {
+    status = CNC_ERR_OUT_OF_MEMORY;
+    message += std::string(": out of memory (a size too large to allocate: ") + e.what() + ")";
+  } catch (const std::exception& e) {
+    message += std::string(": internal error: ") + e.what();
+  } catch (...) {
+    message += ": internal error: unknown exception";
+  }
+  tls_last_context = c;
+  tls_last_message = message;
+  if (shared && c->recording.exchange(true, std::memory_order_acquire))
+    return status;  // another getter is recording: this one's is only the thread's
+  c->fail(status, message);
+  if (shared) c->recording.store(false, std::memory_order_release);
+  return status;
+}
 
 // Formats the "(args): reason" tail of an error message.
 [[noreturn]] __attribute__((format(printf, 2, 3))) void fail(int status, const char* fmt, ...) {
@@ -58,6 +145,7 @@ CNC_API void cncDeleteContext(CNCcontext ctx) {
   auto* c = reinterpret_cast<context*>(ctx);
   if (!c) return;
   if (tls_current == c) tls_current = nullptr;
+  if (tls_last_context == c) tls_last_context = nullptr;
   delete c;
 }
 
@@ -79,10 +167,12 @@ CNC_API const char* cncGetErrorMessage(void) {
 }
 CNC_API const char* cncGetLastErrorMessage(void) {
   context* c = tls_current;
+  if (c && tls_last_context == c) return tls_last_message.c_str();
   return c ? c->last_message.c_str() : tls_no_context_message.c_str();
 }
 CNC_API CNCstatus cncClearError(void) {
   return guarded("cncClearError", [&](context& c) {
+    if (tls_last_context == &c) tls_last_message.clear();
     c.first_error = CNC_OK;
     c.first_message.clear();
     c.last_message.clear();

@@ -16,7 +16,7 @@ extern "C" {
 
 // Assembly -------------------------------------------------------------------------------------
 CNC_API CNCstatus cncCoefficient(CNCuint j, double v) {
-  return guarded("cncCoefficient", [&](context& c) {
+  return guarded<access::hot>("cncCoefficient", [&](context& c) {
     if (c.state != CNC_STATE_ROW) {
       char args[64];
       std::snprintf(args, sizeof args, "j=%u, value=%g", j, v);
@@ -33,7 +33,7 @@ CNC_API CNCstatus cncCoefficient(CNCuint j, double v) {
 }
 
 static CNCstatus row_rhs(const char* call, CNCuint k, double v) {
-  return guarded(call, [&](context& c) {
+  return guarded<access::hot>(call, [&](context& c) {
     if (c.state != CNC_STATE_ROW || k >= CNCuint(c.k) || !std::isfinite(v)) {
       char args[64];
       std::snprintf(args, sizeof args, "k=%u, value=%g", k, v);
@@ -50,7 +50,7 @@ CNC_API CNCstatus cncMultiRightHandSide(CNCuint k, double v) {
 CNC_API CNCstatus cncRightHandSide(double v) { return row_rhs("cncRightHandSide", 0, v); }
 
 CNC_API CNCstatus cncRowScaling(double v) {
-  return guarded("cncRowScaling", [&](context& c) {
+  return guarded<access::hot>("cncRowScaling", [&](context& c) {
     char args[48];
     std::snprintf(args, sizeof args, "value=%g", v);
     need_state(c, args, {CNC_STATE_ROW});
@@ -76,7 +76,7 @@ CNC_API CNCstatus cncRowScaling(double v) {
 }
 
 CNC_API CNCstatus cncAddIJCoefficient(CNCuint i, CNCuint j, double v) {
-  return guarded("cncAddIJCoefficient", [&](context& c) {
+  return guarded<access::hot>("cncAddIJCoefficient", [&](context& c) {
     if (c.state == CNC_STATE_MATRIX && i < CNCuint(c.n) && j < CNCuint(c.n) && std::isfinite(v))
         [[likely]] {
       if (c.build.add_ij(std::int32_t(i), std::int32_t(j), v)) [[likely]]
@@ -123,7 +123,7 @@ CNC_API CNCstatus cncAddIJCoefficients(CNCint64 count, const CNCuint* i, const C
 
 // Pattern-first assembly -----------------------------------------------------------------------
 CNC_API CNCstatus cncSetRowLength(CNCuint i, CNCuint length) {
-  return guarded("cncSetRowLength", [&](context& c) {
+  return guarded<access::hot>("cncSetRowLength", [&](context& c) {
     if (c.state != CNC_STATE_MATRIX_PATTERN || i >= CNCuint(c.n)) {
       char args[64];
       std::snprintf(args, sizeof args, "i=%u, length=%u", i, length);
@@ -182,7 +182,7 @@ static bool slot_call_ok(const context& c, CNCuint i, CNCuint j, double /*v*/, s
 }
 
 CNC_API CNCstatus cncSetIJCoefficientAtRowOffset(CNCuint i, CNCuint j, double v, CNCuint offset) {
-  return guarded("cncSetIJCoefficientAtRowOffset", [&](context& c) {
+  return guarded<access::hot>("cncSetIJCoefficientAtRowOffset", [&](context& c) {
     if (c.state == CNC_STATE_MATRIX && c.build.uses_pattern() && i < CNCuint(c.n) &&
         j < CNCuint(c.n) && std::isfinite(v)) [[likely]] {
       const std::int64_t s = c.build.pattern().row_begin(std::int32_t(i)) + std::int64_t(offset);
@@ -196,7 +196,7 @@ CNC_API CNCstatus cncSetIJCoefficientAtRowOffset(CNCuint i, CNCuint j, double v,
 }
 
 CNC_API CNCstatus cncAddIJCoefficientAt(CNCuint i, CNCuint j, double v, CNCint64 index) {
-  return guarded("cncAddIJCoefficientAt", [&](context& c) {
+  return guarded<access::hot>("cncAddIJCoefficientAt", [&](context& c) {
     if (c.state == CNC_STATE_MATRIX && c.build.uses_pattern() && i < CNCuint(c.n) &&
         j < CNCuint(c.n) && std::isfinite(v) && slot_call_ok(c, i, j, v, index)) [[likely]] {
       c.build.put(std::int32_t(i), std::int32_t(j), v, index, false);
@@ -207,7 +207,7 @@ CNC_API CNCstatus cncAddIJCoefficientAt(CNCuint i, CNCuint j, double v, CNCint64
 }
 
 static CNCstatus add_rhs(const char* call, CNCuint i, CNCuint k, double v) {
-  return guarded(call, [&](context& c) {
+  return guarded<access::hot>(call, [&](context& c) {
     if (c.state != CNC_STATE_MATRIX || i >= CNCuint(c.n) || k >= CNCuint(c.k) ||
         !std::isfinite(v)) {
       char args[96];

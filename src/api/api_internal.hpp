@@ -3,6 +3,7 @@
 // bad call into a status code and a message "cncCall(arg=value, ...): reason".
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -26,8 +27,79 @@ extern thread_local std::string tls_no_context_message __attribute__((visibility
 // Formats the "(args): reason" tail of an error message.
 [[noreturn]] __attribute__((format(printf, 2, 3))) void fail(int status, const char* fmt, ...);
 
-// Inlined into each entry point: the per-entry calls then keep their arguments in registers.
+// One context used from several threads: each call either runs alone or, when it meets a call of
+// another thread on the same context, is refused with CNC_ERR_STATE (nothing changed). Threads
+// may take turns (assemble on a worker, solve on the main thread). How each entry point enters:
+//  - write: takes the context for the call (compare-exchange of `context::user`).
+//  - hot:   per-entry assembly calls. The thread that assembles (`context::assembler`) runs them
+//    with no atomic read-modify-write, which would cost as much as the call: it marks the call in
+//    `context::in_hot` and checks it still assembles. Another thread takes the assembly over in a
+//    write-like entry (claim_assembly): it names itself, makes every thread's marks visible with
+//    a process-wide fence (membarrier) and backs off if the assembler is inside a call. Where the
+//    fence is unavailable, hot calls enter as write calls.
+//  - read:  getters; several threads may read at once (counted in `context::readers`).
+enum class access { write, hot, read };
+
+// The refusal of a call that found the context in use by another thread: CNC_ERR_STATE, not
+// recorded in the context (whose error fields belong to the thread using it), only in this
+// thread's last message (cncGetLastErrorMessage).
+CNCstatus refuse_busy(context* c, const char* call);
+// Whether hot calls may take their fast path (the process-wide fence is available).
+extern const bool fast_assembly __attribute__((visibility("hidden")));
+// Makes the calling thread (holding `user`) the assembler; false when the current assembler is
+// inside a hot call (then nothing changed).
+bool claim_assembly(context* c, const void* me);
+
+inline bool is_assembly_state(int s) {
+  return s == CNC_STATE_SYSTEM || s == CNC_STATE_MATRIX || s == CNC_STATE_ROW ||
+         s == CNC_STATE_MATRIX_CONSTRUCTED || s == CNC_STATE_MATRIX_PATTERN;
+}
+
+// The status of the exception being handled, recorded in the context (a std::length_error is a
+// size past what can be allocated: CNC_ERR_OUT_OF_MEMORY). shared: called by one of several
+// concurrent readers, which record it only if no other is recording one.
+CNCstatus record_failure(context* c, const char* call, bool shared);
+
 template <class F>
+__attribute__((always_inline)) inline CNCstatus run_body(context* c, const char* call, F&& body,
+                                                         bool shared = false) {
+  try {
+    body(*c);
+    return CNC_OK;
+  } catch (...) {
+    return record_failure(c, call, shared);
+  }
+}
+
+// A call that has the context to itself (write calls, and the others when they must).
+template <class F>
+CNCstatus exclusive(context* c, const void* me, const char* call, F&& body) {
+  const bool reentrant = c->user.load(std::memory_order_relaxed) == me;  // from a callback
+  if (!reentrant) {
+    const void* expected = nullptr;
+    if (!c->user.compare_exchange_strong(expected, me, std::memory_order_seq_cst))
+      return refuse_busy(c, call);
+    // A reader announces itself before it looks for a writer; this looks after taking the
+    // context (both sequentially consistent): one of the two always sees the other.
+    const void* assembler = c->assembler.load(std::memory_order_relaxed);
+    if (c->readers.load(std::memory_order_seq_cst) != 0 ||
+        (assembler && assembler != me && !claim_assembly(c, me))) {
+      c->user.store(nullptr, std::memory_order_release);
+      return refuse_busy(c, call);
+    }
+  }
+  const CNCstatus s = run_body(c, call, body);
+  if (!reentrant) {
+    const void* assembler = is_assembly_state(c->state) ? me : nullptr;
+    if (c->assembler.load(std::memory_order_relaxed) != assembler)
+      c->assembler.store(assembler, std::memory_order_relaxed);
+    c->user.store(nullptr, std::memory_order_release);
+  }
+  return s;
+}
+
+// Inlined into each entry point: the per-entry calls then keep their arguments in registers.
+template <access A = access::write, class F>
 __attribute__((always_inline)) inline CNCstatus guarded(const char* call, F&& body) {
   context* c = tls_current;
   if (!c) {
@@ -35,16 +107,34 @@ __attribute__((always_inline)) inline CNCstatus guarded(const char* call, F&& bo
         std::string(call) + ": no current context on this thread (cncMakeCurrent)";
     return CNC_ERR_NO_CONTEXT;
   }
-  try {
-    body(*c);
-    return CNC_OK;
-  } catch (const error& e) {
-    return c->fail(e.status(), call + std::string(e.what()));
-  } catch (const std::bad_alloc&) {
-    return c->fail(CNC_ERR_OUT_OF_MEMORY, call + std::string(": out of memory"));
-  } catch (const std::exception& e) {
-    return c->fail(CNC_ERR_INTERNAL, call + std::string(": internal error: ") + e.what());
+  const void* me = &tls_current;  // the thread's identity: its TLS slot's address, at hand
+  if constexpr (A == access::hot) {
+    if (fast_assembly && c->assembler.load(std::memory_order_relaxed) == me) {
+      c->in_hot.store(me, std::memory_order_relaxed);
+      // A compiler barrier only: a thread taking the assembly over fences every CPU.
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      if (c->assembler.load(std::memory_order_relaxed) == me) {
+        const CNCstatus s = run_body(c, call, body);
+        c->in_hot.store(nullptr, std::memory_order_release);
+        return s;
+      }
+      c->in_hot.store(nullptr, std::memory_order_release);  // a taker reading it syncs
+    }
+  } else if constexpr (A == access::read) {
+    const void* assembler = c->assembler.load(std::memory_order_relaxed);
+    if (!assembler || assembler == me) {
+      c->readers.fetch_add(1, std::memory_order_seq_cst);
+      const void* user = c->user.load(std::memory_order_seq_cst);
+      if (user && user != me) {
+        c->readers.fetch_sub(1, std::memory_order_release);
+        return refuse_busy(c, call);
+      }
+      const CNCstatus s = run_body(c, call, body, true);
+      c->readers.fetch_sub(1, std::memory_order_release);
+      return s;
+    }
   }
+  return exclusive(c, me, call, body);
 }
 
 inline const char* state_name(int s) {

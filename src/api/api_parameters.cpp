@@ -233,7 +233,7 @@ CNC_API CNCstatus cncSolverParameterd(CNCenum p, double v) {
 }
 
 CNC_API CNCstatus cncGetIntegerv(CNCenum p, CNCint* out) {
-  return guarded("cncGetIntegerv", [&](context& c) {
+  return guarded<access::read>("cncGetIntegerv", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
     bool integral;
     double v = get_parameter(c, p, &integral);
@@ -242,7 +242,7 @@ CNC_API CNCstatus cncGetIntegerv(CNCenum p, CNCint* out) {
   });
 }
 CNC_API CNCstatus cncGetInteger64v(CNCenum p, CNCint64* out) {
-  return guarded("cncGetInteger64v", [&](context& c) {
+  return guarded<access::read>("cncGetInteger64v", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
     bool integral;
     double v = get_parameter(c, p, &integral);
@@ -251,7 +251,7 @@ CNC_API CNCstatus cncGetInteger64v(CNCenum p, CNCint64* out) {
   });
 }
 CNC_API CNCstatus cncGetDoublev(CNCenum p, double* out) {
-  return guarded("cncGetDoublev", [&](context& c) {
+  return guarded<access::read>("cncGetDoublev", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
     bool integral;
     *out = get_parameter(c, p, &integral);
@@ -321,7 +321,7 @@ static CNCstatus set_flag(const char* call, CNCenum flag, bool on) {
 CNC_API CNCstatus cncEnable(CNCenum flag) { return set_flag("cncEnable", flag, true); }
 CNC_API CNCstatus cncDisable(CNCenum flag) { return set_flag("cncDisable", flag, false); }
 CNC_API CNCstatus cncIsEnabled(CNCenum flag, CNCboolean* out) {
-  return guarded("cncIsEnabled", [&](context& c) {
+  return guarded<access::read>("cncIsEnabled", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(flag=0x%x, value=NULL): value is NULL", flag);
     if (flag == CNC_VERBOSE)
       *out = c.verbose;

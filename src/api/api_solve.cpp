@@ -3,12 +3,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "api/api_internal.hpp"
 #include "api/context.hpp"
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 
 using cnc::context;
@@ -25,6 +28,10 @@ void solve_assembled(context& c) {
     c.stats.reason = CNC_REASON_CONVERGED;
     return;
   }
+  cnc::memory::reserve(double(nf) * c.k * cnc::memory::variable_bytes, [&] {
+    return "the unknowns' copy (" + std::to_string(nf) + " free variables, " + std::to_string(c.k) +
+           " system(s) of 8 bytes)";
+  });
   std::vector<double> x(std::size_t(nf) * c.k);
   for (std::int32_t s = 0; s < c.k; ++s)
     for (std::int32_t f = 0; f < nf; ++f)
@@ -65,13 +72,25 @@ static void check_csr_call(context& c, const char* args, CNCuint n, const void* 
     fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
 }
 
-CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
-                              const double* values, CNCint base, CNCuint nrhs, const double* b,
-                              double* x) {
-  return guarded("cncSolveCSR", [&](context& c) {
-    char args[160];
-    std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
+// cncSolveCSR and cncSolveCSRn; nnz < 0: the arrays' length is not known.
+static CNCstatus solve_csr(const char* call, CNCuint n, CNCint64 nnz, const CNCint64* row_ptr,
+                           const CNCuint* col_idx, const double* values, CNCint base, CNCuint nrhs,
+                           const double* b, double* x) {
+  return guarded(call, [&](context& c) {
+    char args[192];
+    if (nnz >= 0)
+      std::snprintf(args, sizeof args, "n=%u, nnz=%lld, base=%d, nrhs=%u", n, (long long)nnz, base,
+                    nrhs);
+    else
+      std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
     check_csr_call(c, args, n, row_ptr, col_idx, values, base, nrhs, b, x);
+    // The offsets must stay inside the arrays: the first is base, the last at most base + nnz
+    // (the offsets in between are checked to increase before any entry is read).
+    if (nnz >= 0 && (row_ptr[0] != base || row_ptr[n] < base || row_ptr[n] - base > nnz))
+      fail(CNC_ERR_SIZE_MISMATCH,
+           "(%s): row_ptr[0]=%lld and row_ptr[n]=%lld do not fit arrays of nnz=%lld entries "
+           "(needs row_ptr[0] = base and row_ptr[n] - base <= nnz)",
+           args, (long long)row_ptr[0], (long long)row_ptr[n], (long long)nnz);
     const std::size_t len = std::size_t(n) * nrhs;
     const std::int64_t bad = cnc::first_index(
         std::int64_t(len), 1 << 16, cnc::host_threads(),
@@ -87,9 +106,25 @@ CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint*
                         cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
                         next_version(), int(nrhs), b, x, c.stats);
     } catch (const error& e) {
-      fail(e.status(), "(%s)%s", args, e.what());
+      fail(e.status(), "(%s)%s%s", args, *e.what() == ':' ? "" : ": ", e.what());
     }
   });
+}
+
+CNC_API CNCstatus cncSolveCSR(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
+                              const double* values, CNCint base, CNCuint nrhs, const double* b,
+                              double* x) {
+  return solve_csr("cncSolveCSR", n, -1, row_ptr, col_idx, values, base, nrhs, b, x);
+}
+
+CNC_API CNCstatus cncSolveCSRn(CNCuint n, CNCint64 nnz, const CNCint64* row_ptr,
+                               const CNCuint* col_idx, const double* values, CNCint base,
+                               CNCuint nrhs, const double* b, double* x) {
+  if (nnz < 0)
+    return guarded("cncSolveCSRn", [&](context&) {
+      fail(CNC_ERR_INVALID_VALUE, "(n=%u, nnz=%lld): nnz must be >= 0", n, (long long)nnz);
+    });
+  return solve_csr("cncSolveCSRn", n, nnz, row_ptr, col_idx, values, base, nrhs, b, x);
 }
 
 CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
@@ -105,7 +140,7 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
                           cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
                           int(nrhs), b, x, c.stats);
     } catch (const error& e) {
-      fail(e.status(), "(%s)%s", args, e.what());
+      fail(e.status(), "(%s)%s%s", args, *e.what() == ':' ? "" : ": ", e.what());
     }
   });
 }

@@ -2,7 +2,10 @@
 #include "api/context.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+
+#include "util/parallel.hpp"
 
 namespace cnc {
 
@@ -65,6 +68,33 @@ void context::solve(const csr_view& a, std::uint64_t version, int nrhs, const do
   stats.assembly = assembly;
   pipe.solve(options(), a, version, nrhs, b, x, stats);
   stats.conversion += csr_conversion_time;
+  // Coefficients or right-hand sides added up past double's range end the solve "not finite":
+  // say where, on that outcome only (no pass over the matrix otherwise).
+  if (stats.reason == CNC_REASON_NOT_FINITE) {
+    const int workers = host_threads(threads);
+    const std::int64_t e = first_index(a.nnz(), std::int64_t(1) << 16, workers,
+                                       [&](std::int64_t t) { return !std::isfinite(a.val[t]); });
+    char m[256];
+    if (e >= 0) {
+      const auto row = std::upper_bound(a.row_ptr.begin(), a.row_ptr.end(), e) - 1;
+      std::snprintf(m, sizeof m,
+                    "the assembled matrix holds %g at row %lld, column %d (of the free "
+                    "variables): the coefficients added there overflowed double",
+                    a.val[std::size_t(e)], (long long)(row - a.row_ptr.begin()),
+                    a.col[std::size_t(e)]);
+      log(CNC_LOG_WARNING, m);
+    }
+    const std::int64_t len = std::int64_t(a.n) * nrhs;
+    const std::int64_t r = first_index(len, std::int64_t(1) << 16, workers,
+                                       [&](std::int64_t t) { return !std::isfinite(b[t]); });
+    if (r >= 0) {
+      std::snprintf(m, sizeof m,
+                    "right-hand side %lld holds %g at row %lld (of the free variables): the "
+                    "values added there overflowed double",
+                    (long long)(r / a.n), b[r], (long long)(r % a.n));
+      log(CNC_LOG_WARNING, m);
+    }
+  }
 }
 
 }  // namespace cnc

@@ -3,6 +3,7 @@
 // points (api*.cpp) check state and arguments and forward here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,6 +46,12 @@ struct context {
   // Backend, resident matrix and their caches.
   pipeline pipe;
   solve_stats stats;
+  // Use from several threads (api_internal.hpp's guarded): the thread in a write call, the
+  // thread assembling the system (set while the state is an assembly state) and the one of its
+  // hot calls in progress, the getters running, and whether one of them is recording an error.
+  std::atomic<const void*> user{nullptr}, assembler{nullptr}, in_hot{nullptr};
+  std::atomic<int> readers{0};
+  std::atomic<bool> recording{false};
   // Errors and callbacks.
   int first_error = CNC_OK;
   std::string first_message, last_message;

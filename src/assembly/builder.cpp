@@ -5,6 +5,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc {
@@ -17,15 +19,32 @@ constexpr std::int64_t max_buckets = 512;  // row ranges of the parallel pass
 void builder::begin_matrix(std::int32_t n, std::int32_t k, bool least_squares, bool normalize_rows,
                            const std::vector<std::uint8_t>& locked,
                            const std::vector<double>& values, std::int64_t nnz_hint, int threads) {
+  const bool pattern = pattern_.active() && !least_squares && pattern_.rows() == n;
+  const bool locks =
+      std::any_of(locked.begin(), locked.end(), [](std::uint8_t l) { return l != 0; });
+  const std::uint32_t stride = memory::initial_stride(n, nnz_hint);
+  // What this allocates, checked before anything changes: the table (unless a pattern replaces
+  // it), b, and the copies of the locks and, when some are locked, of the values.
+  const double rows = double(n), vectors = rows * k * memory::variable_bytes;
+  memory::reserve((pattern ? 0 : memory::hash_table(rows, stride, false)) + vectors +
+                      rows * memory::lock_bytes + (locks ? vectors : 0),
+                  [&] {
+                    return "the assembly of " + std::to_string(n) + " rows (" +
+                           (pattern ? std::string()
+                                    : "a coefficient table of " + std::to_string(stride) +
+                                          " slots of 12 bytes a row, ") +
+                           std::to_string(k) + " right-hand side(s) of 8 bytes" +
+                           (locks ? ", the locked values" : "") + ")";
+                  });
   n_ = n, k_ = k, ls_ = least_squares, normalize_ = normalize_rows, threads_ = threads;
   // Own copies: the caller may not change variables during assembly, but we do not rely on it.
   locked_copy_ = locked;
   locked_ = locked_copy_.data();
-  any_locked_ = std::any_of(locked.begin(), locked.end(), [](std::uint8_t l) { return l != 0; });
+  any_locked_ = locks;
   // The values are read only for locked columns.
   x_copy_ = any_locked_ ? values : std::vector<double>{};
   x_ = x_copy_.data();
-  use_pattern_ = pattern_.active() && !least_squares && pattern_.rows() == n;
+  use_pattern_ = pattern;
   if (use_pattern_) {
     pattern_.clear(threads);
     coo_.reset(1, 0, threads);
@@ -159,6 +178,9 @@ void builder::add_bulk_parallel(std::int64_t m, const std::uint32_t* ri, const s
     }
     start[std::size_t(nb)] = pos;
     if (std::int64_t(bulk_buffer_.size()) < m) {
+      memory::reserve(double(m) * sizeof(bulk_entry), [&] {
+        return "the bucketing of " + std::to_string(m) + " bulk entries (16 bytes each)";
+      });
       bulk_buffer_ = host_vector<bulk_entry>(static_cast<std::size_t>(m));
       advise_huge_pages(bulk_buffer_.data(), sizeof(bulk_entry) * bulk_buffer_.size());
     }
@@ -284,6 +306,17 @@ builder::row_end builder::end_row() {
 }
 
 assembled_system builder::end_matrix() {
+  // The CSR (at most every stored coefficient), the variable map and, with locks, the free rows'
+  // b, checked before anything is made.
+  const double entries = double(use_pattern_ ? pattern_.slots() : coo_.size());
+  memory::reserve(memory::csr(n_, entries) +
+                      double(n_) * memory::index_bytes * (any_locked_ ? 2 : 1) +
+                      (any_locked_ ? double(n_) * k_ * memory::variable_bytes : 0),
+                  [&] {
+                    return "the CSR of " + std::to_string(n_) + " rows and up to " +
+                           std::to_string(std::int64_t(entries)) + " entries (12 bytes an entry, " +
+                           "8 a row offset, 4 a row's variable)";
+                  });
   assembled_system out;
   const int threads = host_threads(threads_);
   std::vector<std::int32_t> map;  // empty: every variable free (the identity)

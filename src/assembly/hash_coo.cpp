@@ -12,13 +12,14 @@
 
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc {
 
 namespace {
-constexpr double window_load = 0.55;  // hint entries per window slot: rows may exceed the mean
-constexpr std::uint32_t max_stride = 1u << 16;
+using memory::max_stride;  // the windows' sizes: memory::initial_stride
 
 std::uint64_t spill_hash(std::uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 17; }
 }  // namespace
@@ -48,9 +49,7 @@ csr_matrix empty_csr(std::int32_t n, std::int64_t nnz) {
 void hash_coo::reset(std::int32_t n_rows, std::int64_t nnz_hint, int threads) {
   n_rows_ = std::max<std::int32_t>(n_rows, 1);
   threads_ = threads;
-  const double per_row = nnz_hint > 0 ? double(nnz_hint) / n_rows_ : 6.0;
-  allocate(
-      std::clamp<std::uint32_t>(std::uint32_t(std::ceil(per_row / window_load)), 2, max_stride));
+  allocate(memory::initial_stride(n_rows_, nnz_hint));
   spill_.clear();
   spill_.shrink_to_fit();
   spilled_ = 0;
@@ -61,6 +60,11 @@ void hash_coo::allocate(std::uint32_t stride) {
   const std::uint64_t slots = std::uint64_t(n_rows_) * stride;
   if (slots > std::uint64_t(std::numeric_limits<std::int64_t>::max() / 16))
     throw error(CNC_ERR_OVERFLOW, "coefficient table would exceed the address space");
+  // Before the pages are touched (an untouched allocation always succeeds on Linux).
+  memory::reserve(memory::hash_table(double(n_rows_), stride, false), [&] {
+    return "the coefficient table (" + std::to_string(n_rows_) + " rows x " +
+           std::to_string(stride) + " slots of 12 bytes)";
+  });
   // Only the columns need a marker; values are written on insert. Both are first touched here
   // by every core (page faults included), not by the single thread that inserts. Members change
   // only once both arrays exist.
@@ -83,6 +87,10 @@ void hash_coo::allocate(std::uint32_t stride) {
 }
 
 void hash_coo::make_low_parts() {
+  memory::reserve(double(n_slots_) * memory::low_part_bytes, [&] {
+    return "the coefficient table's low parts (" + std::to_string(n_slots_) +
+           " slots of 8 bytes, made at the first duplicate)";
+  });
   std::unique_ptr<double[]> lo(new double[n_slots_]);
   double* p = lo.get();
   advise_huge_pages(p, sizeof(double) * n_slots_);

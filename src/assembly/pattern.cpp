@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "assembly/hash_coo.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc {
@@ -22,6 +24,9 @@ void clear_slots(std::int32_t* col, double* val, std::int64_t a, std::int64_t e)
 }  // namespace
 
 void row_pattern::begin(std::int32_t n, int return_state) {
+  memory::reserve(double(n) * sizeof(std::uint32_t), [&] {
+    return "the row lengths of " + std::to_string(n) + " rows (4 bytes each)";
+  });
   lengths_.assign(std::size_t(n), 0);
   return_state_ = return_state;
 }
@@ -52,6 +57,10 @@ std::int64_t row_pattern::compile(int threads) {
     return_state_ = back;
     return 0;
   }
+  memory::reserve(memory::csr(n, double(total)), [&] {
+    return "the pattern of " + std::to_string(n) + " rows and " + std::to_string(total) +
+           " slots (12 bytes a slot, 8 a row offset)";
+  });
   std::vector<std::int64_t> row_ptr(std::size_t(n) + 1);
   host_vector<std::int32_t> col(static_cast<std::size_t>(total));
   host_vector<double> val(static_cast<std::size_t>(total));

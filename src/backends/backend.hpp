@@ -134,7 +134,7 @@ struct device_csr_copy {
 
 // What create_system_from_device reports about the matrix it built.
 struct device_build {
-  std::int64_t zero_diagonals = 0;  // zero or absent diagonal entries (Jacobi uses 1 there)
+  std::int64_t zero_diagonals = 0;  // zero, absent or subnormal diagonal entries (Jacobi uses 1)
   std::int64_t stored = 0;          // blocks (BCRS) or entries (SELL) stored; 0 for CSR
 };
 
@@ -179,8 +179,11 @@ class backend {
   // Waits for all work queued on the device (the caller's kernels that fill its arrays, on any
   // stream) before cnc reads device arrays.
   virtual void synchronize_device() const;
-  // Index of the first non-finite value of a device array, or -1.
-  virtual std::int64_t first_not_finite(const double* p, std::int64_t count) const;
+  virtual void copy_to_device(void* dst, const void* src, std::size_t bytes) const;
+  // Index of the first non-finite value of a device array, or -1; *max_abs (when given): the
+  // largest finite |p_i| (0 for none).
+  virtual std::int64_t first_not_finite(const double* p, std::int64_t count,
+                                        double* max_abs = nullptr) const;
   virtual device_csr_scan scan_device_csr(const device_csr& a) const;
   // Blocks of a canonical device CSR cut into b x b blocks (count_blocks, on the device).
   virtual std::int64_t device_block_count(const device_csr& a, int b) const;

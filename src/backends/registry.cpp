@@ -49,7 +49,8 @@ std::string backend::device_memory_problem(const void*) const {
 }
 void backend::copy_to_host(void*, const void*, std::size_t) const { no_device_arrays(*this); }
 void backend::synchronize_device() const { no_device_arrays(*this); }
-std::int64_t backend::first_not_finite(const double*, std::int64_t) const {
+void backend::copy_to_device(void*, const void*, std::size_t) const { no_device_arrays(*this); }
+std::int64_t backend::first_not_finite(const double*, std::int64_t, double*) const {
   no_device_arrays(*this);
 }
 device_csr_scan backend::scan_device_csr(const device_csr&) const { no_device_arrays(*this); }

@@ -4,6 +4,7 @@
 #include "conversion/convert.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,8 @@
 
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc {
@@ -30,6 +33,16 @@ struct piece_error {
 void throw_first(const std::vector<piece_error>& errs) {
   for (const piece_error& e : errs)
     if (e.at >= 0) throw error(e.status, e.message);
+}
+
+// memory::reserve for csr_from_user, whose callers put the ": " before its messages.
+template <class What>
+void reserve_for_copy(double bytes, What&& what) {
+  try {
+    memory::reserve(bytes, what);
+  } catch (const error& e) {
+    throw error(e.status(), e.what() + 2);
+  }
 }
 
 // Sorts row entries by column (stable: duplicates keep their order), sums duplicates and writes
@@ -76,6 +89,9 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
   // Non-canonical rows get their output length here (their entries are placed below).
   user_csr u;
   u.owned.n = n;
+  reserve_for_copy(double(n + 1) * memory::offset_bytes, [&] {
+    return "the row lengths of " + std::to_string(n) + " rows (8 bytes each)";
+  });
   host_vector<std::int64_t> len(std::size_t(n) + 1);  // every entry written below
   len[0] = 0;
   std::vector<std::uint8_t> piece_canonical(static_cast<std::size_t>(pieces), 1);
@@ -136,6 +152,10 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
     for (std::int64_t i = i0; i < i1; ++i) piece_at[p] += len[i + 1];
   });
   const std::int64_t nnz = exclusive_scan(piece_at);
+  reserve_for_copy(memory::csr(n, double(nnz)), [&] {
+    return "the canonical copy of the CSR (" + std::to_string(n) + " rows, " + std::to_string(nnz) +
+           " entries: 12 bytes an entry, 8 a row offset)";
+  });
   m.row_ptr.resize(std::size_t(n) + 1);
   m.row_ptr[0] = 0;
   m.col.resize(std::size_t(nnz));
@@ -253,6 +273,10 @@ bcrs_matrix csr_to_bcrs(const csr_view& a, int b) {
   });
   const std::int64_t blocks = exclusive_scan(part);
   const std::size_t bb = std::size_t(b) * b;
+  memory::reserve(memory::bcrs(a.n, double(blocks), b), [&] {
+    return "the BCRS " + std::to_string(b) + "x" + std::to_string(b) + " matrix (" +
+           std::to_string(blocks) + " blocks of " + std::to_string(4 + 8 * bb) + " bytes)";
+  });
   m.col.resize(std::size_t(blocks));
   m.val.resize(std::size_t(blocks) * bb);
   parallel_pieces(nbr, row_grain, threads, [&](std::int64_t p, std::int64_t r0, std::int64_t r1) {
@@ -350,6 +374,10 @@ sell_matrix csr_to_sell(const csr_view& a) {
   const std::int64_t grain = row_grain / 32;
   m.slice_ptr = sell_slice_offsets(a);
   const std::int64_t entries = m.slice_ptr.back();
+  memory::reserve(memory::sell(a.n, double(entries)), [&] {
+    return "the SELL matrix (" + std::to_string(entries) +
+           " entries with the slices' padding, 12 bytes each)";
+  });
   // No value-initialization: every entry is written below, each slice by one piece.
   m.col.resize(std::size_t(entries));
   m.val.resize(std::size_t(entries));
@@ -475,7 +503,7 @@ host_vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, b
           const auto last = a.col.begin() + a.row_ptr[i + 1];
           const auto at = std::lower_bound(first, last, std::int32_t(i));
           const double diag = at != last && *at == i ? a.val[std::size_t(at - a.col.begin())] : 0.0;
-          if (diag == 0.0)
+          if (std::fabs(diag) < DBL_MIN)  // 0, absent, or subnormal (1/diag would overflow)
             ++zeros[p];
           else if (jacobi)
             d[i] = 1.0 / diag;

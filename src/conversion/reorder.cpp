@@ -6,6 +6,8 @@
 #include <functional>
 
 #include "cnc.h"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc {
@@ -109,6 +111,10 @@ ordering_decision decide_ordering(int requested, std::int32_t n, std::int64_t nn
 
 csr_matrix permute_csr(const csr_view& a, std::span<const std::int32_t> perm, int threads) {
   const std::int32_t n = a.n;
+  memory::reserve(memory::csr(n, double(a.nnz())) + double(n) * memory::index_bytes, [&] {
+    return "the reordered CSR (" + std::to_string(n) + " rows, " + std::to_string(a.nnz()) +
+           " entries: 12 bytes an entry, 12 a row)";
+  });
   std::vector<std::int32_t> inv(static_cast<std::size_t>(n));
   parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
     for (std::int64_t r = r0; r < r1; ++r) inv[perm[r]] = std::int32_t(r);

@@ -13,7 +13,10 @@
 #include "pipeline/pipeline_internal.hpp"
 #include "solver/krylov.hpp"
 #include "solver/pcg.hpp"
+#include "solver/scaling.hpp"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 #include "util/timer.hpp"
 
@@ -162,7 +165,8 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   stats.nnz = prep_.nnz;
   if (prep_.zero_diagonals > 0 && o.jacobi)
     log_to(o, CNC_LOG_WARNING,
-           std::to_string(prep_.zero_diagonals) + " zero diagonal entries: Jacobi uses 1 there");
+           std::to_string(prep_.zero_diagonals) +
+               " zero or subnormal diagonal entries (1/a_ii would overflow): Jacobi uses 1 there");
   log_to(o, CNC_LOG_INFO,
          "solving n=" + std::to_string(a.n) + " nnz=" + std::to_string(stats.nnz) +
              " k=" + std::to_string(k) + " on " + be_->name() + " (" + be_->device_name() +
@@ -195,7 +199,23 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   const bool surface_cg = !krylov && o.ssor_omega > 0;  // CG with SSOR: over the vector surface
   host_vector<double> scratch;
   double* const x_out = x;
-  if (!on_device && !krylov && !surface_cg && !prm.device_residual) {
+  // b (and x with it) of extreme magnitude: solved scaled by a power of two (solver/scaling.hpp).
+  const std::size_t nk = std::size_t(a.n) * std::size_t(k);
+  host_vector<double> b_scaled;
+  const std::vector<int> rhs_e =
+      on_device ? std::vector<int>{} : rhs_exponents(column_max_abs(b, std::size_t(a.n), k));
+  if (!rhs_e.empty()) {
+    b_scaled.resize(nk), scratch.resize(nk);
+    scale_columns(b, b_scaled.data(), std::size_t(a.n), rhs_e, 1);
+    scale_columns(x, scratch.data(), std::size_t(a.n), rhs_e, 1);
+    b = b_scaled.data(), x = scratch.data();
+    for (int j = 0; j < k; ++j)
+      if (rhs_e[std::size_t(j)] != 0)
+        log_to(o, CNC_LOG_INFO,
+               "right-hand side " + std::to_string(j) + " solved scaled by 2^" +
+                   std::to_string(rhs_e[std::size_t(j)]) +
+                   " (its squared norm would leave double's range); x is scaled back");
+  } else if (!on_device && !krylov && !surface_cg && !prm.device_residual) {
     scratch.assign(x, x + std::size_t(a.n) * std::size_t(k));
     x = scratch.data();
   }
@@ -221,7 +241,10 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   else if (alongside)
     alongside();
   const double waited = now_seconds() - tw;
-  if (x != x_out) std::copy(x, x + std::size_t(a.n) * std::size_t(k), x_out);
+  if (!rhs_e.empty())
+    scale_columns(x, x_out, std::size_t(a.n), rhs_e, -1);
+  else if (x != x_out)
+    std::copy(x, x + nk, x_out);
 
   stats.iterations = r.iterations;
   stats.reason = r.reason;
@@ -467,6 +490,10 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         // arrays of a cncSolveCSR call once it returns: the kept system gets its own CSR.
         const bool own = raw && !cached && o.keep_matrix && be_->keeps_host_matrix();
         if (own && !host.copied()) {
+          memory::reserve(memory::csr(a.n, double(a.nnz())), [&] {
+            return "the copy of the CSR the CPU backend keeps (" + std::to_string(a.n) + " rows, " +
+                   std::to_string(a.nnz()) + " entries: 12 bytes an entry, 8 a row offset)";
+          });
           host.owned.n = a.n;
           host.owned.row_ptr.assign(a.row_ptr.begin(), a.row_ptr.end());
           host.owned.col.resize(a.col.size());

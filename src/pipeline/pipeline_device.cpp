@@ -13,6 +13,7 @@
 #include "conversion/convert.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/pipeline_internal.hpp"
+#include "solver/scaling.hpp"
 #include "util/error.hpp"
 #include "util/timer.hpp"
 
@@ -166,13 +167,18 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
   }
   be.synchronize_device();
   const std::int64_t len = std::int64_t(in.n) * k;
-  for (const auto& [name, p] : {std::pair{"b", b}, std::pair<const char*, const double*>{"x", x}}) {
-    const std::int64_t bad = be.first_not_finite(p, len);
+  std::vector<double> b_max(static_cast<std::size_t>(k), 0.0);  // max |b_j|, for the scaling
+  for (int j = 0; j <= k; ++j) {  // the k systems of b, then the whole of x
+    const char* name = j < k ? "b" : "x";
+    const double* p = j < k ? b + std::int64_t(j) * in.n : x;
+    const std::int64_t bad =
+        be.first_not_finite(p, j < k ? in.n : len, j < k ? &b_max[std::size_t(j)] : nullptr);
     if (bad >= 0) {
       double v = 0;
       be.copy_to_host(&v, p + bad, sizeof v);
+      const long long at = bad + (j < k ? std::int64_t(j) * in.n : 0);
       char m[128];
-      std::snprintf(m, sizeof m, ": %s[%lld]=%g is not finite", name, (long long)bad, v);
+      std::snprintf(m, sizeof m, ": %s[%lld]=%g is not finite", name, at, v);
       throw error(CNC_ERR_NOT_FINITE, m);
     }
   }
@@ -227,7 +233,17 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
     prepare_from_device(o, dc, fmt, 0, k, false);
     stats.upload = now_seconds() - tu;  // device-side conversion and copies
   }
-  run(o, a, k, b, x, true, stats);
+  if (rhs_exponents(b_max).empty()) {
+    run(o, a, k, b, x, true, stats);
+  } else {
+    // b of extreme magnitude: solved from host copies, which run() scales (solver/scaling.hpp).
+    const std::size_t bytes = std::size_t(len) * sizeof(double);
+    std::vector<double> hb(std::size_t(len), 0.0), hx(std::size_t(len), 0.0);
+    be.copy_to_host(hb.data(), b, bytes);
+    be.copy_to_host(hx.data(), x, bytes);
+    run(o, a, k, hb.data(), hx.data(), false, stats);
+    be.copy_to_device(x, hx.data(), bytes);
+  }
   release_matrix();  // the next solve must not take this matrix for the caller's
   stats.elapsed = now_seconds() - t0;
 }

@@ -13,6 +13,8 @@
 #include "pipeline/pipeline.hpp"
 #include "pipeline/pipeline_internal.hpp"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/parallel.hpp"
 #include "util/timer.hpp"
 
@@ -87,6 +89,10 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   }
   stats.reorder_time = decided_now || new_values ? now_seconds() - t0 : 0;
   const std::size_t len = std::size_t(n) * std::size_t(k);
+  memory::reserve(2.0 * double(len) * memory::variable_bytes, [&] {
+    return "the reordered b and x (" + std::to_string(n) + " rows, " + std::to_string(k) +
+           " system(s), 16 bytes a row and system)";
+  });
   std::vector<double> bp(len), xp(len);
   permute_vectors(ord.perm, k, b, bp.data(), false, threads);
   permute_vectors(ord.perm, k, x, xp.data(), false, threads);

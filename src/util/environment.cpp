@@ -43,6 +43,10 @@ const char* name(var v) {
       return "CNC_OPENCL_SELL_U";
     case var::opencl_coefficient_buffer:
       return "CNC_OPENCL_COEF_BUFFER";
+    case var::memory_limit_bytes:
+      return "CNC_MEMORY_LIMIT_BYTES";
+    case var::fault_inject:
+      return "CNC_FAULT_INJECT";
   }
   return "";
 }

@@ -27,6 +27,8 @@ enum class var {
   opencl_csr_width,               // CNC_OPENCL_CSR_WIDTH (tuning)
   opencl_sell_unroll,             // CNC_OPENCL_SELL_U (tuning)
   opencl_coefficient_buffer,      // CNC_OPENCL_COEF_BUFFER: the buffer path for any k (tests)
+  memory_limit_bytes,             // CNC_MEMORY_LIMIT_BYTES: cap on host memory (containment, tests)
+  fault_inject,                   // CNC_FAULT_INJECT: make a device call fail (tests; fault.hpp)
 };
 
 const char* name(var v);  // e.g. "CNC_BACKEND"

@@ -6,11 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +17,7 @@
 #include "cnc.h"
 #include "conversion/convert.hpp"
 #include "host_reference.hpp"
+#include "matrix_market.h"
 
 // cmocka last: its fail() macro would clash with std::ios::fail in the C++ headers.
 #include <setjmp.h>
@@ -93,32 +92,18 @@ csr_matrix random_spd(int n, int max_off, unsigned seed) {
   return to_csr(c);
 }
 
-// Matrix Market coordinate real/integer (general or symmetric); empty matrix on failure.
+// A real or integer square Matrix Market file, through the shared reader
+// (examples/common/matrix_market.h); empty matrix on failure.
 csr_matrix read_mtx(const std::string& path) {
-  std::ifstream f(path);
   csr_matrix none;
-  if (!f) return none;
-  std::string line;
-  std::getline(f, line);
-  if (line.find("coordinate") == std::string::npos || line.find("complex") != std::string::npos ||
-      line.find("pattern") != std::string::npos)
-    return none;
-  const bool sym = line.find("symmetric") != std::string::npos;
-  while (std::getline(f, line) && (line.empty() || line[0] == '%')) {
-  }
-  std::istringstream hdr(line);
-  long rows = 0, cols = 0, nnz = 0;
-  hdr >> rows >> cols >> nnz;
-  if (rows != cols || rows <= 0) return none;
+  mm_matrix m;
+  char err[512];
+  if (mm_read(path.c_str(), &m, err, sizeof err) != 0) return none;
+  const std::unique_ptr<mm_matrix, void (*)(mm_matrix*)> owner(&m, mm_free);
+  if (m.field == MM_COMPLEX || m.field == MM_PATTERN || m.rows != m.cols) return none;
   coo c;
-  c.n = static_cast<int>(rows);
-  for (long t = 0; t < nnz; ++t) {
-    long i = 0, j = 0;
-    double v = 0;
-    if (!(f >> i >> j >> v)) return none;
-    c.e[{int(i - 1), int(j - 1)}] += v;
-    if (sym && i != j) c.e[{int(j - 1), int(i - 1)}] += v;
-  }
+  c.n = m.rows;
+  for (std::int64_t t = 0; t < m.nnz; ++t) c.e[{m.row[t], m.col[t]}] += m.val[t];
   for (int i = 0; i < c.n; ++i) c.e.try_emplace({i, i}, 0.0);  // explicit (maybe zero) diagonal
   return to_csr(c);
 }

@@ -359,8 +359,8 @@ const char* ts_data_dir(void) {
 int ts_read_mtx(const char* path, ts_csr* a, char* err, int errlen) {
   mm_matrix m;
   if (mm_read(path, &m, err, errlen) != 0) return -1;
-  if (m.rows != m.cols) {
-    snprintf(err, (size_t)errlen, "%s: not square", path);
+  if (m.rows != m.cols || m.imag) { /* the reader gives complex files too: not cnc's systems */
+    snprintf(err, (size_t)errlen, "%s: %s", path, m.imag ? "complex" : "not square");
     mm_free(&m);
     return -1;
   }

@@ -65,6 +65,11 @@ _SIGNATURES = {
         [CNCuint, _P(CNCint64), _P(CNCuint), _P(_double), CNCint, CNCuint, _P(_double),
          _P(_double)],
     ),
+    "cncSolveCSRn": (
+        CNCstatus,
+        [CNCuint, CNCint64, _P(CNCint64), _P(CNCuint), _P(_double), CNCint, CNCuint, _P(_double),
+         _P(_double)],
+    ),
     # Device pointers (CUDA): plain addresses, as __cuda_array_interface__ gives them.
     "cncSolveCSRDevice": (
         CNCstatus,

@@ -300,8 +300,9 @@ class Context:
             x_block[...] = x0.reshape(n, -1)  # (n,) broadcasts to every right-hand side
         dptr = ctypes.POINTER(ctypes.c_double)
         info = self._run_solve(
-            lib.cncSolveCSR,
+            lib.cncSolveCSRn,
             n,
+            min(len(col_idx), len(values)),  # the C library checks row_ptr against it too
             row_ptr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
             col_idx.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
             values.ctypes.data_as(dptr),

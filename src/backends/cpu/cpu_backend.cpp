@@ -23,6 +23,8 @@
 #include "cnc.h"
 #include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cnc {
@@ -206,6 +208,11 @@ class cpu_system final : public device_system {
   // The vector surface: plain loops over fixed row chunks (the compiler vectorizes them);
   // masked columns are skipped, dots sum their chunk partials in chunk order.
   int add_vectors(int count) override {
+    memory::reserve(double(count) * np_ * k_ * sizeof(VT), [&] {
+      return "the CPU backend's " + std::to_string(count) + " work vector(s) (" +
+             std::to_string(np_) + " rows, " + std::to_string(k_) + " system(s), " +
+             std::to_string(sizeof(VT)) + " bytes)";
+    });
     const int first = int(vectors_.size());
     for (int c = 0; c < count; ++c) {
       extra_.push_back(std::make_unique<pool_vector<VT>>());
@@ -519,6 +526,16 @@ class cpu_backend final : public backend {
   }
   std::unique_ptr<device_system> create_system(const host_matrix& a, std::span<const double> d,
                                                precision p, int nrhs) override {
+    const double vb = p == precision::f32 ? 4 : 8, mb = p == precision::f64 ? 8 : 4;
+    const double values = double(is_block(a.fmt)         ? a.bcrs->val.size()
+                                 : a.fmt == format::sell ? a.sell->val.size()
+                                                         : a.csr.val.size());
+    memory::reserve(memory::cpu_system(a.n_padded(), values, nrhs, vb, mb, 0), [&] {
+      return "the CPU backend's system (" + std::to_string(a.n_padded()) + " rows, " +
+             std::to_string(nrhs) + " system(s): " + std::to_string(memory::cpu_vectors) +
+             " vectors and the diagonal of " + std::to_string(int(vb)) + " bytes" +
+             (mb < 8 ? ", the matrix's values in float)" : ")");
+    });
     switch (p) {
       case precision::f64:
         return std::make_unique<cpu_system<double, double>>(pool_, kernels_for(precision::f64), a,

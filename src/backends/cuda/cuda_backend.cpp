@@ -173,16 +173,23 @@ class cuda_backend final : public backend {
     check(cudaSetDevice(dev_), "cudaSetDevice");
     check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "device read-back");
   }
-  std::int64_t first_not_finite(const double* p, std::int64_t count) const override {
+  std::int64_t first_not_finite(const double* p, std::int64_t count,
+                                double* max_abs) const override {
+    if (max_abs) *max_abs = 0.0;
     if (count <= 0) return -1;
     check(cudaSetDevice(dev_), "cudaSetDevice");
-    device_buffer out(sizeof(unsigned long long));
+    device_buffer out(2 * sizeof(unsigned long long));
     check(cuda::first_not_finite(p, count, out.as<unsigned long long>(),
                                  cuda::vector_max_grid(sm_count_), nullptr),
           "finite check");
-    unsigned long long first = 0;
-    check(cudaMemcpy(&first, out.get(), sizeof first, cudaMemcpyDeviceToHost), "finite check");
-    return first == ~0ull ? -1 : std::int64_t(first);
+    unsigned long long words[2] = {0, 0};
+    check(cudaMemcpy(words, out.get(), sizeof words, cudaMemcpyDeviceToHost), "finite check");
+    if (max_abs) std::memcpy(max_abs, &words[1], sizeof(double));
+    return words[0] == ~0ull ? -1 : std::int64_t(words[0]);
+  }
+  void copy_to_device(void* dst, const void* src, std::size_t bytes) const override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "device write");
   }
   device_csr_scan scan_device_csr(const device_csr& a) const override {
     check(cudaSetDevice(dev_), "cudaSetDevice");

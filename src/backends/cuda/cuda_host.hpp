@@ -13,6 +13,8 @@
 #include "cnc.h"
 #include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/fault.hpp"
+#include "util/memory.hpp"
 
 namespace cnc::cuda_host {
 
@@ -22,10 +24,13 @@ inline std::string cuda_message(cudaError_t e) {
 
 // Throws the cnc::error that matches a CUDA failure (out of memory or a device/driver error).
 inline void check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
+  const bool injected = e == cudaSuccess && fault::fire(fault::point::device_call);
+  if (e == cudaSuccess && !injected) return;
+  if (injected) e = cudaErrorLaunchFailure;
   cudaGetLastError();  // clear a non-sticky error so the next call starts clean
   const int code = e == cudaErrorMemoryAllocation ? CNC_ERR_OUT_OF_MEMORY : CNC_ERR_DEVICE;
-  throw error(code, std::string("CUDA backend: ") + what + " failed: " + cuda_message(e));
+  throw error(code, std::string("CUDA backend: ") + what + " failed: " + cuda_message(e) +
+                        (injected ? fault::note : ""));
 }
 
 // Owning device allocation.
@@ -34,13 +39,21 @@ class device_buffer {
   device_buffer() = default;
   explicit device_buffer(std::size_t bytes) : bytes_(bytes) {
     if (bytes == 0) return;
-    const cudaError_t e = cudaMalloc(&ptr_, bytes);
+    const bool injected = fault::fire(fault::point::device_alloc);
+    const cudaError_t e = injected ? cudaErrorMemoryAllocation : cudaMalloc(&ptr_, bytes);
     if (e != cudaSuccess) {
       ptr_ = nullptr;
       cudaGetLastError();
       const int code = e == cudaErrorMemoryAllocation ? CNC_ERR_OUT_OF_MEMORY : CNC_ERR_DEVICE;
+      std::size_t free = 0, total = 0;  // what the device has, for the message
+      const bool known = cudaMemGetInfo(&free, &total) == cudaSuccess;
+      cudaGetLastError();
       throw error(code, "CUDA backend: cannot allocate " + std::to_string(bytes) +
-                            " bytes of device memory: " + cuda_message(e));
+                            " bytes of device memory" +
+                            (known ? " (" + memory::format_bytes(double(free)) + " free of " +
+                                         memory::format_bytes(double(total)) + ")"
+                                   : std::string()) +
+                            ": " + cuda_message(e) + (injected ? fault::note : ""));
     }
   }
   device_buffer(const device_buffer&) = delete;

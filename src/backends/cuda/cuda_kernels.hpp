@@ -122,7 +122,8 @@ cudaError_t csr_long_rows(std::int32_t n, const std::int64_t* row_ptr, std::int6
                           std::int32_t capacity, std::int32_t* long_rows, std::int32_t* piece_ptr,
                           std::int32_t* out, void* scratch, std::size_t* scratch_bytes,
                           cudaStream_t s);
-// *out = index of the first NaN/Inf of v, or all ones (one device word).
+// out[0] = index of the first NaN/Inf of v, or all ones; out[1] = the bits of the largest finite
+// |v_i| (two device words).
 cudaError_t first_not_finite(const double* v, std::int64_t count, unsigned long long* out,
                              int max_grid, cudaStream_t s);
 // The Jacobi inverse diagonal of a canonical CSR, padded with 1 to n_padded rows; *zeros counts

@@ -3,6 +3,7 @@
 
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/fault.hpp"
 
 namespace cnc::ocl {
 
@@ -87,6 +88,8 @@ void throw_error(cl_int code, const std::string& what) {
 }
 
 void check(cl_int code, const char* what) {
+  if (code == CL_SUCCESS && fault::fire(fault::point::device_call))
+    throw_error(CL_DEVICE_NOT_AVAILABLE, what + std::string(fault::note));
   if (code != CL_SUCCESS) throw_error(code, what);
 }
 

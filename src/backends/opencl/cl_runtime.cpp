@@ -38,9 +38,19 @@ T device_value(const api& cl, cl_device_id d, cl_device_info what, T fallback) {
   return cl.GetDeviceInfo(d, what, sizeof v, &v, nullptr) == CL_SUCCESS ? v : fallback;
 }
 
-std::mutex& cache_mutex() {
-  static std::mutex m;
-  return m;
+// The process-lifetime caches of contexts and built programs. Never destroyed: a static map's
+// destructor would run before LeakSanitizer's exit check and leave the OpenCL objects it held
+// unreachable (reported as leaks), and releasing them at exit is fragile (the ICD may already be
+// unloaded). Held by a pointer in static storage, they stay reachable until the process ends.
+struct runtime_caches {
+  std::mutex mutex;
+  std::map<cl_device_id, cl_context> contexts;
+  std::map<std::pair<cl_device_id, std::string>, cl_program> programs;
+};
+
+runtime_caches& caches() {
+  static runtime_caches* const c = new runtime_caches;
+  return *c;
 }
 
 }  // namespace
@@ -109,8 +119,9 @@ std::vector<device_info> list_devices(const api& cl, std::string& why) {
 }
 
 cl_context shared_context(const api& cl, const device_info& dev) {
-  std::lock_guard<std::mutex> lock(cache_mutex());
-  static std::map<cl_device_id, cl_context> contexts;
+  runtime_caches& cache = caches();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto& contexts = cache.contexts;
   auto it = contexts.find(dev.id);
   if (it != contexts.end()) return it->second;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
@@ -124,8 +135,9 @@ cl_context shared_context(const api& cl, const device_info& dev) {
 
 cl_program get_program(const api& cl, const device_info& dev, const std::string& options) {
   cl_context ctx = shared_context(cl, dev);
-  std::lock_guard<std::mutex> lock(cache_mutex());
-  static std::map<std::pair<cl_device_id, std::string>, cl_program> programs;
+  runtime_caches& cache = caches();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto& programs = cache.programs;
   auto key = std::make_pair(dev.id, options);
   auto it = programs.find(key);
   if (it != programs.end()) return it->second;

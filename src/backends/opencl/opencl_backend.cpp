@@ -22,6 +22,8 @@
 #include "cnc.h"
 #include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/memory_model.hpp"
 
 namespace cnc {
 namespace {
@@ -68,6 +70,20 @@ class opencl_backend final : public backend {
     if (p != precision::f32 && !fp64_)
       throw error(CNC_ERR_NO_FP64, "OpenCL device " + dev_.name +
                                        " has no double precision (cl_khr_fp64): use CNC_SINGLE");
+    if (!dev_.gpu) {  // a CPU device's buffers are host memory: checked as the CPU backend's
+      const double mb = p == precision::f64 ? 8 : 4, vb = p == precision::f32 ? 4 : 8;
+      const double n = a.csr.n, csr = memory::csr(n, double(a.csr.nnz()), mb);
+      const double matrix = is_block(a.fmt)
+                                ? memory::bcrs(n, double(a.bcrs->n_blocks()), block_size(a.fmt), mb)
+                            : a.fmt != format::sell ? csr
+                            : a.sell                ? memory::sell(n, double(a.sell->entries()), mb)
+                                                    : csr + 1.1 * csr;  // CSR, SELL built from it
+      memory::reserve(matrix + double(memory::device_vectors * nrhs + 1) * a.n_padded() * vb, [&] {
+        return "the OpenCL system on " + dev_.name + " (a CPU device: host memory; " +
+               std::to_string(a.csr.n) + " rows, " + std::to_string(a.csr.nnz()) + " entries, " +
+               std::to_string(nrhs) + " system(s))";
+      });
+    }
     ocl::tuning t;
     t.log = log_;
     return ocl::make_system(cl_, dev_, a, d, p, nrhs, fp64_, t);

@@ -29,6 +29,7 @@
 #include "conversion/convert.hpp"
 #include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/fault.hpp"
 #include "util/lease.hpp"
 #include "util/parallel.hpp"
 #include "util/timer.hpp"
@@ -300,6 +301,9 @@ class opencl_system final : public device_system {
                                              std::to_string(bytes) + " bytes, more than " +
                                              dev_.name + " allows in one buffer (" +
                                              std::to_string(dev_.max_alloc) + ")");
+    if (fault::fire(fault::point::device_alloc))
+      throw_error(CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                  std::string("clCreateBuffer (") + what + ")" + fault::note);
     cl_int err = CL_SUCCESS;
     cl_mem m = cl_.CreateBuffer(ctx_, CL_MEM_READ_WRITE, bytes, nullptr, &err);
     if (err != CL_SUCCESS) throw_error(err, std::string("clCreateBuffer (") + what + ")");
@@ -341,6 +345,7 @@ class opencl_system final : public device_system {
     const cl_int err =
         cl_.EnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw_error(err, std::string("clEnqueueNDRangeKernel (") + what + ")");
+    check(CL_SUCCESS, "clEnqueueNDRangeKernel");  // a fault injected here (util/fault.hpp)
   }
 
   void finalize(int mode) {

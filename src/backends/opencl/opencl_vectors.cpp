@@ -12,6 +12,7 @@
 #include "cnc.h"
 #include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/fault.hpp"
 
 namespace cnc::ocl {
 namespace {
@@ -371,6 +372,9 @@ cl_mem vector_ops::make_buffer(std::size_t bytes, const char* what) {
   if ((e_.max_alloc && bytes > e_.max_alloc) || (e_.mem_left && used_ + bytes > e_.mem_left))
     throw error(CNC_ERR_OUT_OF_MEMORY, std::string("OpenCL: no room on the device for the ") +
                                            what + " (" + std::to_string(bytes) + " bytes)");
+  if (fault::fire(fault::point::device_alloc))
+    throw_error(CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                std::string("clCreateBuffer (") + what + ")" + fault::note);
   cl_int err = CL_SUCCESS;
   cl_mem m = e_.cl->CreateBuffer(e_.ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
   if (err != CL_SUCCESS) throw_error(err, std::string("clCreateBuffer (") + what + ")");
