@@ -5,7 +5,8 @@
 #   1. Release build with warnings as errors (CUDA backend compiled when nvcc exists), all tests;
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests;
 #   3. ThreadSanitizer build: the multi-threaded tests, the nonsymmetric solvers and the backend
-#      contract suite on the CPU and on OpenCL (PoCL).
+#      contract suite on the CPU and on OpenCL (PoCL);
+#   4. the libFuzzer harnesses of fuzz/ (clang, ASan + UBSan), 40 s each (scripts/fuzz.sh).
 # Tests that need a GPU or ../shared/data skip (CTest exit code 77) and say why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,4 +34,5 @@ run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_C
   -DCNC_SANITIZE=address,undefined -- -E "pytest|python"
 run_suite "tsan" build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
   -DCNC_SANITIZE=thread -- -R "thread|nonsymmetric|backend_cpu|backend_opencl"
+bash scripts/fuzz.sh 40 build-fuzz  # the four libFuzzer harnesses of fuzz/, 40 s each
 echo "test.sh: all suites passed"
