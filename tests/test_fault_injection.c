@@ -18,6 +18,16 @@
 #include "cnc.h"
 #include "test_support.h"
 
+static char g_log[8192];
+static void keep_log(int level, const char* message, void* user) {
+  (void)level;
+  (void)user;
+  if (strlen(g_log) + strlen(message) + 2 < sizeof g_log) {
+    strcat(g_log, message);
+    strcat(g_log, "\n");
+  }
+}
+
 static CNCenum g_backend;
 static const char* g_mode; /* CNC_FAULT_INJECT */
 
@@ -74,8 +84,19 @@ static void test_faults_answered(void** state) {
   assert_non_null(c);
   assert_int_equal(cncMakeCurrent(c), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)g_backend), CNC_OK);
+  assert_int_equal(cncSetLogCallback(keep_log, NULL), CNC_OK);
+  g_log[0] = 0;
   CNCstatus st = solve(&p, 7.0);
   const char* m = cncGetLastErrorMessage();
+  if (st == CNC_OK && !lost && strstr(g_log, "injected by CNC_FAULT_INJECT")) {
+    /* A failed allocation the backend works around (CUDA: the CSR converted on the host when the
+     * device cannot hold it beside its converted form): correct, and logged. */
+    printf("%s absorbed: %s", g_mode, g_log);
+    check_solved(&p, "fault worked around");
+    cncDeleteContext(c);
+    free_problem(&p);
+    return;
+  }
   if (st == CNC_ERR_BACKEND_UNAVAILABLE && !strstr(m, "injected")) {
     printf("backend absent here: skipped (%s)\n", m);
     cncDeleteContext(c);

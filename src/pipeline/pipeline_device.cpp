@@ -35,7 +35,9 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
     up = be_->upload_csr(raw);
   } catch (const error& e) {
     if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
-    log_to(o, CNC_LOG_INFO, "device memory too small for the uploaded CSR: host path");
+    log_to(
+        o, CNC_LOG_INFO,
+        std::string("device memory too small for the uploaded CSR (") + e.what() + "): host path");
     return false;  // the host path needs less device memory
   }
   const double ts = now_seconds();
@@ -63,7 +65,9 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
     prepare_from_device(o, up->view, fmt, version, k, keep_pattern);
   } catch (const error& e) {
     if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
-    log_to(o, CNC_LOG_INFO, "device memory too small for the CSR and its conversion: host path");
+    log_to(o, CNC_LOG_INFO,
+           std::string("device memory too small for the CSR and its conversion (") + e.what() +
+               "): host path");
     return false;
   }
   const double te = now_seconds();
