@@ -238,6 +238,30 @@ static void test_indefinite_keeps_last_iterate(void** state) {
   ts_csr_free(&a);
 }
 
+/* b near 1e308 with A = diag(0.5): the solution (2e308) does not fit in double. Every method
+ * must end "not finite", not "converged" with x = Inf. */
+static void test_solution_overflow_not_converged(void** state) {
+  (void)state;
+  const CNCint64 rp[3] = {0, 1, 2};
+  const CNCuint ci[2] = {0, 1};
+  const double v[2] = {0.5, 0.5}, b[2] = {1e308, 1e308};
+  const CNCenum solvers[] = {CNC_CG, CNC_BICGSTAB, CNC_GMRES};
+  for (size_t s = 0; s < sizeof solvers / sizeof solvers[0]; ++s) {
+    double x[2] = {0, 0};
+    CNCcontext c = cncNewContext();
+    assert_non_null(c);
+    assert_int_equal(cncMakeCurrent(c), CNC_OK);
+    assert_int_equal(cncSolverParameteri(CNC_SOLVER, (CNCint)solvers[s]), CNC_OK);
+    assert_int_equal(cncSolveCSR(2, rp, ci, v, 0, 1, b, x), CNC_OK);
+    CNCint reason = 0;
+    assert_int_equal(cncGetIntegerv(CNC_REASON, &reason), CNC_OK);
+    if (reason == CNC_REASON_CONVERGED)
+      fail_msg("solver 0x%x: converged with x = (%g, %g)", (unsigned)solvers[s], x[0], x[1]);
+    assert_int_equal(reason, CNC_REASON_NOT_FINITE);
+    cncDeleteContext(c);
+  }
+}
+
 static char g_log[2048];
 static void keep_log(int level, const char* message, void* user) {
   (void)user;
@@ -294,6 +318,7 @@ int main(void) {
       cmocka_unit_test(test_subnormal_diagonal),
       cmocka_unit_test(test_indefinite_keeps_last_iterate),
       cmocka_unit_test(test_assembly_overflow_explained),
+      cmocka_unit_test(test_solution_overflow_not_converged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -380,6 +380,26 @@ static void test_delete_current_clears_it(void** unused) {
   assert_ptr_equal(cncGetCurrent(), mine);
 }
 
+/* 64-bit parameters read back exactly (not through a double): above 2^53 and at INT64_MAX. */
+static void test_int64_parameters_exact(void** unused) {
+  (void)unused;
+  const CNCint64 values[] = {((CNCint64)1 << 53) + 1, INT64_MAX, 0};
+  for (size_t k = 0; k < sizeof values / sizeof values[0]; ++k) {
+    CNCint64 v = -1;
+    assert_int_equal(cncSolverParameteri64(CNC_NNZ_HINT, values[k]), CNC_OK);
+    assert_int_equal(cncGetInteger64v(CNC_NNZ_HINT, &v), CNC_OK);
+    assert_true(v == values[k]);
+    assert_int_equal(cncSolverParameteri64(CNC_MAX_ITERATIONS, values[k] > 0 ? values[k] : 1),
+                     CNC_OK);
+    assert_int_equal(cncGetInteger64v(CNC_MAX_ITERATIONS, &v), CNC_OK);
+    assert_true(v == (values[k] > 0 ? values[k] : 1));
+    CNCint i32 = 0;
+    assert_int_equal(cncGetIntegerv(CNC_MAX_ITERATIONS, &i32), CNC_OK);
+    assert_int_equal(i32,
+                     values[k] > INT32_MAX ? INT32_MAX : (CNCint)(values[k] > 0 ? values[k] : 1));
+  }
+}
+
 static void test_status_strings(void** unused) {
   (void)unused;
   static const struct {
@@ -496,6 +516,8 @@ int main(void) {
                                       ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_no_context, ts_setup_context, ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_delete_current_clears_it, ts_setup_context,
+                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_int64_parameters_exact, ts_setup_context,
                                       ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_status_strings, ts_setup_context, ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_versions_and_strings, ts_setup_context,

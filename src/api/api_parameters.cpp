@@ -123,6 +123,35 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
 }
 
 // Reads any parameter or statistic as a double, and tells whether it is integral.
+// The parameters and statistics that hold 64-bit counts, exactly (get_parameter's double would
+// round them above 2^53); false for the others.
+bool get_integer64(const context& c, CNCenum p, std::int64_t* v) {
+  const cnc::solve_stats& s = c.stats;
+  switch (p) {
+    case CNC_MAX_ITERATIONS:
+      *v = c.max_iterations > 0 ? c.max_iterations
+                                : std::max<std::int64_t>(100, 5 * std::int64_t(c.n));
+      return true;
+    case CNC_NNZ_HINT:
+      *v = c.nnz_hint;
+      return true;
+    case CNC_LONG_ROWS:
+      *v = s.long_rows;
+      return true;
+    case CNC_USED_ITERATIONS:
+      *v = s.iterations;
+      return true;
+    case CNC_BYTES_PER_ITERATION:
+      *v = s.bytes_per_iteration;
+      return true;
+    case CNC_NNZ:
+      *v = s.nnz;
+      return true;
+    default:
+      return false;
+  }
+}
+
 double get_parameter(const context& c, CNCenum p, bool* integral) {
   *integral = true;
   const cnc::solve_stats& s = c.stats;
@@ -235,6 +264,11 @@ CNC_API CNCstatus cncSolverParameterd(CNCenum p, double v) {
 CNC_API CNCstatus cncGetIntegerv(CNCenum p, CNCint* out) {
   return guarded<access::read>("cncGetIntegerv", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
+    std::int64_t exact = 0;
+    if (get_integer64(c, p, &exact)) {
+      *out = CNCint(std::clamp<std::int64_t>(exact, INT32_MIN, INT32_MAX));
+      return;
+    }
     bool integral;
     double v = get_parameter(c, p, &integral);
     if (!integral) fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): a double: use cncGetDoublev", p);
@@ -244,6 +278,11 @@ CNC_API CNCstatus cncGetIntegerv(CNCenum p, CNCint* out) {
 CNC_API CNCstatus cncGetInteger64v(CNCenum p, CNCint64* out) {
   return guarded<access::read>("cncGetInteger64v", [&](context& c) {
     if (!out) fail(CNC_ERR_NULL_POINTER, "(pname=0x%x, value=NULL): value is NULL", p);
+    std::int64_t exact = 0;
+    if (get_integer64(c, p, &exact)) {
+      *out = exact;
+      return;
+    }
     bool integral;
     double v = get_parameter(c, p, &integral);
     if (!integral) fail(CNC_ERR_INVALID_ENUM, "(pname=0x%x): a double: use cncGetDoublev", p);

@@ -2,6 +2,7 @@
 #include "pipeline/pipeline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
@@ -241,10 +242,24 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   else if (alongside)
     alongside();
   const double waited = now_seconds() - tw;
-  if (!rhs_e.empty())
+  if (!rhs_e.empty()) {
     scale_columns(x, x_out, std::size_t(a.n), rhs_e, -1);
-  else if (x != x_out)
+    // Scaled back, a solution can leave double's range (b near 1e308 and A below 1): not
+    // "converged" then.
+    for (int j = 0; j < k; ++j) {
+      const double* xj = x_out + std::size_t(j) * std::size_t(a.n);
+      if (rhs_e[std::size_t(j)] == 0 ||
+          std::all_of(xj, xj + a.n, [](double v) { return std::isfinite(v); }))
+        continue;
+      if (std::size_t(j) < r.reasons.size()) r.reasons[std::size_t(j)] = CNC_REASON_NOT_FINITE;
+      r.reason = CNC_REASON_NOT_FINITE;
+      log_to(o, CNC_LOG_WARNING,
+             "the solution of system " + std::to_string(j) +
+                 " overflows double (its entries exceed 1.8e308): not finite");
+    }
+  } else if (x != x_out) {
     std::copy(x, x + nk, x_out);
+  }
 
   stats.iterations = r.iterations;
   stats.reason = r.reason;
