@@ -27,6 +27,7 @@ typedef struct {
   double *b, *x;
   int64_t nnz;    /* entries the arrays hold */
   int64_t length; /* what cncSolveCSRn is told they hold (-1: cncSolveCSR, told nothing) */
+  int sized;      /* cncSolveCSRn is called (length may then be negative: refused) */
   int consistent; /* base 0 or 1, row offsets from base and never decreasing, columns in range */
 } csr_case;
 
@@ -195,7 +196,8 @@ static int consistent(const csr_case* c) {
   if ((c->base != 0 && c->base != 1) || c->row_ptr[0] != c->base) return 0;
   for (uint32_t i = 0; i < c->n; ++i)
     if (c->row_ptr[i + 1] < c->row_ptr[i]) return 0;
-  if (c->row_ptr[c->n] - c->base > (c->length >= 0 ? c->length : c->nnz)) return 0;
+  if (c->sized && c->length < 0) return 0;
+  if (c->row_ptr[c->n] - c->base > (c->sized ? c->length : c->nnz)) return 0;
   for (int64_t k = 0; k < c->row_ptr[c->n] - c->base; ++k)
     if (c->col[k] < (uint32_t)c->base || c->col[k] - (uint32_t)c->base >= c->n) return 0;
   return 1;
@@ -277,7 +279,7 @@ static void solve_and_check(csr_case* c, unsigned nulls) {
   const double* val = (nulls & 4) ? NULL : c->val;
   const double* b = (nulls & 8) ? NULL : c->b;
   double* x = (nulls & 16) ? NULL : c->x;
-  const CNCstatus st = c->length >= 0
+  const CNCstatus st = c->sized
                            ? cncSolveCSRn(c->n, c->length, rp, col, val, c->base, c->nrhs, b, x)
                            : cncSolveCSR(c->n, rp, col, val, c->base, c->nrhs, b, x);
   if (st > CNC_OK || st < CNC_ERR_NO_FP64) die("status outside cnc.h", c);
@@ -320,7 +322,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   c.length = -1;
   const unsigned nulls = (fz_u8(&in) >= 248) ? 1u << fz_pick(&in, 5) : 0;
   const int legal_base = c.base == 0 || c.base == 1;
-  if (shape_tag & 4) c.length = 0; /* set below */
+  if (shape_tag & 4) c.length = 0, c.sized = 1; /* set below */
   if (shape <= 1 && c.n > 0 && legal_base) {
     build_dominant(&in, &c, shape == 1);
   } else if (!build_raw(&in, &c, shape == 3)) {
