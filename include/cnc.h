@@ -607,6 +607,15 @@ CNC_API const char* cncStatusString(CNCstatus status);
 CNC_API CNCstatus cncSetLogCallback(CNClogCallback callback, void* user_data);
 /** Installs (or, with NULL, removes) the current context's progress callback. */
 CNC_API CNCstatus cncSetProgressCallback(CNCprogressCallback callback, void* user_data);
+/**
+ * From inside the progress callback only: writes the solve's current iterate x into `x`, in the
+ * caller's numbering and scale, system after system: CNC_NB_VARIABLES x CNC_NB_SYSTEMS values
+ * for cncSolve (locked variables hold their values), n x nrhs for cncSolveCSR. CG and BiCGSTAB
+ * form it at every check; GMRES forms it only at the end of a cycle, and cncSolveCSRDevice keeps
+ * it on the device: CNC_ERR_STATE there, and outside a callback. Costs a copy of x from the
+ * device (set CNC_CHECK_INTERVAL to choose how often the callback runs on a GPU).
+ */
+CNC_API CNCstatus cncGetCurrentIterate(double* x);
 /** Version of the library actually loaded (may differ from the CNC_VERSION_* it was built with). */
 CNC_API void cncGetVersion(int* major, int* minor, int* patch);
 /** Version string of the library actually loaded, e.g. "0.1.0". */

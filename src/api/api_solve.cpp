@@ -1,5 +1,6 @@
 // The C API's solves: the assembled system (cncSolve) and the caller's CSR (cncSolveCSR,
 // cncSolveCSRDevice).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -37,7 +38,14 @@ void solve_assembled(context& c) {
     for (std::int32_t f = 0; f < nf; ++f)
       x[f + std::size_t(s) * nf] = c.values[c.sys.to_var[f] + std::size_t(s) * c.n];
   const double assembly = c.stats.assembly;
-  c.solve(c.sys.a, c.matrix_version, c.k, c.sys.b.data(), x.data());
+  c.iterate_free_variables = true;
+  try {
+    c.solve(c.sys.a, c.matrix_version, c.k, c.sys.b.data(), x.data());
+  } catch (...) {
+    c.iterate_free_variables = false;
+    throw;
+  }
+  c.iterate_free_variables = false;
   c.stats.assembly = assembly;
   for (std::int32_t s = 0; s < c.k; ++s)
     for (std::int32_t f = 0; f < nf; ++f)
@@ -49,6 +57,30 @@ void solve_assembled(context& c) {
 extern "C" {
 
 // Solving --------------------------------------------------------------------------------------
+CNC_API CNCstatus cncGetCurrentIterate(double* x) {
+  return guarded("cncGetCurrentIterate", [&](context& c) {
+    if (!x) fail(CNC_ERR_NULL_POINTER, "(x=NULL): x must not be NULL");
+    if (!c.in_progress)
+      fail(CNC_ERR_STATE, "(x): only inside the progress callback (cncSetProgressCallback)");
+    if (!c.iterate)
+      fail(CNC_ERR_STATE,
+           "(x): this solve does not form its iterate between checks (GMRES: at the end of a "
+           "cycle only; cncSolveCSRDevice: it stays on the device)");
+    if (!c.iterate_free_variables) {
+      (*c.iterate)(x);
+      return;
+    }
+    // cncSolve: every variable's value, the free ones from the solver.
+    const std::int32_t nf = c.sys.a.n;
+    std::vector<double> free(std::size_t(nf) * std::size_t(c.k));
+    (*c.iterate)(free.data());
+    std::copy(c.values.begin(), c.values.begin() + std::ptrdiff_t(c.n) * c.k, x);
+    for (std::int32_t s = 0; s < c.k; ++s)
+      for (std::int32_t f = 0; f < nf; ++f)
+        x[c.sys.to_var[f] + std::size_t(s) * c.n] = free[f + std::size_t(s) * nf];
+  });
+}
+
 CNC_API CNCstatus cncSolve(void) {
   return guarded("cncSolve", [&](context& c) {
     need_state(c, "", {CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED});

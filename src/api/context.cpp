@@ -53,8 +53,12 @@ solve_options context::options() {
   o.keep_matrix = keep_matrix;
   o.reorder = reorder;
   if (progress_cb) {
-    o.progress = [this](std::int64_t it, double res) {
-      return progress_cb(CNCint(std::min<std::int64_t>(it, INT32_MAX)), res, progress_data) != 0;
+    o.progress = [this](std::int64_t it, double res, const iterate_reader* rd) {
+      in_progress = true, iterate = rd;
+      const int stop =
+          progress_cb(CNCint(std::min<std::int64_t>(it, INT32_MAX)), res, progress_data);
+      in_progress = false, iterate = nullptr;
+      return stop != 0;
     };
   }
   o.log = [this](int level, const std::string& m) { log(level, m); };

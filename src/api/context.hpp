@@ -60,6 +60,10 @@ struct context {
   void* log_data = nullptr;
   CNCprogressCallback progress_cb = nullptr;
   void* progress_data = nullptr;
+  // While the progress callback runs: set, with the solve's iterate (null where the method does
+  // not form it) in the numbering of the system solved: the free variables for cncSolve.
+  bool in_progress = false, iterate_free_variables = false;
+  const iterate_reader* iterate = nullptr;
 
   int fail(int status, const std::string& message);
   void log(int level, const std::string& message) const;

@@ -216,6 +216,15 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
                "right-hand side " + std::to_string(j) + " solved scaled by 2^" +
                    std::to_string(rhs_e[std::size_t(j)]) +
                    " (its squared norm would leave double's range); x is scaled back");
+    if (o.progress)  // the callback sees x in the caller's scale
+      prm.progress = [&](std::int64_t it, double res, const iterate_reader* rd) {
+        if (!rd) return o.progress(it, res, nullptr);
+        const iterate_reader unscaled = [&](double* out) {
+          (*rd)(out);
+          scale_columns(out, out, std::size_t(a.n), rhs_e, -1);
+        };
+        return o.progress(it, res, &unscaled);
+      };
   } else if (!on_device && !krylov && !surface_cg && !prm.device_residual) {
     scratch.assign(x, x + std::size_t(a.n) * std::size_t(k));
     x = scratch.data();

@@ -18,6 +18,7 @@
 #include "backends/backend.hpp"
 #include "cnc.h"
 #include "matrix/matrix.hpp"
+#include "solver/pcg.hpp"
 #include "util/fingerprint.hpp"
 
 namespace cnc {
@@ -35,7 +36,7 @@ struct solve_options {
   int check_interval = 0, gmres_restart = 30;
   bool keep_matrix = true;         // CNC_KEEP_MATRIX: keep the prepared matrix for the next solve
   int reorder = CNC_REORDER_AUTO;  // CNC_REORDER_*
-  std::function<bool(std::int64_t, double)> progress;  // may be empty
+  progress_fn progress;  // may be empty; its iterate is in this call's numbering and scale
   std::function<void(int, const std::string&)> log;    // CNC_LOG_* levels; may be empty
 };
 

@@ -98,7 +98,18 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   permute_vectors(ord.perm, k, x, xp.data(), false, threads);
   const csr_view pa = ord.csr;
   const double reorder_time = stats.reorder_time;
-  solve_in_order(o, &pa, nullptr, version, k, bp.data(), xp.data(), stats, alongside, false);
+  solve_options po = o;
+  if (o.progress)  // the callback sees x in the caller's numbering
+    po.progress = [&](std::int64_t it, double res, const iterate_reader* rd) {
+      if (!rd) return o.progress(it, res, nullptr);
+      const iterate_reader unpermuted = [&](double* out) {
+        std::vector<double> t(len);
+        (*rd)(t.data());
+        permute_vectors(ord.perm, k, t.data(), out, true, threads);
+      };
+      return o.progress(it, res, &unpermuted);
+    };
+  solve_in_order(po, &pa, nullptr, version, k, bp.data(), xp.data(), stats, alongside, false);
   permute_vectors(ord.perm, k, xp.data(), x, true, threads);
   stats.reorder_time = reorder_time;
   stats.conversion += reorder_time;

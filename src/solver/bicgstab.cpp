@@ -59,7 +59,7 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     for (int j = 0; j < k; ++j)
       if (tr.reason[j] == 0 && !std::isfinite(tr.res2[j])) tr.reason[j] = CNC_REASON_NOT_FINITE;
     if (tr.verify(ops, t, fresh, it, prm.base, "BiCGSTAB", restart)) continue;
-    if (tr.done(it, prm.base, stopped)) break;
+    if (tr.done(it, prm.base, stopped, sys)) break;
 
     // One iteration on the running systems.
     ops.active = tr.running_mask();

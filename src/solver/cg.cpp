@@ -59,7 +59,7 @@ pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* 
       if (s != CNC_ST_RUNNING && s != CNC_ST_CONVERGED) tr.reason[j] = reason_of_status(s);
     }
     if (tr.verify(ops, t, fresh, it, prm.base, "CG", restart)) continue;
-    if (tr.done(it, prm.base, stopped)) break;
+    if (tr.done(it, prm.base, stopped, sys)) break;
 
     ops.active = tr.running_mask();
     ops.spmv(p, q);

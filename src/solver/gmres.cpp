@@ -151,7 +151,8 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
     ops.axpby(tmp.data(), V[0], zeros.data(), V[0]);
 
     for (int c = 0; c < m; ++c) {
-      if (prm.base.progress && prm.base.progress(it, tr.worst_relative())) {
+      // The iterate is formed at the end of a cycle only: no reader.
+      if (prm.base.progress && prm.base.progress(it, tr.worst_relative(), nullptr)) {
         stopped = true;
         break;
       }

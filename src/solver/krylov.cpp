@@ -140,9 +140,12 @@ std::vector<char> krylov_track::running_mask() const {
   return m;
 }
 
-bool krylov_track::done(std::int64_t it, const pcg_params& prm, bool& stopped) const {
+bool krylov_track::done(std::int64_t it, const pcg_params& prm, bool& stopped,
+                        device_system& sys) const {
   if (!any_running()) return true;
-  if (prm.progress && prm.progress(it, worst_relative())) return stopped = true;
+  const iterate_reader read_x = [&](double* out) { sys.get_x(out); };
+  if (prm.progress && prm.progress(it, worst_relative(), prm.vectors_on_device ? nullptr : &read_x))
+    return stopped = true;
   return it >= prm.max_iterations;
 }
 

@@ -101,8 +101,9 @@ struct krylov_track {
   double worst_relative() const;  // max sqrt(res2/bnorm2) over running systems
   std::vector<char> running_mask() const;
   // Whether to end before iteration `it`: no system running, the progress callback asked to stop
-  // (sets `stopped`), or the iteration limit reached.
-  bool done(std::int64_t it, const pcg_params& prm, bool& stopped) const;
+  // (sets `stopped`), or the iteration limit reached. The callback may read the iterate, which
+  // the method keeps in sys's x (BiCGSTAB, CG).
+  bool done(std::int64_t it, const pcg_params& prm, bool& stopped, device_system& sys) const;
   // Running systems whose res2 is at or below the threshold: converged when `fresh` (res2 is a
   // true residual); otherwise b - A x is computed into device vector t and compared with the
   // threshold times true_residual_slack: converged when it agrees (or no restart is left), else

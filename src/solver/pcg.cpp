@@ -214,7 +214,10 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
       any_running = any_running || st[j].status == running;
       if (bnorm2[j] > 0) worst = std::max(worst, std::sqrt(std::max(st[j].rr, 0.0) / bnorm2[j]));
     }
-    if (any_running && prm.progress && prm.progress(it, worst)) {
+    // With b and x on the device (vectors_on_device) get_x takes device pointers: no reader.
+    const iterate_reader read_x = [&](double* out) { sys.get_x(out); };
+    if (any_running && prm.progress &&
+        prm.progress(it, worst, prm.vectors_on_device ? nullptr : &read_x)) {
       stopped = true;
       break;
     }

@@ -10,6 +10,13 @@
 
 namespace cnc {
 
+// Writes the current iterate (n rows x k systems, column-major, host memory) in the numbering and
+// scale of the layer that receives it; each layer above wraps it (reordering, scaling of b).
+using iterate_reader = std::function<void(double* x)>;
+// (iteration, max relative residual, the iterate's reader, or null where the method does not form
+// the iterate between checks) -> stop?
+using progress_fn = std::function<bool(std::int64_t, double, const iterate_reader*)>;
+
 struct pcg_params {
   std::int64_t max_iterations = 1000;
   double threshold = 1e-6;  // ||r|| <= threshold ||b||
@@ -23,7 +30,7 @@ struct pcg_params {
   // computed by init() (with x = 0), and x is written once, by get_x at the end. Needs
   // device_residual; `a` is then only read for its n.
   bool vectors_on_device = false;
-  std::function<bool(std::int64_t, double)> progress;  // (iteration, max rel. residual) -> stop?
+  progress_fn progress;  // may be empty
   std::function<void(int, const std::string&)> log;
   // Called once, after b and x are on the device and before the first iteration (may be empty).
   std::function<void()> loop_started;
