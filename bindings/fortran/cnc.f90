@@ -474,6 +474,12 @@ module cnc
       type(c_ptr), value :: user_data
       integer(c_int) :: status
     end function cncSetProgressCallback
+    ! Inside the progress callback only: the current iterate (n x nb_systems values, cnc.h).
+    function cncGetCurrentIterate(x) result(status) bind(C, name="cncGetCurrentIterate")
+      import :: c_int, c_double
+      real(c_double), intent(out) :: x(*)
+      integer(c_int) :: status
+    end function cncGetCurrentIterate
     subroutine cncGetVersion(major, minor, patch) bind(C, name="cncGetVersion")
       import :: c_int
       integer(c_int), intent(out) :: major, minor, patch
