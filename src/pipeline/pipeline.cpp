@@ -251,23 +251,31 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   else if (alongside)
     alongside();
   const double waited = now_seconds() - tw;
-  if (!rhs_e.empty()) {
+  if (!rhs_e.empty())
     scale_columns(x, x_out, std::size_t(a.n), rhs_e, -1);
-    // Scaled back, a solution can leave double's range (b near 1e308 and A below 1): not
-    // "converged" then.
-    for (int j = 0; j < k; ++j) {
-      const double* xj = x_out + std::size_t(j) * std::size_t(a.n);
-      if (rhs_e[std::size_t(j)] == 0 ||
-          std::all_of(xj, xj + a.n, [](double v) { return std::isfinite(v); }))
-        continue;
-      if (std::size_t(j) < r.reasons.size()) r.reasons[std::size_t(j)] = CNC_REASON_NOT_FINITE;
-      r.reason = CNC_REASON_NOT_FINITE;
-      log_to(o, CNC_LOG_WARNING,
-             "the solution of system " + std::to_string(j) +
-                 " overflows double (its entries exceed 1.8e308): not finite");
-    }
-  } else if (x != x_out) {
+  else if (x != x_out)
     std::copy(x, x + nk, x_out);
+  // A converged residual says nothing of x where A does not see it: on a singular A the iterate
+  // can run off to Inf and NaN along A's null space (columns A never reads) while b - A x stays
+  // small; scaled back, x can also leave double's range (b near 1e308, A below 1). Not
+  // "converged" then. One pass over x, on every core or on the device.
+  for (int j = 0; j < k && std::size_t(j) < r.reasons.size(); ++j) {
+    if (r.reasons[std::size_t(j)] != CNC_REASON_CONVERGED) continue;
+    const double* xj = x_out + std::size_t(j) * std::size_t(a.n);
+    const bool finite =
+        on_device ? be_->first_not_finite(xj, a.n) < 0
+                  : first_index(a.n, std::int64_t(1) << 16, host_threads(o.threads),
+                                [&](std::int64_t i) { return !std::isfinite(xj[i]); }) < 0;
+    if (finite) continue;
+    r.reasons[std::size_t(j)] = CNC_REASON_NOT_FINITE;
+    r.reason = CNC_REASON_NOT_FINITE;
+    log_to(o, CNC_LOG_WARNING,
+           "the solution of system " + std::to_string(j) +
+               (!rhs_e.empty() && rhs_e[std::size_t(j)] != 0
+                    ? " overflows double when scaled back (its entries exceed 1.8e308)"
+                    : " holds Inf or NaN though its residual converged (A is singular: the "
+                      "iterate diverged where A does not see it)") +
+               ": not finite");
   }
 
   stats.iterations = r.iterations;
