@@ -100,6 +100,7 @@ static void usage(FILE* out) {
       "  --threshold T                stop when |r|/|b| <= T, 0 < T < 1 (default 1e-8)\n"
       "  --max-iter N                 iteration limit, N >= 1 (default 5 n, at least 100)\n"
       "  --threads N                  CPU threads, 0 = one per core (default)\n"
+      "  --device N                   GPU device index (CNC_DEVICE_INDEX; see --list-devices)\n"
       "  --time-limit S               stop the solve after S seconds (exit status 9)\n"
       "  --grid N                     Poisson grid size, 2..1290 (default 64)\n"
       "  --rhs K                      K right-hand sides, b_k = A (x* + k) (default 1)\n"
@@ -116,6 +117,7 @@ static void usage(FILE* out) {
       "  -v, --verbose                cnc's informational messages too\n"
       "  -h, --help                   this text\n"
       "  --version                    cnc-solve's and the loaded libcnc's versions\n"
+      "  --list-devices               the devices of each backend, numbered as --device counts\n"
       "FILE '-' is stdout for one of -o, --json, --history; the report then goes to stderr.\n"
       "A progress line (iteration, residual, rate, time left) shows on stderr when it is a\n"
       "terminal and the solve lasts over 0.5 s; Ctrl-C stops the solve (exit status 9).\n"
@@ -418,8 +420,33 @@ enum {
   OPT_HISTORY,
   OPT_HISTORY_PLOT,
   OPT_TIME_LIMIT,
-  OPT_VERSION
+  OPT_VERSION,
+  OPT_DEVICE,
+  OPT_LIST_DEVICES
 };
+
+/* --list-devices: every backend's devices (cncGetDeviceCount/Name), on stdout. */
+static int list_devices(void) {
+  static const char* const names[] = {"cpu", "opencl", "cuda"};
+  static const int kinds[] = {CNC_BACKEND_CPU, CNC_BACKEND_OPENCL, CNC_BACKEND_CUDA};
+  for (int b = 0; b < 3; ++b) {
+    CNCint count = 0;
+    if (cncGetDeviceCount(kinds[b], &count) != CNC_OK) {
+      fprintf(stderr, "cnc-solve: %s\n", cncGetLastErrorMessage());
+      return RC_SETUP;
+    }
+    if (count == 0) printf("%-6s  none: %s\n", names[b], cncGetLastErrorMessage());
+    for (CNCint i = 0; i < count; ++i) {
+      const char* name = "";
+      if (cncGetDeviceName(kinds[b], i, &name) != CNC_OK) {
+        fprintf(stderr, "cnc-solve: %s\n", cncGetLastErrorMessage());
+        return RC_SETUP;
+      }
+      printf("%-6s  %d  %s\n", names[b], (int)i, name);
+    }
+  }
+  return RC_CONVERGED;
+}
 
 int main(int argc, char** argv) {
   static const char* const backends[] = {"auto", "cpu", "opencl", "cuda", NULL};
@@ -453,9 +480,11 @@ int main(int argc, char** argv) {
       {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
+      {"device", required_argument, NULL, OPT_DEVICE},
+      {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
       {NULL, 0, NULL, 0}};
   int backend = -1, precision = CNC_DOUBLE, format = CNC_FORMAT_AUTO;
-  int64_t threads = 0, grid = 64, nrhs_opt = 0, repeat = 1, max_iter = 0;
+  int64_t threads = 0, grid = 64, nrhs_opt = 0, repeat = 1, max_iter = 0, device = -1;
   const char *file = NULL, *rhs_file = NULL, *out_path = NULL, *json_path = NULL;
   const char *history_path = NULL, *plot_path = NULL;
   cli_state cli;
@@ -494,6 +523,11 @@ int main(int argc, char** argv) {
       case OPT_THREADS: /* cnc itself judges the upper bound (4096) */
         bad = cli_parse_int64("--threads", optarg, 0, INT32_MAX, &threads);
         break;
+      case OPT_DEVICE:
+        bad = cli_parse_int64("--device", optarg, 0, INT32_MAX, &device);
+        break;
+      case OPT_LIST_DEVICES:
+        return list_devices();
       case OPT_GRID: /* 1290^3 is the largest cube below CNC_NB_VARIABLES's 2^31 - 9 */
         bad = cli_parse_int64("--grid", optarg, 2, 1290, &grid);
         break;
@@ -740,6 +774,7 @@ int main(int argc, char** argv) {
   if (threads > 0 && threads <= 4096) omp_set_num_threads((int)threads); /* the tool's loops */
 #endif
   if (backend >= 0) CHECK(cncSolverParameteri(CNC_BACKEND, backend));
+  if (device >= 0) CHECK(cncSolverParameteri(CNC_DEVICE_INDEX, (CNCint)device));
   if (max_iter > 0) CHECK(cncSolverParameteri64(CNC_MAX_ITERATIONS, max_iter));
   CHECK(cncSolverParameteri64(CNC_NNZ_HINT, poisson ? 7 * (CNCint64)n : m.nnz));
   CHECK(cncGetInteger64v(CNC_MAX_ITERATIONS, &cli.max_iter));

@@ -125,9 +125,9 @@
 #include <stdint.h>
 
 /* ---- Version (kept in sync with CMake's project(VERSION) by the build) --------------------- */
-#define CNC_VERSION_MAJOR 0
-#define CNC_VERSION_MINOR 1
-#define CNC_VERSION_PATCH 0
+#define CNC_VERSION_MAJOR 0 /**< major version of this header (incompatible changes) */
+#define CNC_VERSION_MINOR 1 /**< minor version (additions) */
+#define CNC_VERSION_PATCH 0 /**< patch version (fixes) */
 /** One number that grows with every release: major*10000 + minor*100 + patch. */
 #define CNC_VERSION_NUMBER (CNC_VERSION_MAJOR * 10000 + CNC_VERSION_MINOR * 100 + CNC_VERSION_PATCH)
 
@@ -158,13 +158,13 @@ typedef int CNCstatus;    /**< CNC_OK or a negative CNC_ERR_* code */
 /** Opaque handle to a context: parameters, variables, the assembled system and the backend. */
 typedef struct CNCContextStruct* CNCcontext;
 
-#define CNC_FALSE 0
-#define CNC_TRUE 1
+#define CNC_FALSE 0 /**< CNCboolean false */
+#define CNC_TRUE 1  /**< CNCboolean true */
 
 /* One constant per line: tools and bindings parse these lines. */
 /* clang-format off */
 /* ---- Status codes: fixed negative numbers, never reused -------------------------------------- */
-#define CNC_OK 0
+#define CNC_OK 0                           /**< success */
 #define CNC_ERR_STATE (-1)                 /**< call not allowed in the current state */
 #define CNC_ERR_INVALID_ENUM (-2)          /**< unknown or inapplicable enum */
 #define CNC_ERR_INVALID_VALUE (-3)         /**< a value outside its allowed range */
@@ -182,9 +182,9 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_ERR_NO_FP64 (-15)              /**< double precision asked of a device without it */
 
 /* ---- Primitives for cncBegin / cncEnd (0x000) ------------------------------------------------ */
-#define CNC_SYSTEM 0x000
-#define CNC_MATRIX 0x001
-#define CNC_ROW 0x002
+#define CNC_SYSTEM 0x000 /**< the whole system: matrix, right-hand sides, variables */
+#define CNC_MATRIX 0x001 /**< the matrix, assembled entry by entry or row by row */
+#define CNC_ROW 0x002    /**< one row: cncCoefficient entries and cncRightHandSide */
 /** Pattern-first assembly (OpenNL 4's NL_MATRIX_PATTERN): row lengths first, then coefficients
  *  straight into their rows' slots. See "Pattern-first assembly" below. */
 #define CNC_MATRIX_PATTERN 0x003
@@ -213,14 +213,14 @@ typedef struct CNCContextStruct* CNCcontext;
 /* CNC_SOLVER_DEFAULT: CG when A is symmetric (CNC_SYMMETRIC, default 1) or the system is least
  * squares (CNC_LEAST_SQUARES: AᵀA is), else BiCGSTAB; OpenNL's NL_SOLVER_DEFAULT rule. CNC_CG on a
  * matrix declared nonsymmetric runs CG as asked (with a CNC_LOG_INFO note). */
-#define CNC_SOLVER_DEFAULT 0x200
+#define CNC_SOLVER_DEFAULT 0x200 /**< CG or BiCGSTAB by CNC_SYMMETRIC (above) */
 #define CNC_CG 0x201       /**< conjugate gradient: symmetric positive definite A */
 #define CNC_BICGSTAB 0x202 /**< BiCGSTAB: nonsymmetric A */
 #define CNC_GMRES 0x203    /**< restarted GMRES(CNC_GMRES_RESTART): nonsymmetric A */
 
 /* Values of CNC_PRECONDITIONER (0x300) */
-#define CNC_PRECOND_NONE 0x300
-#define CNC_PRECOND_JACOBI 0x301
+#define CNC_PRECOND_NONE 0x300   /**< no preconditioner */
+#define CNC_PRECOND_JACOBI 0x301 /**< diagonal (Jacobi); a zero diagonal entry counts as 1 */
 /** Symmetric SOR with relaxation CNC_SSOR_OMEGA: M = (D/w + L) (w/(2-w)) D^-1 (D/w + U). Its
  * triangular sweeps are sequential, so it runs on the CPU backend: CNC_BACKEND_AUTO then picks
  * the CPU, and a solve on an explicit GPU backend fails with CNC_ERR_UNSUPPORTED (nothing is
@@ -234,7 +234,7 @@ typedef struct CNCContextStruct* CNCcontext;
 
 /* Values of CNC_MATRIX_FORMAT (0x500) */
 #define CNC_FORMAT_AUTO 0x500  /**< the format that moves the fewest bytes per SpMV */
-#define CNC_FORMAT_CSR 0x501
+#define CNC_FORMAT_CSR 0x501   /**< compressed sparse rows */
 #define CNC_FORMAT_BCRS2 0x502 /**< 2x2 blocks (rows padded to a multiple of 2) */
 #define CNC_FORMAT_BCRS4 0x503 /**< 4x4 blocks (rows padded to a multiple of 4) */
 /** Sliced ELLPACK: slices of 32 rows, each padded to its longest row and stored column-major
@@ -243,10 +243,10 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_FORMAT_SELL 0x504
 
 /* Values of CNC_BACKEND (0x600) */
-#define CNC_BACKEND_AUTO 0x600
-#define CNC_BACKEND_CPU 0x601
-#define CNC_BACKEND_OPENCL 0x602
-#define CNC_BACKEND_CUDA 0x603
+#define CNC_BACKEND_AUTO 0x600   /**< CNC_BACKEND environment, else by size: see README */
+#define CNC_BACKEND_CPU 0x601    /**< every core and SIMD lane of the host */
+#define CNC_BACKEND_OPENCL 0x602 /**< an OpenCL device (ICD loaded at run time) */
+#define CNC_BACKEND_CUDA 0x603   /**< an NVIDIA GPU (driver opened at run time) */
 
 /* Values of CNC_REORDER (0xC00): the unknowns' order inside cnc. x, b, locks and every result
  * stay in the caller's numbering whatever is chosen. */
@@ -296,13 +296,13 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_REASON_BREAKDOWN 0x908 /**< BiCGSTAB/GMRES breakdown (a zero inner product) */
 
 /* Values of CNC_STATE (0xA00) */
-#define CNC_STATE_INITIAL 0xA00
-#define CNC_STATE_SYSTEM 0xA01
-#define CNC_STATE_MATRIX 0xA02
-#define CNC_STATE_ROW 0xA03
-#define CNC_STATE_MATRIX_CONSTRUCTED 0xA04
-#define CNC_STATE_SYSTEM_CONSTRUCTED 0xA05
-#define CNC_STATE_SOLVED 0xA06
+#define CNC_STATE_INITIAL 0xA00            /**< nothing begun */
+#define CNC_STATE_SYSTEM 0xA01             /**< inside cncBegin(CNC_SYSTEM) */
+#define CNC_STATE_MATRIX 0xA02             /**< inside cncBegin(CNC_MATRIX) */
+#define CNC_STATE_ROW 0xA03                /**< inside cncBegin(CNC_ROW) */
+#define CNC_STATE_MATRIX_CONSTRUCTED 0xA04 /**< after cncEnd(CNC_MATRIX) */
+#define CNC_STATE_SYSTEM_CONSTRUCTED 0xA05 /**< after cncEnd(CNC_SYSTEM): ready to solve */
+#define CNC_STATE_SOLVED 0xA06             /**< after a cncSolve */
 #define CNC_STATE_MATRIX_PATTERN 0xA07 /**< inside Begin/End(CNC_MATRIX_PATTERN) */
 
 /* ---- Strings for cncGetString (0xB00) -------------------------------------------------------- */
@@ -317,9 +317,9 @@ typedef struct CNCContextStruct* CNCcontext;
 /* clang-format on */
 
 /* ---- Log levels for the log callback --------------------------------------------------------- */
-#define CNC_LOG_ERROR 0
-#define CNC_LOG_WARNING 1
-#define CNC_LOG_INFO 2
+#define CNC_LOG_ERROR 0   /**< a call failed (its status says how) */
+#define CNC_LOG_WARNING 1 /**< something the caller should know: a fallback, a zero diagonal */
+#define CNC_LOG_INFO 2    /**< progress and decisions, with CNC_VERBOSE */
 
 /**
  * Log callback: receives every message cnc logs (errors, warnings, and with CNC_VERBOSE the
@@ -374,7 +374,9 @@ CNC_API CNCstatus cncGetString(CNCenum pname, const char** value);
  * kept at once; every solve then prepares its matrix and frees it at the end.
  */
 CNC_API CNCstatus cncEnable(CNCenum flag);
+/** Turns a flag of cncEnable off. */
 CNC_API CNCstatus cncDisable(CNCenum flag);
+/** Whether a flag of cncEnable is on. */
 CNC_API CNCstatus cncIsEnabled(CNCenum flag, CNCboolean* value);
 
 /* ---- Life cycle ------------------------------------------------------------------------------ */
@@ -622,6 +624,20 @@ CNC_API void cncGetVersion(int* major, int* minor, int* patch);
 CNC_API const char* cncVersionString(void);
 /** Whether `backend` (CNC_BACKEND_CPU/OPENCL/CUDA) can run here; needs no context. */
 CNC_API CNCboolean cncBackendAvailable(CNCenum backend);
+/**
+ * How many devices `backend` (CNC_BACKEND_CPU, _OPENCL or _CUDA) sees here, numbered as
+ * CNC_DEVICE_INDEX numbers them: 0 when the backend is absent (not built, no driver, no device;
+ * cncGetLastErrorMessage then says why, and the call still succeeds). The CPU backend has one
+ * device, the host. Needs no context; CNC_ERR_INVALID_ENUM for another value of `backend`.
+ */
+CNC_API CNCstatus cncGetDeviceCount(CNCenum backend, CNCint* count);
+/**
+ * One line describing device `index` (0 <= index < the count) of `backend`: its name and what
+ * matters to cnc, e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 79.1 GiB". The string is
+ * this thread's until its next cncGetDeviceName. Needs no context; CNC_ERR_INDEX_OUT_OF_RANGE
+ * for an index past the devices.
+ */
+CNC_API CNCstatus cncGetDeviceName(CNCenum backend, CNCint index, const char** name);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #endif
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "api/api_internal.hpp"
 #include "api/context.hpp"
@@ -205,6 +206,76 @@ CNC_API CNCboolean cncBackendAvailable(CNCenum kind) {
   } catch (...) {
     return CNC_FALSE;
   }
+}
+
+}  // extern "C"
+
+namespace {
+
+thread_local std::string tls_device_name;
+
+// A failure of a call that needs no context: its message is this thread's last one, read by
+// cncGetLastErrorMessage with or without a current context.
+CNCstatus context_free_failure(CNCstatus status, const std::string& message) {
+  tls_last_context = tls_current;
+  tls_last_message = message;
+  tls_no_context_message = message;
+  return status;
+}
+
+// The devices of `kind`, or a failure status (an unknown kind, an exception).
+CNCstatus devices_of(const char* call, CNCenum kind, std::vector<std::string>& out) {
+  if (kind != CNC_BACKEND_CPU && kind != CNC_BACKEND_OPENCL && kind != CNC_BACKEND_CUDA)
+    return context_free_failure(CNC_ERR_INVALID_ENUM,
+                                std::string(call) + "(backend=" + std::to_string(kind) +
+                                    "): not CNC_BACKEND_CPU, _OPENCL or _CUDA");
+  try {
+    std::string why;
+    out = kind == CNC_BACKEND_CPU      ? cnc::list_cpu_devices(why)
+          : kind == CNC_BACKEND_OPENCL ? cnc::list_opencl_devices(why)
+                                       : cnc::list_cuda_devices(why);
+    if (out.empty())
+      context_free_failure(CNC_OK, std::string(call) + ": no " +
+                                       (kind == CNC_BACKEND_CPU      ? "CPU"
+                                        : kind == CNC_BACKEND_OPENCL ? "OpenCL"
+                                                                     : "CUDA") +
+                                       " device: " + why);
+    return CNC_OK;
+  } catch (const std::bad_alloc&) {
+    return context_free_failure(CNC_ERR_OUT_OF_MEMORY, std::string(call) + ": out of memory");
+  } catch (const std::exception& e) {
+    return context_free_failure(CNC_ERR_DEVICE, std::string(call) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+CNC_API CNCstatus cncGetDeviceCount(CNCenum kind, CNCint* count) {
+  if (!count) return context_free_failure(CNC_ERR_NULL_POINTER, "cncGetDeviceCount(count=NULL)");
+  std::vector<std::string> devices;
+  const CNCstatus s = devices_of("cncGetDeviceCount", kind, devices);
+  if (s == CNC_OK) *count = CNCint(devices.size());
+  return s;
+}
+
+CNC_API CNCstatus cncGetDeviceName(CNCenum kind, CNCint index, const char** name) {
+  if (!name) return context_free_failure(CNC_ERR_NULL_POINTER, "cncGetDeviceName(name=NULL)");
+  std::vector<std::string> devices;
+  const CNCstatus s = devices_of("cncGetDeviceName", kind, devices);
+  if (s != CNC_OK) return s;
+  if (index < 0 || std::size_t(index) >= devices.size())
+    return context_free_failure(CNC_ERR_INDEX_OUT_OF_RANGE,
+                                "cncGetDeviceName(index=" + std::to_string(index) +
+                                    "): " + std::to_string(devices.size()) + " device(s)");
+  try {
+    tls_device_name = devices[std::size_t(index)];
+  } catch (const std::bad_alloc&) {
+    return context_free_failure(CNC_ERR_OUT_OF_MEMORY, "cncGetDeviceName: out of memory");
+  }
+  *name = tls_device_name.c_str();
+  return CNC_OK;
 }
 
 }  // extern "C"

@@ -208,5 +208,11 @@ class backend {
 std::unique_ptr<backend> make_cpu_backend(const backend_options& o, std::string& why);
 std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::string& why);
 std::unique_ptr<backend> make_cuda_backend(const backend_options& o, std::string& why);
+// The devices each backend can run on here, described in a line each ("NVIDIA H100 80GB HBM3,
+// compute capability 9.0, 79.1 GiB"), in the order CNC_DEVICE_INDEX counts them; empty, with the
+// reason in `why`, when the backend is absent. They never throw for "absent".
+std::vector<std::string> list_cpu_devices(std::string& why);
+std::vector<std::string> list_opencl_devices(std::string& why);
+std::vector<std::string> list_cuda_devices(std::string& why);
 
 }  // namespace cnc

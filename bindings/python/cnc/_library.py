@@ -1,10 +1,13 @@
 """Finds and loads libcnc, and declares the ctypes signature of every function of cnc.h.
 
 Search order: the CNC_LIBRARY environment variable (a file, or a directory holding libcnc.so);
-else a libcnc shared library next to this package; else ctypes.util.find_library("cnc") (the
-dynamic linker's cache and LD_LIBRARY_PATH). When CNC_LIBRARY is set it is the only candidate,
+else a libcnc shared library next to this package (where the wheel that `pip install .` builds
+puts libcnc.so.0); else ctypes.util.find_library("cnc") (the dynamic linker's cache and
+LD_LIBRARY_PATH). When CNC_LIBRARY is set it is the only candidate,
 so that a wrong path is reported instead of silently loading another copy.
 """
+
+from __future__ import annotations
 
 import ctypes
 import ctypes.util
@@ -88,10 +91,20 @@ _SIGNATURES = {
     "cncBackendAvailable": (CNCboolean, [CNCenum]),
 }
 
+# Declared when the loaded library has them (a libcnc older than the package lacks them; callers
+# test has_function(name) and say what is missing).
+_OPTIONAL_SIGNATURES = {
+    # From inside the progress callback: the current iterate, n x nb_systems values.
+    "cncGetCurrentIterate": (CNCstatus, [_P(_double)]),
+    # The devices each backend sees, as CNC_DEVICE_INDEX counts them.
+    "cncGetDeviceCount": (CNCstatus, [CNCenum, _P(CNCint)]),
+    "cncGetDeviceName": (CNCstatus, [CNCenum, CNCint, _P(_charp)]),
+}
+
 _NAMES = ("libcnc.so", "libcnc.so.*", "libcnc.dylib", "libcnc.*.dylib", "cnc.dll", "libcnc.dll")
 
 
-def _in_directory(directory):
+def _in_directory(directory: str) -> list[str]:
     """Shared libraries named like libcnc in `directory`, the unversioned name first."""
     found = []
     for pattern in _NAMES:
@@ -99,7 +112,7 @@ def _in_directory(directory):
     return found
 
 
-def _candidates():
+def _candidates() -> list[tuple[str, str]]:
     """(description, path or name) pairs to try, in order."""
     env = os.environ.get("CNC_LIBRARY")
     if env:
@@ -115,15 +128,25 @@ def _candidates():
     return out
 
 
-def _declare(lib):
+def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     for name, (restype, argtypes) in _SIGNATURES.items():
         fn = getattr(lib, name)  # AttributeError: not a cnc library (or an incompatible one)
         fn.restype = restype
         fn.argtypes = argtypes
+    for name, (restype, argtypes) in _OPTIONAL_SIGNATURES.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = restype
+            fn.argtypes = argtypes
     return lib
 
 
-def load():
+def has_function(name: str) -> bool:
+    """Whether the loaded libcnc exports `name` (e.g. "cncGetCurrentIterate")."""
+    return getattr(lib, name, None) is not None
+
+
+def load() -> ctypes.CDLL:
     """Loads libcnc and declares its functions; ImportError saying how to point at it."""
     tried = []
     for how, path in _candidates():
@@ -138,9 +161,10 @@ def load():
             tried.append(f"{path} ({how}): not a compatible cnc library: {e}")
     detail = "; ".join(tried) if tried else "no candidate found"
     raise ImportError(
-        "cnc: cannot load the cnc shared library (libcnc.so). Build it (cmake --build build) and "
-        "set CNC_LIBRARY=/path/to/libcnc.so (or a directory holding it), or copy libcnc.so next "
-        "to the cnc package, or install it where the dynamic linker finds it (ldconfig). "
+        "cnc: cannot load the cnc shared library (libcnc.so). `pip install .` from the cnc "
+        "repository builds a package that carries it; otherwise build it (cmake --build build) "
+        "and set CNC_LIBRARY=/path/to/libcnc.so (or a directory holding it), or copy libcnc.so "
+        "next to the cnc package, or install it where the dynamic linker finds it (ldconfig). "
         f"Tried: {detail}"
     )
 

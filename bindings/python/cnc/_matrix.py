@@ -7,6 +7,10 @@ nonzero entries. Right-hand sides become one column-major float64 block, system 
 is both cnc's layout and numpy's Fortran order.
 """
 
+from __future__ import annotations
+
+from typing import Any, Tuple
+
 import numpy as np
 
 from . import constants as _c
@@ -92,7 +96,7 @@ def _from_dense(A):
     return n, row_ptr, cols.astype(np.uint32), values
 
 
-def csr_arrays(A):
+def csr_arrays(A: Any) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """(n, row_ptr int64, col_idx uint32, values float64), 0-based, for any supported A."""
     if hasattr(A, "tocsr") and hasattr(A, "format"):  # scipy.sparse matrix or array
         return _from_sparse(A)
@@ -105,7 +109,7 @@ def csr_arrays(A):
     return _from_dense(A)
 
 
-def column_block(b, n, what="b"):
+def column_block(b: Any, n: int, what: str = "b") -> Tuple[np.ndarray, int]:
     """(block, k): b of shape (n,) or (n, k) as an (n, k) Fortran-ordered float64 array."""
     if hasattr(b, "toarray"):
         b = b.toarray()

@@ -6,10 +6,15 @@ call its solve_matrix() to reuse one context (and its GPU) across solves. Option
 variables keep their documented effect.
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple, Union
+
 from . import _device
 from . import constants as _c
 from .context import Context
 from .errors import CncError
+from .info import SolveInfo
 
 PRECISIONS = {"double": _c.DOUBLE, "single": _c.SINGLE, "mixed": _c.MIXED}
 BACKENDS = {
@@ -35,7 +40,7 @@ SOLVERS = {"cg": _c.CG, "bicgstab": _c.BICGSTAB, "gmres": _c.GMRES}
 REORDERS = {"auto": _c.REORDER_AUTO, "none": _c.REORDER_NONE, "rcm": _c.REORDER_RCM}
 
 
-def _enum(table, value, what):
+def _enum(table: Dict[Any, int], value: Union[str, int, None], what: str) -> int:
     """A string option (or the cnc constant itself) as the cnc enum value."""
     if isinstance(value, str) or value is None:
         key = value.lower() if isinstance(value, str) else value
@@ -47,27 +52,28 @@ def _enum(table, value, what):
 
 
 def solve(
-    A,
-    b,
+    A: Any,
+    b: Any,
     *,
-    tol=1e-6,
-    max_iter=None,
-    precision="double",
-    backend="auto",
-    format="auto",
-    preconditioner="jacobi",
-    threads=0,
-    x0=None,
-    solver="cg",
-    restart=None,
-    omega=None,
-    reorder="auto",
-):
+    tol: float = 1e-6,
+    max_iter: Optional[int] = None,
+    precision: Union[str, int] = "double",
+    backend: Union[str, int] = "auto",
+    format: Union[str, int] = "auto",
+    preconditioner: Union[str, int, None] = "jacobi",
+    threads: int = 0,
+    x0: Any = None,
+    solver: Union[str, int] = "cg",
+    restart: Optional[int] = None,
+    omega: Optional[float] = None,
+    reorder: Union[str, int] = "auto",
+) -> Tuple[Any, SolveInfo]:
     """Solves A x = b with cnc's preconditioned CG (A symmetric positive definite), or with
     BiCGSTAB or restarted GMRES (any nonsingular A).
 
     A        scipy.sparse matrix or array (any format; int32 or int64 indices; COO duplicates
-             are summed) or a square dense numpy array
+             are summed) or a square dense numpy array (not a LinearOperator: cnc needs the
+             entries)
     b        shape (n,) or (n, k): k right-hand sides solved together
     tol      stop when ||r|| <= tol ||b|| (CNC_THRESHOLD)
     max_iter iteration limit (None: cnc's default, 5 n and at least 100)

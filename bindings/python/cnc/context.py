@@ -8,29 +8,35 @@ C calls). Every failing call raises CncError with cnc's status and the message o
 context's sticky error is then cleared so that the next failure reports itself.
 """
 
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import operator
 import threading
+from typing import Any, Callable, Iterator, Optional, Tuple
 
 import numpy as np
 
-from . import _device, _matrix
+from . import _device, _log, _matrix
 from . import constants as _c
 from . import info as _info
 from ._library import LOG_CALLBACK, PROGRESS_CALLBACK, lib
 from .errors import CncError
+
+LogCallback = Callable[[int, str], None]
+ProgressCallback = Callable[[int, float], Any]
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _UINT32_MAX = 2**32 - 1
 
 
-def _text(raw):
+def _text(raw: Optional[bytes]) -> str:
     return raw.decode("utf-8", errors="replace") if raw else ""
 
 
-def _uint(value, what, call):
+def _uint(value: int, what: str, call: str) -> int:
     """A CNCuint argument; negative or too large values are cnc's INDEX_OUT_OF_RANGE."""
     v = operator.index(value)
     if v < 0 or v > _UINT32_MAX:
@@ -44,16 +50,26 @@ class Context:
     Use it as a context manager, or call close(). Optional keyword arguments set the structural
     parameters at once: nb_variables (CNC_NB_VARIABLES), nb_systems (CNC_NB_SYSTEMS),
     least_squares (CNC_LEAST_SQUARES).
+
+    cnc's log messages go to Python's logging, logger "cnc" (warnings on stderr when logging is
+    not configured; see set_log_callback).
     """
 
-    def __init__(self, nb_variables=None, *, nb_systems=None, least_squares=None):
+    def __init__(
+        self,
+        nb_variables: Optional[int] = None,
+        *,
+        nb_systems: Optional[int] = None,
+        least_squares: Optional[bool] = None,
+    ) -> None:
         self._lock = threading.RLock()
-        self._log_cb = None
-        self._progress_cb = None
-        self._callback_error = None
+        self._log_cb: Any = None
+        self._progress_cb: Any = None
+        self._callback_error: Optional[BaseException] = None
         self._handle = lib.cncNewContext()
         if not self._handle:
             raise CncError(_c.ERR_OUT_OF_MEMORY, "cncNewContext: returned NULL")
+        self.set_log_callback(None)  # cnc's log -> logging.getLogger("cnc")
         if nb_variables is not None:
             self.set_parameter(_c.NB_VARIABLES, nb_variables)
         if nb_systems is not None:
@@ -62,56 +78,56 @@ class Context:
             self.set_parameter(_c.LEAST_SQUARES, bool(least_squares))
 
     # ---- lifetime ---------------------------------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         """Deletes the context (idempotent)."""
         with self._lock:
             if self._handle:
                 lib.cncDeleteContext(self._handle)
                 self._handle = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Context":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # interpreter shutdown: the library may be gone already
             pass
 
     @property
-    def handle(self):
+    def handle(self) -> Optional[int]:
         """The raw CNCcontext pointer (an int), e.g. to hand to other C code."""
         return self._handle
 
-    def make_current(self):
+    def make_current(self) -> None:
         """Makes this context current on the calling thread (methods do it themselves)."""
         with self._lock:
             self._activate()
 
-    def _activate(self):
+    def _activate(self) -> None:
         if not self._handle:
             raise CncError(_c.ERR_NO_CONTEXT, "cnc.Context: the context is closed")
         status = lib.cncMakeCurrent(self._handle)
         if status != _c.OK:
             raise CncError(status, f"cncMakeCurrent: {_text(lib.cncStatusString(status))}")
 
-    def _fail(self, status):
+    def _fail(self, status: int) -> None:
         """Raises the error of the call that just failed (context current, lock held)."""
         message = _text(lib.cncGetLastErrorMessage()) or _text(lib.cncStatusString(status))
         lib.cncClearError()
         raise CncError(status, message)
 
-    def _call(self, fn, *args):
+    def _call(self, fn: Any, *args: Any) -> None:
         with self._lock:
             self._activate()
             status = fn(*args)
             if status != _c.OK:
                 self._fail(status)
 
-    def _get(self, fn, ctype, pname):
+    def _get(self, fn: Any, ctype: Any, pname: int) -> Any:
         out = ctype()
         with self._lock:
             self._activate()
@@ -121,7 +137,7 @@ class Context:
             return out.value
 
     # ---- parameters, statistics, flags --------------------------------------------------------
-    def set_parameter(self, pname, value):
+    def set_parameter(self, pname: int, value: "int | float | bool") -> None:
         """cncSolverParameteri/i64/d: bools and ints as integers, floats as doubles."""
         if isinstance(value, (bool, np.bool_)):
             return self._call(lib.cncSolverParameteri, pname, int(value))
@@ -134,60 +150,68 @@ class Context:
             return self._call(lib.cncSolverParameteri64, pname, v)
         raise CncError(_c.ERR_INVALID_VALUE, f"cncSolverParameteri64(value={v}): beyond 64 bits")
 
-    def get_integer(self, pname):
+    def get_integer(self, pname: int) -> int:
+        """cncGetIntegerv."""
         return self._get(lib.cncGetIntegerv, ctypes.c_int32, pname)
 
-    def get_integer64(self, pname):
+    def get_integer64(self, pname: int) -> int:
+        """cncGetInteger64v."""
         return self._get(lib.cncGetInteger64v, ctypes.c_int64, pname)
 
-    def get_double(self, pname):
+    def get_double(self, pname: int) -> float:
+        """cncGetDoublev."""
         return self._get(lib.cncGetDoublev, ctypes.c_double, pname)
 
-    def get_string(self, pname):
+    def get_string(self, pname: int) -> str:
         # Decoded under the lock: cnc's string lives only until the next call on the context.
         return _text(self._get(lib.cncGetString, ctypes.c_char_p, pname))
 
-    def enable(self, flag):
+    def enable(self, flag: int) -> None:
+        """cncEnable (cnc.VERBOSE, cnc.NORMALIZE_ROWS, cnc.KEEP_MATRIX)."""
         self._call(lib.cncEnable, flag)
 
-    def disable(self, flag):
+    def disable(self, flag: int) -> None:
+        """cncDisable."""
         self._call(lib.cncDisable, flag)
 
-    def is_enabled(self, flag):
+    def is_enabled(self, flag: int) -> bool:
+        """cncIsEnabled."""
         return bool(self._get(lib.cncIsEnabled, ctypes.c_int, flag))
 
     @property
-    def state(self):
+    def state(self) -> int:
         """The CNC_STATE_* value of the context."""
         return self.get_integer(_c.STATE)
 
     # ---- life cycle ------------------------------------------------------------------------
-    def begin(self, primitive):
+    def begin(self, primitive: int) -> None:
+        """cncBegin (cnc.SYSTEM, cnc.MATRIX, cnc.ROW, cnc.MATRIX_PATTERN)."""
         self._call(lib.cncBegin, primitive)
 
-    def end(self, primitive):
+    def end(self, primitive: int) -> None:
+        """cncEnd."""
         self._call(lib.cncEnd, primitive)
 
     @contextlib.contextmanager
-    def _block(self, primitive):
+    def _block(self, primitive: int) -> Iterator["Context"]:
         self.begin(primitive)
         yield self
         self.end(primitive)  # not reached on an exception: the first error is the one to see
 
-    def system(self):
+    def system(self) -> contextlib.AbstractContextManager:
         """`with ctx.system():` is begin(SYSTEM) ... end(SYSTEM)."""
         return self._block(_c.SYSTEM)
 
-    def matrix(self):
+    def matrix(self) -> contextlib.AbstractContextManager:
         """`with ctx.matrix():` is begin(MATRIX) ... end(MATRIX)."""
         return self._block(_c.MATRIX)
 
-    def row(self):
+    def row(self) -> contextlib.AbstractContextManager:
         """`with ctx.row():` is begin(ROW) ... end(ROW)."""
         return self._block(_c.ROW)
 
     # ---- variables -------------------------------------------------------------------------
-    def set_variable(self, i, value, k=0):
+    def set_variable(self, i: int, value: float, k: int = 0) -> None:
         """Variable i of system k: a locked value or an initial guess."""
         i = _uint(i, "i", "cncSetVariable")
         if k == 0:
@@ -196,7 +220,7 @@ class Context:
             self._call(lib.cncMultiSetVariable, i, _uint(k, "k", "cncMultiSetVariable"),
                        float(value))
 
-    def get_variable(self, i, k=0):
+    def get_variable(self, i: int, k: int = 0) -> float:
         """Variable i of system k (the solution after solve())."""
         i = _uint(i, "i", "cncGetVariable")
         out = ctypes.c_double()
@@ -207,33 +231,37 @@ class Context:
                        ctypes.byref(out))
         return out.value
 
-    def get_variables(self, k=0):
+    def get_variables(self, k: int = 0) -> np.ndarray:
         """All n variables of system k as a numpy array."""
         n = self.get_integer(_c.NB_VARIABLES)
         return np.array([self.get_variable(i, k) for i in range(n)], dtype=np.float64)
 
-    def set_variables(self, values, k=0):
+    def set_variables(self, values: Any, k: int = 0) -> None:
+        """Sets variables 0..len(values)-1 of system k."""
         for i, v in enumerate(np.asarray(values, dtype=np.float64).ravel()):
             self.set_variable(i, v, k)
 
-    def lock(self, i):
+    def lock(self, i: int) -> None:
+        """cncLockVariable."""
         self._call(lib.cncLockVariable, _uint(i, "i", "cncLockVariable"))
 
-    def unlock(self, i):
+    def unlock(self, i: int) -> None:
+        """cncUnlockVariable."""
         self._call(lib.cncUnlockVariable, _uint(i, "i", "cncUnlockVariable"))
 
-    def is_locked(self, i):
+    def is_locked(self, i: int) -> bool:
+        """cncVariableIsLocked."""
         out = ctypes.c_int()
         self._call(lib.cncVariableIsLocked, _uint(i, "i", "cncVariableIsLocked"),
                    ctypes.byref(out))
         return bool(out.value)
 
     # ---- assembly --------------------------------------------------------------------------
-    def coefficient(self, j, value):
+    def coefficient(self, j: int, value: float) -> None:
         """Adds a_(row, j) += value to the current row (inside ROW)."""
         self._call(lib.cncCoefficient, _uint(j, "j", "cncCoefficient"), float(value))
 
-    def right_hand_side(self, value, k=0):
+    def right_hand_side(self, value: float, k: int = 0) -> None:
         """Sets the current row's right-hand side of system k."""
         if k == 0:
             self._call(lib.cncRightHandSide, float(value))
@@ -241,15 +269,16 @@ class Context:
             self._call(lib.cncMultiRightHandSide, _uint(k, "k", "cncMultiRightHandSide"),
                        float(value))
 
-    def row_scaling(self, value):
+    def row_scaling(self, value: float) -> None:
+        """cncRowScaling."""
         self._call(lib.cncRowScaling, float(value))
 
-    def add_ij(self, i, j, value):
+    def add_ij(self, i: int, j: int, value: float) -> None:
         """a_ij += value (inside MATRIX, plain mode)."""
         self._call(lib.cncAddIJCoefficient, _uint(i, "i", "cncAddIJCoefficient"),
                    _uint(j, "j", "cncAddIJCoefficient"), float(value))
 
-    def add_rhs(self, i, value, k=0):
+    def add_rhs(self, i: int, value: float, k: int = 0) -> None:
         """b_i += value in system k (inside MATRIX, plain mode)."""
         i = _uint(i, "i", "cncAddIRightHandSide")
         if k == 0:
@@ -259,7 +288,7 @@ class Context:
                        _uint(k, "k", "cncMultiAddIRightHandSide"), float(value))
 
     # ---- solving ---------------------------------------------------------------------------
-    def _run_solve(self, fn, *args):
+    def _run_solve(self, fn: Any, *args: Any) -> _info.SolveInfo:
         """Runs a solve call, then reads its statistics, all under the lock."""
         with self._lock:
             self._callback_error = None
@@ -269,11 +298,13 @@ class Context:
                 raise error
             return _info.read(self)
 
-    def solve(self):
+    def solve(self) -> _info.SolveInfo:
         """cncSolve on the assembled system; returns a SolveInfo (solution: get_variable)."""
         return self._run_solve(lib.cncSolve)
 
-    def solve_matrix(self, A, b, x0=None):
+    def solve_matrix(
+        self, A: Any, b: Any, x0: Any = None
+    ) -> Tuple[Any, _info.SolveInfo]:
         """cncSolveCSR on A (scipy.sparse or dense) with this context's solver parameters.
 
         b has shape (n,) or (n, k); x0 (initial guess) the shape of b or (n,). Returns (x, info)
@@ -313,14 +344,14 @@ class Context:
         )
         return x_block.reshape(np.shape(b)), info
 
-    def _solve_device(self, A, b, x0):
+    def _solve_device(self, A: Any, b: Any, x0: Any) -> Tuple[Any, _info.SolveInfo]:
         cp, _ = _device._cupy()
         # CuPy works (and x is made) on the GPU that holds the arrays; cnc checks that it is the
         # context's (CNC_DEVICE_INDEX).
         with cp.cuda.Device(_device.array_device(A, b, x0)):
             return self._solve_device_here(A, b, x0)
 
-    def _solve_device_here(self, A, b, x0):
+    def _solve_device_here(self, A: Any, b: Any, x0: Any) -> Tuple[Any, _info.SolveInfo]:
         n, row_ptr, col_idx, values = _device.device_csr(A)
         b_on_device = _device.is_device_array(b)
         b_block, k, b_shape = _device.device_block(b, n)
@@ -343,35 +374,40 @@ class Context:
         return (x if b_on_device else cp.asnumpy(x)), info
 
     # ---- errors and callbacks ------------------------------------------------------------
-    def get_error(self):
+    def get_error(self) -> int:
         """The sticky first error status (CNC_OK if none; failures raised here clear it)."""
         with self._lock:
             self._activate()
             return lib.cncGetError()
 
-    def get_error_message(self):
+    def get_error_message(self) -> str:
+        """cncGetErrorMessage: the message of the sticky first error."""
         with self._lock:
             self._activate()
             return _text(lib.cncGetErrorMessage())
 
-    def clear_error(self):
+    def clear_error(self) -> None:
+        """cncClearError."""
         self._call(lib.cncClearError)
 
-    def set_log_callback(self, callback):
-        """callback(level, message) receives cnc's log; None removes it."""
+    def set_log_callback(self, callback: Optional[LogCallback]) -> None:
+        """callback(level, message) receives cnc's log (level: cnc.LOG_ERROR, LOG_WARNING,
+        LOG_INFO) instead of the "cnc" logger; None routes it to logging.getLogger("cnc") again
+        (the default: warnings at WARNING, info and CNC_VERBOSE progress at INFO, errors, which
+        are raised as CncError anyway, at DEBUG)."""
         if callback is None:
-            self._call(lib.cncSetLogCallback, LOG_CALLBACK(), None)
-            self._log_cb = None
+            self._call(lib.cncSetLogCallback, _log.ROUTE_TO_LOGGING, None)
+            self._log_cb = _log.ROUTE_TO_LOGGING
             return
 
-        def trampoline(level, message, _user):
+        def trampoline(level: int, message: Optional[bytes], _user: Any) -> None:
             callback(level, _text(message))
 
         cb = LOG_CALLBACK(trampoline)
         self._call(lib.cncSetLogCallback, cb, None)
         self._log_cb = cb  # cnc keeps the pointer: keep the ctypes thunk alive
 
-    def set_progress_callback(self, callback):
+    def set_progress_callback(self, callback: Optional[ProgressCallback]) -> None:
         """callback(iteration, relative_residual) -> truthy to stop; None removes it.
 
         An exception in the callback stops the solve and is re-raised by solve().
@@ -381,7 +417,7 @@ class Context:
             self._progress_cb = None
             return
 
-        def trampoline(iteration, residual, _user):
+        def trampoline(iteration: int, residual: float, _user: Any) -> int:
             try:
                 return 1 if callback(iteration, residual) else 0
             except BaseException as e:  # noqa: B902 -- re-raised by _run_solve

@@ -6,6 +6,8 @@ an unknown option string); they are raised with the cnc status that fits, so cal
 exception type and one set of codes.
 """
 
+from __future__ import annotations
+
 from . import constants as _c
 
 # status code -> "CNC_ERR_..." name
@@ -16,7 +18,7 @@ STATUS_NAMES = {
 }
 
 
-def status_name(status):
+def status_name(status: int) -> str:
     """The C name of a status code, e.g. "CNC_ERR_STATE" ("CNC_STATUS_<n>" if unknown)."""
     return STATUS_NAMES.get(status, f"CNC_STATUS_{status}")
 
@@ -24,7 +26,7 @@ def status_name(status):
 class CncError(RuntimeError):
     """A cnc call failed. Attributes: status (int, negative), status_name, message."""
 
-    def __init__(self, status, message):
+    def __init__(self, status: int, message: str) -> None:
         self.status = int(status)
         self.status_name = status_name(self.status)
         self.message = message

@@ -1,6 +1,9 @@
 """SolveInfo: what a solve reports, read back from the context's statistics right after it."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 from typing import NamedTuple
 
 from . import constants as _c
@@ -69,11 +72,11 @@ class SolveInfo:
     choice: str = ""
 
     @property
-    def converged(self):
+    def converged(self) -> bool:
         return self.reason_code == _c.REASON_CONVERGED
 
 
-def read(ctx):
+def read(ctx: Any) -> "SolveInfo":
     """SolveInfo from the statistics of `ctx` (a cnc.Context) after a solve."""
     code = ctx.get_integer(_c.REASON)
     return SolveInfo(

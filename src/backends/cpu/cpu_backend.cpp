@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -566,6 +567,25 @@ const char* cpu_simd_level() {
   if (avx512 && (c.empty() || c == "avx512")) return "avx512";
   if (avx2 && (c.empty() || c == "avx512" || c == "avx2")) return "avx2";
   return "generic";
+}
+
+std::vector<std::string> list_cpu_devices(std::string&) {
+  // The host, as one device: its model name (Linux's /proc/cpuinfo) and what cnc runs on it.
+  std::string model;
+  if (std::FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (model.empty() && std::fgets(line, sizeof line, f))
+      if (!std::strncmp(line, "model name", 10))
+        if (const char* c = std::strchr(line, ':')) {
+          model = c + 1 + std::strspn(c + 1, " \t");
+          while (!model.empty() && (model.back() == '\n' || model.back() == ' ')) model.pop_back();
+        }
+    std::fclose(f);
+  }
+  if (model.empty()) model = "host CPU";
+  const unsigned t = std::thread::hardware_concurrency();
+  return {model + ", " + std::to_string(t ? t : 1) + " hardware threads, " + cpu_simd_level() +
+          " kernels"};
 }
 
 std::unique_ptr<backend> make_cpu_backend(const backend_options& o, std::string&) {

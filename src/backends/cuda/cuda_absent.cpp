@@ -8,4 +8,9 @@ std::unique_ptr<backend> make_cuda_backend(const backend_options&, std::string& 
   return nullptr;
 }
 
+std::vector<std::string> list_cuda_devices(std::string& why) {
+  why = "cnc was built without the CUDA backend";
+  return {};
+}
+
 }  // namespace cnc

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -252,6 +253,35 @@ class cuda_backend final : public backend {
 };
 
 }  // namespace
+
+std::vector<std::string> list_cuda_devices(std::string& why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    why = "no usable CUDA driver or device (" + cuda_message(e) + ")";
+    return {};
+  }
+  std::vector<std::string> out;
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop;
+    std::memset(&prop, 0, sizeof prop);
+    e = cudaGetDeviceProperties(&prop, d);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      out.push_back("CUDA device " + std::to_string(d) + " (unusable: " + cuda_message(e) + ")");
+      continue;
+    }
+    char memory[32];
+    std::snprintf(memory, sizeof memory, "%.1f GiB",
+                  double(prop.totalGlobalMem) / double(1ull << 30));
+    out.push_back(std::string(prop.name) + ", compute capability " + std::to_string(prop.major) +
+                  "." + std::to_string(prop.minor) + ", " + memory +
+                  (prop.major * 10 + prop.minor < 75 ? " (below 7.5: cnc cannot run on it)" : ""));
+  }
+  if (out.empty()) why = "the CUDA driver reports no device";
+  return out;
+}
 
 std::unique_ptr<backend> make_cuda_backend(const backend_options& o, std::string& why) {
   int count = 0;

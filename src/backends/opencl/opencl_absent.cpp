@@ -9,6 +9,11 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options&, std::string
   return nullptr;
 }
 
+std::vector<std::string> list_opencl_devices(std::string& why) {
+  why = "cnc was built without the OpenCL backend";
+  return {};
+}
+
 bool opencl_backend_is_gpu(const backend&) { return false; }
 
 double opencl_copy_bandwidth(const backend&, std::size_t, int) { return 0; }

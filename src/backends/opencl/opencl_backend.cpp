@@ -126,6 +126,17 @@ class opencl_backend final : public backend {
 
 }  // namespace
 
+std::vector<std::string> list_opencl_devices(std::string& why) {
+  const ocl::api* cl = ocl::load_api(why);
+  if (!cl) return {};
+  std::vector<std::string> out;
+  for (const ocl::device_info& d : ocl::list_devices(*cl, why))  // in global_index order
+    out.push_back(d.name + " (" + d.platform_name + (d.gpu ? ", GPU" : "") +
+                  (d.fp64 ? "" : ", no fp64") + ", " + std::to_string(d.compute_units) +
+                  " compute units)");
+  return out;
+}
+
 std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::string& why) {
   const ocl::api* cl = ocl::load_api(why);
   if (!cl) return nullptr;

@@ -1,0 +1,481 @@
+"""cnc.cg, cnc.bicgstab, cnc.gmres: scipy.sparse.linalg's signatures and (x, info) results.
+
+A program written for scipy.sparse.linalg switches by changing its import:
+
+    from cnc import cg            # was: from scipy.sparse.linalg import cg
+    x, info = cg(A, b, rtol=1e-8)
+
+What maps exactly onto cnc:
+- the stopping test ||b - A x|| <= max(rtol ||b||, atol): cnc's CNC_THRESHOLD (||r|| <= t ||b||)
+  with t = max(rtol, atol / ||b||); b = 0 returns x = 0 and info 0 at once, as SciPy does;
+- maxiter, with SciPy's defaults passed explicitly (10 n iterations for cg and bicgstab; for
+  gmres 10 n restart cycles of `restart` (default min(20, n)) inner iterations);
+- info: 0 converged; > 0 not converged (maxiter when the limit was reached, as SciPy returns;
+  the iteration count when cnc's check of the true residual b - A x found it above the
+  tolerance although the recursive one converged); < 0 a breakdown, see INFO_* below;
+- M=None is no preconditioner, as in SciPy: the same method, so the same iterates (to rounding).
+  cnc's Jacobi (or SSOR on the CPU) is one keyword away: preconditioner="jacobi" (cnc.solve
+  defaults to Jacobi). An M that cnc can apply exactly is accepted: a diagonal matrix equal to
+  1 / diag(A) (Jacobi, e.g. scipy.sparse.diags(1 / A.diagonal())) or the identity. Any other M (a
+  LinearOperator, a callable, another matrix) raises TypeError or ValueError: cnc runs its own
+  preconditioners on the device and never ignores an M it cannot apply;
+- callback(xk) after every iteration (cg, bicgstab) or restart cycle (gmres, callback_type="x"),
+  with xk a fresh (n,) array; gmres's "pr_norm" and "legacy" callback types get the relative
+  residual after every inner iteration. cg and bicgstab read xk with cncGetCurrentIterate
+  (NotImplementedError when the loaded libcnc lacks it) and make GPU backends check every
+  iteration (CNC_CHECK_INTERVAL = 1), which costs time there; gmres with callback_type="x" runs
+  each cycle as one cnc solve restarted from the last x (cnc does not hand out GMRES's x
+  mid-solve), which repeats the solve's setup per cycle.
+
+What differs: A must hold its entries (a scipy.sparse matrix or array, or a dense array): cnc has
+no matrix-free path, so a LinearOperator or a callable raises TypeError (use scipy's solvers for
+those). cnc solves real systems only (complex raises TypeError). The arithmetic is double
+whatever the input; x is float32 only where SciPy's would be (float32 A and b). cnc's CG stops
+with info < 0 when it meets pᵀAp <= 0 (A not positive definite) where SciPy's goes on; cnc's
+gmres is right-preconditioned where SciPy's is left-preconditioned (the same method without M).
+Keywords beyond SciPy's: preconditioner ("none", "jacobi", "ssor"), backend ("auto", "cpu",
+"opencl", "cuda").
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import operator
+import warnings
+from typing import Any, Callable, Optional, Tuple
+
+import numpy as np
+
+from . import _device
+from . import constants as _c
+from ._library import has_function, lib
+from ._solve import BACKENDS, PRECONDITIONERS, _enum
+from .context import Context
+from .errors import CncError
+
+# info < 0: the solve broke down (SciPy's convention; -10 is its BiCGSTAB breakdown code).
+INFO_BREAKDOWN = -10  # BiCGSTAB or GMRES: a zero inner product (CNC_REASON_BREAKDOWN)
+INFO_INDEFINITE_MATRIX = -20  # CG: pᵀAp <= 0, A is not positive definite
+INFO_INDEFINITE_PRECONDITIONER = -21  # CG: rᵀz <= 0, the preconditioner is not positive definite
+INFO_NOT_FINITE = -30  # NaN or Inf appeared in the iteration
+
+_NEGATIVE_INFO = {
+    _c.REASON_BREAKDOWN: INFO_BREAKDOWN,
+    _c.REASON_INDEFINITE_MATRIX: INFO_INDEFINITE_MATRIX,
+    _c.REASON_INDEFINITE_PRECOND: INFO_INDEFINITE_PRECONDITIONER,
+    _c.REASON_NOT_FINITE: INFO_NOT_FINITE,
+}
+
+_INT32_MAX = 2**31 - 1
+
+MatrixLike = Any  # scipy.sparse matrix or array, or a dense 2-D array_like
+ArrayLike = Any  # numpy array_like of shape (n,) or (n, 1)
+Callback = Callable[[Any], Any]
+Result = Tuple[np.ndarray, int]
+
+
+def _is_operator(obj: Any) -> bool:
+    """A LinearOperator or a callable: something that applies a matrix without holding one."""
+    if obj is None:
+        return False
+    if hasattr(obj, "tocsr") and hasattr(obj, "format"):  # scipy.sparse
+        return False
+    if isinstance(obj, np.ndarray):
+        return False
+    return hasattr(obj, "matvec") or hasattr(obj, "_matvec") or callable(obj)
+
+
+def _check_matrix(name: str, A: MatrixLike) -> Tuple[MatrixLike, int]:
+    if _is_operator(A):
+        raise TypeError(
+            f"cnc.{name}: A is a {type(A).__name__}, an operator without entries; cnc has no "
+            "matrix-free path: it needs A's nonzeros (a scipy.sparse matrix or array, or a dense "
+            "array). Pass the matrix itself, or use scipy.sparse.linalg for matrix-free operators."
+        )
+    if _device.is_device_array(A):
+        raise TypeError(
+            f"cnc.{name}: A is on a GPU; cnc.{name} takes host arrays (scipy.sparse or numpy). "
+            "cnc.solve(A, b) solves CuPy / DLPack arrays where they are."
+        )
+    if not (hasattr(A, "tocsr") and hasattr(A, "format")):
+        A = np.asarray(A)
+    shape = tuple(getattr(A, "shape", ()))
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"cnc.{name}: expected a square matrix, but got shape={shape}")
+    dtype = np.dtype(getattr(A, "dtype", np.float64))
+    if dtype.kind == "c":
+        raise TypeError(f"cnc.{name}: A is complex ({dtype}); cnc solves real systems")
+    if dtype.kind not in "fiub":
+        raise TypeError(f"cnc.{name}: A holds {dtype}, not real numbers")
+    return A, int(shape[0])
+
+
+def _check_vector(name: str, what: str, v: ArrayLike, n: int) -> np.ndarray:
+    if _device.is_device_array(v):
+        raise TypeError(f"cnc.{name}: {what} is on a GPU; cnc.{name} takes host arrays "
+                        "(cnc.solve solves device arrays where they are)")
+    v = np.asarray(v)
+    if v.shape not in ((n,), (n, 1)):
+        raise ValueError(f"cnc.{name}: A has shape ({n}, {n}) but {what} has shape {v.shape}; "
+                         f"expected ({n},) or ({n}, 1)")
+    if v.dtype.kind == "c":
+        raise TypeError(f"cnc.{name}: {what} is complex; cnc solves real systems")
+    if v.dtype.kind not in "fiub":
+        raise TypeError(f"cnc.{name}: {what} holds {v.dtype}, not real numbers")
+    return np.ascontiguousarray(v.ravel(), dtype=np.float64)
+
+
+def _result_dtype(A: MatrixLike, b: Any) -> np.dtype:
+    """float32 where SciPy's x would be float32 (float32 A and b), float64 otherwise."""
+    dt = np.result_type(np.dtype(getattr(A, "dtype", np.float64)), np.asarray(b).dtype)
+    return np.dtype(np.float32) if dt == np.float32 else np.dtype(np.float64)
+
+
+def _diagonal_of(M: MatrixLike, n: int, name: str) -> np.ndarray:
+    """M's diagonal; ValueError when M has an entry off it."""
+    if hasattr(M, "tocoo") and hasattr(M, "format"):
+        shape = M.shape
+        coo = M.tocoo()
+        off = (coo.row != coo.col) & (coo.data != 0)
+        if shape == (n, n) and not np.any(off):
+            return np.asarray(M.diagonal(), dtype=np.float64)
+    else:
+        M = np.asarray(M)
+        shape = M.shape
+        if shape == (n, n) and M.dtype.kind in "fiub":
+            d = np.diagonal(M).astype(np.float64)
+            if np.count_nonzero(M) == np.count_nonzero(d):
+                return d
+    if shape != (n, n):
+        raise ValueError(f"cnc.{name}: M has shape {shape}; A has ({n}, {n})")
+    raise ValueError(
+        f"cnc.{name}: M is not diagonal; cnc cannot apply it. cnc applies M = I "
+        "(preconditioner='none'), Jacobi M = diag(1 / diag(A)) (preconditioner='jacobi') or "
+        "SSOR (preconditioner='ssor', CPU). Pass one of those, or use scipy.sparse.linalg with "
+        "this M."
+    )
+
+
+def _preconditioner_from_M(name: str, M: Any, A: MatrixLike, n: int) -> str:
+    """The cnc preconditioner that applies M exactly, or TypeError/ValueError."""
+    if _is_operator(M):
+        raise TypeError(
+            f"cnc.{name}: M is a {type(M).__name__}; cnc cannot apply an operator as "
+            "preconditioner (it runs its own on the device). Use M=None or "
+            "preconditioner='none', 'jacobi' or 'ssor', or scipy.sparse.linalg with this M."
+        )
+    d = _diagonal_of(M, n, name)
+    if np.all(d == 1.0):
+        return "none"
+    a = np.asarray(A.diagonal() if hasattr(A, "diagonal") else np.diagonal(A), dtype=np.float64)
+    # cnc's Jacobi: 1 / a_ii, with 1 where a_ii is 0, absent or subnormal.
+    usable = np.abs(a) >= np.finfo(np.float64).tiny
+    jacobi = np.ones(n)
+    jacobi[usable] = 1.0 / a[usable]
+    if np.allclose(d, jacobi, rtol=1e-12, atol=0.0):
+        return "jacobi"
+    raise ValueError(
+        f"cnc.{name}: M is diagonal but not 1 / diag(A) (Jacobi) nor the identity; cnc cannot "
+        "apply it. Use M=None, M=scipy.sparse.diags(1 / A.diagonal()), or preconditioner="
+        "'none', 'jacobi' or 'ssor'."
+    )
+
+
+def _check_tolerances(name: str, rtol: float, atol: float) -> Tuple[float, float]:
+    try:
+        rtol, atol = float(rtol), float(atol)
+    except (TypeError, ValueError):
+        raise ValueError(f"cnc.{name}: rtol={rtol!r} and atol={atol!r} must be real numbers")
+    if not (math.isfinite(rtol) and rtol >= 0):
+        raise ValueError(f"cnc.{name}: rtol={rtol} must be a finite number >= 0")
+    if not (math.isfinite(atol) and atol >= 0):
+        raise ValueError(f"cnc.{name}: called with invalid atol={atol}; if set, atol must be a "
+                         "real, non-negative number")
+    return rtol, atol
+
+
+def _positive_int(name: str, what: str, value: Any) -> int:
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"cnc.{name}: {what}={value!r} must be an integer") from None
+    if v < 1:
+        raise ValueError(f"cnc.{name}: {what}={v} must be >= 1")
+    return v
+
+
+class _Iterates:
+    """Feeds the user's callback from cnc's progress callback: xk (through cncGetCurrentIterate)
+    or the relative residual, once per iteration number, and the final one after the solve."""
+
+    def __init__(self, callback: Callback, n: int, kind: str, dtype: np.dtype) -> None:
+        self.callback, self.n, self.kind, self.dtype = callback, n, kind, dtype
+        self.last = 0  # the last iteration the callback was given
+
+    def progress(self, iteration: int, residual: float) -> bool:
+        if iteration <= self.last:
+            return False  # before the first iteration, or a repeated check
+        if self.kind == "x":
+            x = np.empty(self.n, dtype=np.float64)
+            status = lib.cncGetCurrentIterate(x.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+            if status != _c.OK:
+                # GMRES forms x only at the end of a cycle: nothing to report at this check.
+                lib.cncClearError()
+                if status == _c.ERR_STATE:
+                    return False
+                raise CncError(status, "cncGetCurrentIterate failed inside the callback")
+            self.last = iteration
+            self.callback(x.astype(self.dtype, copy=False))
+        else:
+            self.last = iteration
+            self.callback(float(residual))
+        return False
+
+    def finish(self, iterations: int, x: np.ndarray, residual: float) -> None:
+        """The last iteration's report, which cnc's check does not make when it converges."""
+        if iterations > self.last:
+            self.last = iterations
+            self.callback(x.astype(self.dtype) if self.kind == "x" else float(residual))
+
+
+def _gmres_cycles(
+    ctx: Context,
+    A: MatrixLike,
+    b: np.ndarray,
+    x0: Optional[np.ndarray],
+    maxiter: int,
+    callback: Callback,
+    dtype: np.dtype,
+) -> Tuple[np.ndarray, Any]:
+    """GMRES(restart) one cycle per cnc solve (the context's MAX_ITERATIONS is the restart),
+    callback(x) after each cycle that ran, as SciPy's callback_type="x"."""
+    x = np.zeros_like(b) if x0 is None else x0
+    for _ in range(maxiter):
+        x, info = ctx.solve_matrix(A, b, x0=x)
+        if info.iterations > 0:
+            callback(np.asarray(x, dtype=np.float64).astype(dtype))
+        # Another cycle after the limit, or after a cycle whose estimate converged but whose
+        # b - A x did not (SciPy's outer test); the solve ends on convergence or a breakdown.
+        if info.reason_code not in (_c.REASON_MAX_ITERATIONS, _c.REASON_STAGNATED):
+            break
+    return x, info
+
+
+def _solve(
+    name: str,
+    solver: str,
+    A: MatrixLike,
+    b: ArrayLike,
+    x0: Any,
+    rtol: float,
+    atol: float,
+    maxiter: Optional[int],
+    M: Any,
+    callback: Optional[Callback],
+    preconditioner: Optional[str],
+    backend: str,
+    restart: Optional[int] = None,
+    callback_type: Optional[str] = None,
+) -> Result:
+    A, n = _check_matrix(name, A)
+    bvec = _check_vector(name, "b", b, n)
+    dtype = _result_dtype(A, b)
+    rtol, atol = _check_tolerances(name, rtol, atol)
+
+    if M is not None and preconditioner is not None:
+        raise ValueError(f"cnc.{name}: give M or preconditioner, not both")
+    if M is not None:
+        precond = _preconditioner_from_M(name, M, A, n)
+    else:
+        precond = "none" if preconditioner is None else preconditioner
+    precond_value = _enum(PRECONDITIONERS, precond, "preconditioner")
+
+    if isinstance(x0, str):
+        if x0 != "Mb":
+            raise ValueError(f"cnc.{name}: x0={x0!r}; the only string SciPy takes is 'Mb'")
+        x0 = bvec.copy() if M is None else np.asarray(M @ bvec, dtype=np.float64).ravel()
+    x_start = None if x0 is None else _check_vector(name, "x0", x0, n)
+
+    if callback is not None and not callable(callback):
+        raise TypeError(f"cnc.{name}: callback must be callable, not {type(callback).__name__}")
+
+    # gmres: maxiter counts restart cycles, or inner iterations with the legacy callback.
+    cycle = 1
+    if solver == "gmres":
+        restart = 20 if restart is None else _positive_int(name, "restart", restart)
+        restart = min(restart, n) if n > 0 else restart
+        if callback is not None and callback_type is None:
+            warnings.warn(
+                f"cnc.{name} called without specifying `callback_type`: as SciPy does, 'legacy' "
+                "is used (the callback gets the relative residual of every inner iteration and "
+                "maxiter counts inner iterations); pass callback_type='x', 'pr_norm' or 'legacy'.",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            callback_type = "legacy"
+        if callback_type not in (None, "x", "pr_norm", "legacy"):
+            raise ValueError(f"Unknown callback_type: {callback_type!r}")
+        if callback is None:
+            callback_type = None
+        cycle = 1 if callback_type == "legacy" else restart
+
+    if maxiter is None:
+        maxiter = 10 * n
+    else:
+        maxiter = _positive_int(name, "maxiter", maxiter)
+    inner_limit = min(max(maxiter, 1) * cycle, _INT32_MAX)
+
+    bnorm = float(np.linalg.norm(bvec))
+    if n == 0 or bnorm == 0.0:
+        return np.zeros(n, dtype=dtype), 0  # SciPy: b = 0 returns x = 0 at once
+    if not math.isfinite(bnorm):
+        raise ValueError(f"cnc.{name}: b holds NaN or Inf")
+
+    kind = "x"
+    if solver == "gmres" and callback_type in ("pr_norm", "legacy"):
+        kind = "residual"
+    # gmres's callback(xk) after each cycle: cnc forms x at the end of a cycle only and does not
+    # hand it out, so the cycles run one cnc solve each, restarted from the last x (restarted
+    # GMRES is exactly that); no cncGetCurrentIterate needed.
+    per_cycle = solver == "gmres" and callback is not None and kind == "x"
+    if callback is not None and kind == "x" and not per_cycle and not has_function(
+        "cncGetCurrentIterate"
+    ):
+        raise NotImplementedError(
+            f"cnc.{name}(callback=...): the loaded libcnc ({lib._name}) has no "
+            "cncGetCurrentIterate, so the iterates cannot be handed to the callback; use a newer "
+            "libcnc, or drop the callback"
+        )
+
+    # ||r|| <= max(rtol ||b||, atol)  <=>  ||r|| <= t ||b||, t = max(rtol, atol / ||b||).
+    threshold = max(rtol, atol / bnorm)
+    if threshold <= 0.0:  # rtol = atol = 0: run to maxiter, as SciPy's `||r|| < 0` never holds
+        threshold = 5e-324
+    if threshold >= 1.0:  # beyond CNC_THRESHOLD's (0, 1): x0 may already pass, as x = 0 does
+        r0 = bvec if x_start is None else bvec - np.asarray(A @ x_start).ravel()
+        if float(np.linalg.norm(r0)) <= threshold * bnorm:
+            done = np.zeros(n) if x_start is None else x_start
+            return done.astype(dtype), 0
+        threshold = float(np.nextafter(1.0, 0.0))  # stricter than asked: still passes the test
+
+    iterates = None if callback is None or per_cycle else _Iterates(callback, n, kind, dtype)
+    with Context() as ctx:
+        ctx.set_parameter(_c.SOLVER, {"cg": _c.CG, "bicgstab": _c.BICGSTAB, "gmres": _c.GMRES}[solver])
+        ctx.set_parameter(_c.THRESHOLD, float(threshold))
+        ctx.set_parameter(_c.MAX_ITERATIONS, int(cycle if per_cycle else inner_limit))
+        ctx.set_parameter(_c.PRECONDITIONER, precond_value)
+        if not (isinstance(backend, str) and backend.lower() == "auto"):
+            ctx.set_parameter(_c.BACKEND, _enum(BACKENDS, backend, "backend"))
+        if solver == "gmres" and restart is not None:
+            ctx.set_parameter(_c.GMRES_RESTART, int(restart))
+        if iterates is not None:
+            ctx.set_parameter(_c.CHECK_INTERVAL, 1)  # a GPU checks (and calls back) every iteration
+            ctx.set_progress_callback(iterates.progress)
+        if per_cycle and callback is not None:
+            x, info = _gmres_cycles(ctx, A, bvec, x_start, maxiter, callback, dtype)
+        else:
+            x, info = ctx.solve_matrix(A, bvec, x0=x_start)
+    x = np.asarray(x, dtype=np.float64).reshape(n)
+
+    reason = info.reason_code
+    if iterates is not None and reason != _c.REASON_STOPPED:
+        iterates.finish(info.iterations, x, info.residual)
+    if reason == _c.REASON_CONVERGED:
+        code = 0
+    elif reason in _NEGATIVE_INFO:
+        code = _NEGATIVE_INFO[reason]
+    elif reason == _c.REASON_MAX_ITERATIONS or (per_cycle and reason == _c.REASON_STAGNATED):
+        code = maxiter  # per_cycle: the cycles ran out
+    else:  # stagnated (true residual above the tolerance), stopped: iterations done, in maxiter's unit
+        code = max(1, -(-info.iterations // cycle))
+    return x.astype(dtype, copy=False), code
+
+
+def cg(
+    A: MatrixLike,
+    b: ArrayLike,
+    x0: Optional[ArrayLike] = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: Optional[int] = None,
+    M: Any = None,
+    callback: Optional[Callable[[np.ndarray], Any]] = None,
+    preconditioner: Optional[str] = None,
+    backend: str = "auto",
+) -> Result:
+    """Solves A x = b (A symmetric positive definite) with cnc's conjugate gradient, as
+    scipy.sparse.linalg.cg does.
+
+    A        scipy.sparse matrix or array, or dense array (n, n); real. Not a LinearOperator or
+             callable: cnc needs the entries (TypeError).
+    b        (n,) or (n, 1)
+    x0       initial guess, (n,) or (n, 1); None is zero; "Mb" is M @ b
+    rtol, atol  stop when ||b - A x|| <= max(rtol ||b||, atol)
+    maxiter  iteration limit; None is SciPy's 10 n
+    M        None (no preconditioner, as SciPy), or a matrix cnc applies exactly: Jacobi
+             (scipy.sparse.diags(1 / A.diagonal())) or the identity; anything else raises
+    callback callback(xk) after each iteration, xk a new (n,) array
+    preconditioner  beyond SciPy: "none" (M=None's), "jacobi" (cnc.solve's default, often faster)
+             or "ssor" (CPU); not together with M
+    backend  beyond SciPy: "auto", "cpu", "opencl" or "cuda"
+
+    Returns (x, info): x of shape (n,); info 0 converged, > 0 not converged (maxiter when the
+    limit was reached), < 0 breakdown (cnc.INFO_INDEFINITE_MATRIX, ...). See cnc._scipy's
+    documentation for what matches SciPy and what does not.
+    """
+    return _solve("cg", "cg", A, b, x0, rtol, atol, maxiter, M, callback, preconditioner, backend)
+
+
+def bicgstab(
+    A: MatrixLike,
+    b: ArrayLike,
+    x0: Optional[ArrayLike] = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: Optional[int] = None,
+    M: Any = None,
+    callback: Optional[Callable[[np.ndarray], Any]] = None,
+    preconditioner: Optional[str] = None,
+    backend: str = "auto",
+) -> Result:
+    """Solves A x = b (any nonsingular A) with cnc's BiCGSTAB, as scipy.sparse.linalg.bicgstab.
+
+    Arguments and result as cnc.cg (maxiter None is SciPy's 10 n); info
+    cnc.INFO_BREAKDOWN (-10, SciPy's code) when an inner product vanishes.
+    """
+    return _solve("bicgstab", "bicgstab", A, b, x0, rtol, atol, maxiter, M, callback,
+                  preconditioner, backend)
+
+
+def gmres(
+    A: MatrixLike,
+    b: ArrayLike,
+    x0: Optional[ArrayLike] = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    restart: Optional[int] = None,
+    maxiter: Optional[int] = None,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    callback_type: Optional[str] = None,
+    preconditioner: Optional[str] = None,
+    backend: str = "auto",
+) -> Result:
+    """Solves A x = b (any nonsingular A) with cnc's restarted GMRES, as
+    scipy.sparse.linalg.gmres.
+
+    restart  Krylov vectors per cycle; None is SciPy's min(20, n)
+    maxiter  restart cycles (inner iterations with callback_type "legacy"); None is 10 n
+    callback_type  "x": callback(xk) after each cycle; "pr_norm": callback(||r|| / ||b||) after
+             each inner iteration; "legacy" (SciPy's default when a callback is given, with its
+             DeprecationWarning): as "pr_norm", and maxiter counts inner iterations
+    Other arguments and the result as cnc.cg. Without M both methods are the same GMRES; with
+    Jacobi, cnc preconditions on the right where SciPy does on the left (different iterates,
+    the same stopping test on b - A x).
+    """
+    return _solve("gmres", "gmres", A, b, x0, rtol, atol, maxiter, M, callback, preconditioner,
+                  backend, restart=restart, callback_type=callback_type)
