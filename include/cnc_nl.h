@@ -29,30 +29,42 @@
  *
  * What matches OpenNL: the life cycle and its states; the initial guess is the variables' values
  * at nlBegin(NL_MATRIX); stopping test ||r||^2 <= eps^2 ||b||^2 (NL_THRESHOLD, default 1e-6);
- * default solver CG + Jacobi with 5 n iterations (n free variables) for symmetric or
- * least-squares systems, BiCGSTAB + Jacobi for other systems; NL_BICGSTAB, NL_GMRES (restarted
- * every NL_INNER_ITERATIONS steps, 5 by default); locked variables; least squares; nlRowScaling
+ * NL_SOLVER_DEFAULT: CG + Jacobi for symmetric or least-squares systems, BiCGSTAB for others,
+ * with 5 n iterations (n free variables); an explicit NL_SOLVER keeps 100 iterations
+ * (NL_MAX_ITERATIONS) and no preconditioner unless set; CG iterates on past indefinite
+ * curvature (a warning is printed) and x is always the last iterate; NL_BICGSTAB, NL_GMRES
+ * (restarted every NL_INNER_ITERATIONS steps, 5 by default); locked variables; least squares;
+ * nlRowScaling
  * (applies to the next row) and NL_NORMALIZE_ROWS (row divided by its L2 norm, locked coefficients
  * included); nlRightHandSide overwrites the current row's value until nlEnd(NL_ROW); in plain mode
  * the k-th row is the equation of the k-th free variable; NL_NB_SYSTEMS and the Multi* calls;
  * NL_VARIABLES_BUFFER + nlBindBuffer (copied in at nlBegin(NL_MATRIX) and nlSolve, out after
- * nlSolve, with a byte stride); the statistics NL_ERROR (true relative residual),
- * NL_USED_ITERATIONS, NL_ELAPSED_TIME, NL_GFLOPS, NL_NNZ.
+ * nlSolve, with a byte stride); the statistics NL_ERROR (true relative residual) and
+ * NL_USED_ITERATIONS of the last system, NL_ELAPSED_TIME, NL_GFLOPS, NL_NNZ (with a pattern:
+ * its slots, one triangle when NL_SYMMETRIC); NL_MATRIX_PATTERN with OpenNL's slot positions
+ * (nlAddIJCoefficient's result, nlAddIJCoefficientAt, nlSetIJCoefficientAtRowOffset); the
+ * current context is process-wide (each call makes it current in cnc on the calling thread;
+ * as in OpenNL, two threads must not call at once). nlSolve returns NL_FALSE, with a message,
+ * when the true residual misses NL_THRESHOLD although the iteration converged (e.g. in single
+ * precision, NL_CNC_FLOAT_*). nl_matrix.h (cnc_nl_matrix.h): CRS and dynamic sparse matrices,
+ * products, function and product matrices; nl_64.h (cnc_nl_64.h); nl_private.h's allocation
+ * macros (cnc_nl_private.h).
  *
  * What differs:
  * - Misuse never aborts: the call prints "OpenNL (cnc): <message>" through nlPrintfFuncs' fprintf
  *   (stderr by default), does nothing, and the program carries on. The first error is kept:
  *   nlGetErrorCNC() / nlGetErrorMessageCNC() / nlClearErrorCNC() (cnc extensions).
- * - NL_GMRES keeps the Jacobi preconditioner (OpenNL's GMRES runs without one), and a BiCGSTAB
- *   or GMRES breakdown makes nlSolve print it and return NL_FALSE.
+ * - NL_GMRES with NL_PRECOND_JACOBI set runs Jacobi-preconditioned (OpenNL's GMRES drops it), and
+ *   a BiCGSTAB or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
  *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Direct solvers,
  *   eigen solvers, user
  *   functions other than NL_FUNC_PROGRESS, nlUpdateRightHandSide: reported as unsupported.
  * - nlInitExtension("CUDA" | "OPENCL" | "CNC") answers whether that cnc backend can run here and
  *   selects it for the current and the next contexts ("CNC": cnc's automatic choice). Other
- *   extensions (SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...) answer NL_FALSE.
- * - The current context is per thread (as in cnc), not per process.
+ *   extensions (SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...) answer NL_FALSE, with a message.
+ * - nlGetCurrentMatrix returns NULL (cnc holds the matrix in its own storage), and
+ *   nlMatrixFactorize returns NULL (no direct solver), each with a message.
  *
  * OpenNL 3.x programs: #define CNC_NL_LEGACY_3 before including. This declares the 3.x spellings
  * (nlRowParameterd / nlRowParameteri with NL_RIGHT_HAND_SIDE / NL_ROW_SCALING, nlGetIntergerv, the
@@ -63,6 +75,7 @@
 #ifndef CNC_NL_H
 #define CNC_NL_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #if defined(_WIN32)
@@ -91,17 +104,19 @@ typedef unsigned int NLbitfield;
 typedef void NLvoid;
 typedef signed char NLbyte;
 typedef short NLshort;
-typedef int NLint;
+typedef int32_t NLint;
 typedef unsigned char NLubyte;
 typedef unsigned short NLushort;
-typedef unsigned int NLuint;
-typedef long NLlong;
-typedef unsigned long NLulong;
+typedef uint32_t NLuint;
+typedef int64_t NLlong;
+typedef uint64_t NLulong;
 typedef int NLsizei;
 typedef float NLfloat;
 typedef double NLdouble;
 typedef void (*NLfunc)(void);
 typedef void* NLContext;
+/** OpenNL's abstract matrix (its struct is in cnc_nl_matrix.h, OpenNL's nl_matrix.h). */
+typedef struct NLMatrixStruct* NLMatrix;
 
 #define NL_FALSE 0x0
 #define NL_TRUE 0x1
@@ -127,8 +142,8 @@ typedef void* NLContext;
  */
 #define NL_SOLVER_DEFAULT 0x000
 #define NL_CG 0x200
-#define NL_BICGSTAB 0x201 /* Jacobi-preconditioned BiCGSTAB */
-#define NL_GMRES 0x202    /* restarted GMRES (NL_INNER_ITERATIONS), Jacobi-preconditioned */
+#define NL_BICGSTAB 0x201 /* BiCGSTAB (NL_PRECONDITIONER: none unless set) */
+#define NL_GMRES 0x202    /* restarted GMRES (NL_INNER_ITERATIONS) */
 
 /* ---- Preconditioners ---------------------------------------------------------------------------
  */
@@ -161,7 +176,7 @@ typedef void* NLContext;
 #define NL_SYSTEM 0x0
 #define NL_MATRIX 0x1
 #define NL_ROW 0x2
-#define NL_MATRIX_PATTERN 0x3 /* accepted; row lengths become cnc's nnz hint */
+#define NL_MATRIX_PATTERN 0x3 /* OpenNL's CRS pattern: nlSetRowLength, then slots */
 
 /* ---- Buffers -----------------------------------------------------------------------------------
  */
@@ -191,7 +206,7 @@ typedef void* NLContext;
 
 /* ---- Contexts ----------------------------------------------------------------------------------
  */
-/** Creates a context (a cnc context underneath) and makes it current on this thread. */
+/** Creates a context (a cnc context underneath) and makes it current (process-wide). */
 NLAPI NLContext NLAPIENTRY nlNewContext(void);
 NLAPI void NLAPIENTRY nlDeleteContext(NLContext context);
 NLAPI void NLAPIENTRY nlMakeCurrent(NLContext context);
@@ -236,7 +251,16 @@ NLAPI void NLAPIENTRY nlBegin(NLenum primitive);
 NLAPI void NLAPIENTRY nlEnd(NLenum primitive);
 NLAPI void NLAPIENTRY nlSetRowLength(NLuint i, NLuint n);
 NLAPI void NLAPIENTRY nlCoefficient(NLuint i, NLdouble value);
-NLAPI void NLAPIENTRY nlAddIJCoefficient(NLuint i, NLuint j, NLdouble value);
+/** a_ij += value. With a pattern (NL_MATRIX_PATTERN): returns the slot used (OpenNL's position in
+ * the CRS pattern: row i's slots follow the lengths of the rows before it), for
+ * nlAddIJCoefficientAt; a symmetric pattern (NL_SYMMETRIC) keeps the lower triangle, j <= i, and
+ * drops j > i, as OpenNL. Without a pattern: (NLulong)-1. */
+NLAPI NLulong NLAPIENTRY nlAddIJCoefficient(NLuint i, NLuint j, NLdouble value);
+/** a_ij += value in the slot `index` that nlAddIJCoefficient returned (pattern only). */
+NLAPI void NLAPIENTRY nlAddIJCoefficientAt(NLuint i, NLuint j, NLdouble value, NLulong index);
+/** a_ij = value in the row_offset-th slot of row i (pattern only). */
+NLAPI void NLAPIENTRY nlSetIJCoefficientAtRowOffset(NLuint i, NLuint j, NLdouble value,
+                                                    NLuint row_offset);
 NLAPI void NLAPIENTRY nlAddIRightHandSide(NLuint i, NLdouble value);
 NLAPI void NLAPIENTRY nlMultiAddIRightHandSide(NLuint i, NLuint k, NLdouble value);
 NLAPI void NLAPIENTRY nlRightHandSide(NLdouble value);
@@ -268,6 +292,10 @@ NLAPI double NLAPIENTRY nlGetEigenValue(NLuint i);
 typedef int (*NLprintfFunc)(const char* format, ...);
 typedef int (*NLfprintfFunc)(FILE* out, const char* format, ...);
 NLAPI void NLAPIENTRY nlPrintfFuncs(NLprintfFunc f1, NLfprintfFunc f2);
+
+/** OpenNL returns the matrix being assembled; cnc assembles it in its own storage (on its
+ * backend): NULL, with a message. */
+NLAPI NLMatrix NLAPIENTRY nlGetCurrentMatrix(void);
 
 /* ---- cnc extensions ----------------------------------------------------------------------------
  */

@@ -1,16 +1,165 @@
 // OpenNL's assembly: nlBegin/nlEnd, rows buffered until nlEnd(NL_ROW) and sent to cnc (row
-// scaling, NL_NORMALIZE_ROWS, right-hand sides), coefficients, the matrix pattern as a size hint.
+// scaling, NL_NORMALIZE_ROWS, right-hand sides), coefficients, and OpenNL's CRS matrix pattern
+// with its slot positions (nlAddIJCoefficient's result, nlAddIJCoefficientAt, ...).
 #include <cnc.h>
 #include <cnc_nl.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <new>
+#include <vector>
 
 #include "nl_internal.hpp"
 
 namespace cnc::nl {
 namespace {
+
+constexpr CNCuint kUnused = ~CNCuint(0);
+constexpr NLulong kNoPosition = ~NLulong(0);  // OpenNL's (NLulong)(-1): no pattern
+
+}  // namespace
+
+// OpenNL's nlCRSMatrixAdd on the pattern: the slot of row i that holds j, else its first unused
+// one. A symmetric pattern keeps the lower triangle (j > i is dropped, as OpenNL does).
+NLulong add_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double value) {
+  if (!ctx->has_pattern) {
+    ok(ctx, cncAddIJCoefficient(i, j, value));
+    return kNoPosition;
+  }
+  if (i >= ctx->n || j >= ctx->n) {
+    fail(ctx, CNC_ERR_INDEX_OUT_OF_RANGE,
+         format("%s(i=%u, j=%u): index out of range (NL_NB_VARIABLES = %u)", call, i, j, ctx->n));
+    return kNoPosition;
+  }
+  if (!std::isfinite(value)) {
+    fail(ctx, CNC_ERR_NOT_FINITE, format("%s(i=%u, j=%u): value is not finite", call, i, j));
+    return kNoPosition;
+  }
+  if (ctx->pattern_symmetric && j > i) return kNoPosition;
+  for (CNCint64 s = ctx->rowptr[i]; s < ctx->rowptr[i + 1]; ++s) {
+    const size_t slot = static_cast<size_t>(s);
+    if (ctx->slot_col[slot] != j && ctx->slot_col[slot] != kUnused) continue;
+    if (ctx->pattern_symmetric) {
+      ctx->slot_col[slot] = j;
+      ctx->slot_val[slot] += value;
+    } else if (ok(ctx, cncAddIJCoefficientAt(i, j, value, s))) {
+      ctx->slot_col[slot] = j;
+    }
+    return static_cast<NLulong>(s);
+  }
+  // OpenNL asserts here (more coefficients than nlSetRowLength declared).
+  fail(ctx, CNC_ERR_OVERFLOW,
+       format("%s(i=%u, j=%u): row %u is full (nlSetRowLength gave it %lld entries)", call, i, j, i,
+              static_cast<long long>(ctx->rowptr[i + 1] - ctx->rowptr[i])));
+  return kNoPosition;
+}
+
+void flush_symmetric_pattern(Context* ctx) try {
+  std::vector<CNCuint> is, js;
+  std::vector<double> vs;
+  for (CNCuint i = 0; i < ctx->n; ++i) {
+    for (CNCint64 s = ctx->rowptr[i]; s < ctx->rowptr[i + 1]; ++s) {
+      const size_t slot = static_cast<size_t>(s);
+      const CNCuint j = ctx->slot_col[slot];
+      if (j == kUnused) continue;
+      is.push_back(i), js.push_back(j), vs.push_back(ctx->slot_val[slot]);
+      if (j != i) is.push_back(j), js.push_back(i), vs.push_back(ctx->slot_val[slot]);
+    }
+  }
+  if (!vs.empty())
+    ok(ctx,
+       cncAddIJCoefficients(static_cast<CNCint64>(vs.size()), is.data(), js.data(), vs.data()));
+} catch (const std::bad_alloc&) {
+  fail(ctx, CNC_ERR_OUT_OF_MEMORY, "nlEnd(NL_MATRIX): out of memory (symmetric pattern)");
+}
+
+namespace {
+
+// A slot given by the caller (nlAddIJCoefficientAt, nlSetIJCoefficientAtRowOffset): in row i,
+// unused or already holding j. Returns false (and says why) otherwise.
+bool check_slot(Context* ctx, const char* call, CNCuint i, CNCuint j, CNCint64 index) {
+  if (!ctx->has_pattern) {
+    fail(ctx, CNC_ERR_STATE,
+         format("%s: needs a matrix pattern (nlBegin(NL_MATRIX_PATTERN))", call));
+    return false;
+  }
+  if (state_of() != CNC_STATE_MATRIX) {
+    fail(ctx, CNC_ERR_STATE, format("%s: allowed only inside nlBegin/nlEnd(NL_MATRIX)", call));
+    return false;
+  }
+  if (i >= ctx->n || j >= ctx->n) {
+    fail(ctx, CNC_ERR_INDEX_OUT_OF_RANGE,
+         format("%s(i=%u, j=%u): index out of range (NL_NB_VARIABLES = %u)", call, i, j, ctx->n));
+    return false;
+  }
+  if (index < ctx->rowptr[i] || index >= ctx->rowptr[i + 1]) {
+    fail(ctx, CNC_ERR_INDEX_OUT_OF_RANGE,
+         format("%s(i=%u, j=%u, index=%lld): the index is not in row %u's slots [%lld, %lld)", call,
+                i, j, static_cast<long long>(index), i, static_cast<long long>(ctx->rowptr[i]),
+                static_cast<long long>(ctx->rowptr[i + 1])));
+    return false;
+  }
+  const CNCuint held = ctx->slot_col[static_cast<size_t>(index)];
+  if (held != kUnused && held != j) {
+    fail(ctx, CNC_ERR_INVALID_VALUE,
+         format("%s(i=%u, j=%u, index=%lld): the slot already holds column %u", call, i, j,
+                static_cast<long long>(index), held));
+    return false;
+  }
+  return true;
+}
+
+void begin_pattern(Context* ctx) {
+  if (state_of() != CNC_STATE_SYSTEM || ctx->in_pattern) {
+    fail(ctx, CNC_ERR_STATE, "nlBegin(NL_MATRIX_PATTERN): allowed only in the SYSTEM state");
+    return;
+  }
+  ctx->in_pattern = true;
+  ctx->has_pattern = false;  // until this one is compiled
+  try {
+    ctx->pattern_len.assign(ctx->n, 0);
+  } catch (const std::bad_alloc&) {
+    ctx->in_pattern = false;
+    fail(ctx, CNC_ERR_OUT_OF_MEMORY, "nlBegin(NL_MATRIX_PATTERN): out of memory");
+  }
+}
+
+void end_pattern(Context* ctx) {
+  if (!ctx->in_pattern) {
+    fail(ctx, CNC_ERR_STATE, "nlEnd(NL_MATRIX_PATTERN): no pattern was begun");
+    return;
+  }
+  ctx->in_pattern = false;
+  if (ctx->least_squares) {  // OpenNL asserts at the first row: here the pattern is ignored
+    print_message(
+        "nlEnd(NL_MATRIX_PATTERN): a least-squares system has no matrix pattern in "
+        "OpenNL (its rows need the dynamic matrix); the pattern is ignored");
+    return;
+  }
+  try {
+    ctx->rowptr.assign(static_cast<size_t>(ctx->n) + 1, 0);
+    for (CNCuint i = 0; i < ctx->n; ++i) ctx->rowptr[i + 1] = ctx->rowptr[i] + ctx->pattern_len[i];
+    const size_t slots = static_cast<size_t>(ctx->rowptr.back());
+    ctx->pattern_symmetric = ctx->symmetric;
+    if (ctx->pattern_symmetric) {
+      // Stored here (lower triangle), sent mirrored: cnc's hash table sized for both triangles.
+      if (!ok(ctx, cncSolverParameteri64(CNC_NNZ_HINT, 2 * ctx->rowptr.back()))) return;
+      ctx->slot_val.assign(slots, 0.0);
+    } else {
+      if (!ok(ctx, cncBegin(CNC_MATRIX_PATTERN))) return;
+      const bool set = ok(ctx, cncSetRowLengths(ctx->pattern_len.data()));
+      if (!ok(ctx, cncEnd(CNC_MATRIX_PATTERN)) || !set) return;
+      ctx->slot_val.clear();
+    }
+    ctx->slot_col.assign(slots, kUnused);
+  } catch (const std::bad_alloc&) {
+    fail(ctx, CNC_ERR_OUT_OF_MEMORY, "nlEnd(NL_MATRIX_PATTERN): out of memory");
+    return;
+  }
+  ctx->has_pattern = true;
+  std::vector<CNCuint>().swap(ctx->pattern_len);
+}
 
 void begin_matrix(Context* ctx) {
   if (ctx->locked.size() != ctx->n) ctx->locked.assign(ctx->n, 0);
@@ -19,13 +168,13 @@ void begin_matrix(Context* ctx) {
   for (CNCuint i = 0; i < ctx->n; ++i) {
     if (!ctx->locked[i]) ctx->free_vars.push_back(i);
   }
-  if (!ctx->max_iterations_set) {
-    // OpenNL's default: 5 iterations per free variable.
-    const size_t limit = std::max<size_t>(1, 5 * ctx->free_vars.size());
-    ok(ctx, cncSolverParameteri(CNC_MAX_ITERATIONS,
-                                static_cast<CNCint>(std::min<size_t>(limit, 0x7fffffff))));
-  }
+  apply_solver_defaults(ctx, ctx->free_vars.size());
   if (!ok(ctx, cncBegin(CNC_MATRIX))) return;
+  // Every slot of the pattern starts unused, as cnc's.
+  if (ctx->has_pattern) {
+    std::fill(ctx->slot_col.begin(), ctx->slot_col.end(), kUnused);
+    if (ctx->pattern_symmetric) std::fill(ctx->slot_val.begin(), ctx->slot_val.end(), 0.0);
+  }
   ctx->current_row = 0;
   ctx->in_row = false;
   ctx->next_scaling = 1.0;
@@ -79,7 +228,7 @@ void end_row(Context* ctx) {
   }
   const CNCuint var = ctx->free_vars[row_index];
   const double sign = ctx->legacy3 ? -1.0 : 1.0;
-  for (const auto& c : ctx->row) ok(ctx, cncAddIJCoefficient(var, c.first, s * c.second));
+  for (const auto& c : ctx->row) add_entry(ctx, "nlEnd(NL_ROW)", var, c.first, s * c.second);
   for (CNCuint k = 0; k < ctx->nb_systems; ++k) {
     if (ctx->row_rhs[k] != 0.0)
       ok(ctx, cncMultiAddIRightHandSide(var, k, sign * s * ctx->row_rhs[k]));
@@ -140,12 +289,7 @@ void nlBegin(NLenum primitive) {
       begin_row(ctx);
       return;
     case NL_MATRIX_PATTERN:
-      if (state_of() != CNC_STATE_SYSTEM || ctx->in_pattern) {
-        fail(ctx, CNC_ERR_STATE, "nlBegin(NL_MATRIX_PATTERN): allowed only in the SYSTEM state");
-        return;
-      }
-      ctx->in_pattern = true;
-      ctx->pattern_nnz = 0;
+      begin_pattern(ctx);
       return;
     default:
       fail(ctx, CNC_ERR_INVALID_ENUM, format("nlBegin(0x%x): unknown primitive", primitive));
@@ -164,26 +308,22 @@ void nlEnd(NLenum primitive) {
         fail(ctx, CNC_ERR_STATE, "nlEnd(NL_MATRIX): a row is still open (call nlEnd(NL_ROW))");
         return;
       }
+      if (ctx->has_pattern && ctx->pattern_symmetric && state_of() == CNC_STATE_MATRIX)
+        flush_symmetric_pattern(ctx);
       ok(ctx, cncEnd(CNC_MATRIX));
       return;
     case NL_ROW:
       end_row(ctx);
       return;
     case NL_MATRIX_PATTERN:
-      if (!ctx->in_pattern) {
-        fail(ctx, CNC_ERR_STATE, "nlEnd(NL_MATRIX_PATTERN): no pattern was begun");
-        return;
-      }
-      ctx->in_pattern = false;
-      if (ctx->pattern_nnz > 0 && !ctx->least_squares)
-        ok(ctx, cncSolverParameteri64(CNC_NNZ_HINT, ctx->pattern_nnz));
+      end_pattern(ctx);
       return;
     default:
       fail(ctx, CNC_ERR_INVALID_ENUM, format("nlEnd(0x%x): unknown primitive", primitive));
   }
 }
 
-void nlSetRowLength(NLuint /*i*/, NLuint n) {  // a size hint: only the total counts
+void nlSetRowLength(NLuint i, NLuint n) {
   Context* ctx = current("nlSetRowLength");
   if (ctx == nullptr) return;
   if (!ctx->in_pattern) {
@@ -191,7 +331,12 @@ void nlSetRowLength(NLuint /*i*/, NLuint n) {  // a size hint: only the total co
          "nlSetRowLength: allowed only inside nlBegin/nlEnd(NL_MATRIX_PATTERN)");
     return;
   }
-  ctx->pattern_nnz += n;  // a size hint only
+  if (i >= ctx->n || n > ctx->n) {  // OpenNL asserts i < m and n <= number of columns
+    fail(ctx, CNC_ERR_INDEX_OUT_OF_RANGE,
+         format("nlSetRowLength(i=%u, n=%u): needs i < %u and n <= %u", i, n, ctx->n, ctx->n));
+    return;
+  }
+  ctx->pattern_len[i] = n;
 }
 
 void nlCoefficient(NLuint i, NLdouble value) {
@@ -211,9 +356,58 @@ void nlCoefficient(NLuint i, NLdouble value) {
   ctx->row.emplace_back(i, value);
 }
 
-void nlAddIJCoefficient(NLuint i, NLuint j, NLdouble value) {
+NLulong nlAddIJCoefficient(NLuint i, NLuint j, NLdouble value) {
   Context* ctx = current("nlAddIJCoefficient");
-  if (ctx != nullptr) ok(ctx, cncAddIJCoefficient(i, j, value));
+  if (ctx == nullptr) return kNoPosition;
+  if (ctx->has_pattern && state_of() != CNC_STATE_MATRIX) {
+    fail(ctx, CNC_ERR_STATE, "nlAddIJCoefficient: allowed only inside nlBegin/nlEnd(NL_MATRIX)");
+    return kNoPosition;
+  }
+  return add_entry(ctx, "nlAddIJCoefficient", i, j, value);
+}
+
+void nlAddIJCoefficientAt(NLuint i, NLuint j, NLdouble value, NLulong index) {
+  Context* ctx = current("nlAddIJCoefficientAt");
+  if (ctx == nullptr) return;
+  const auto at = static_cast<CNCint64>(std::min<NLulong>(index, 0x7fffffffffffffff));
+  if (!check_slot(ctx, "nlAddIJCoefficientAt", i, j, at)) return;
+  if (!std::isfinite(value)) {
+    fail(ctx, CNC_ERR_NOT_FINITE,
+         format("nlAddIJCoefficientAt(i=%u, j=%u): value is not finite", i, j));
+    return;
+  }
+  if (ctx->pattern_symmetric) {
+    if (j > i) return;  // the upper triangle, dropped as by nlAddIJCoefficient
+    ctx->slot_col[static_cast<size_t>(at)] = j;
+    ctx->slot_val[static_cast<size_t>(at)] += value;
+  } else if (ok(ctx, cncAddIJCoefficientAt(i, j, value, at))) {
+    ctx->slot_col[static_cast<size_t>(at)] = j;
+  }
+}
+
+void nlSetIJCoefficientAtRowOffset(NLuint i, NLuint j, NLdouble value, NLuint row_offset) {
+  Context* ctx = current("nlSetIJCoefficientAtRowOffset");
+  if (ctx == nullptr) return;
+  if (ctx->has_pattern && i < ctx->n && row_offset >= ctx->rowptr[i + 1] - ctx->rowptr[i]) {
+    fail(ctx, CNC_ERR_INDEX_OUT_OF_RANGE,
+         format("nlSetIJCoefficientAtRowOffset(i=%u, j=%u, row_offset=%u): row %u has %lld slots",
+                i, j, row_offset, i, static_cast<long long>(ctx->rowptr[i + 1] - ctx->rowptr[i])));
+    return;
+  }
+  const CNCint64 at = ctx->has_pattern && i < ctx->n ? ctx->rowptr[i] + row_offset : -1;
+  if (!check_slot(ctx, "nlSetIJCoefficientAtRowOffset", i, j, at)) return;
+  if (!std::isfinite(value)) {
+    fail(ctx, CNC_ERR_NOT_FINITE,
+         format("nlSetIJCoefficientAtRowOffset(i=%u, j=%u): value is not finite", i, j));
+    return;
+  }
+  if (ctx->pattern_symmetric) {
+    if (j > i) return;
+    ctx->slot_col[static_cast<size_t>(at)] = j;
+    ctx->slot_val[static_cast<size_t>(at)] = value;  // set, not added
+  } else if (ok(ctx, cncSetIJCoefficientAtRowOffset(i, j, value, row_offset))) {
+    ctx->slot_col[static_cast<size_t>(at)] = j;
+  }
 }
 
 void nlAddIRightHandSide(NLuint i, NLdouble value) {

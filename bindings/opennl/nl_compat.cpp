@@ -12,7 +12,8 @@
 //    nlBegin(NL_MATRIX) and nlSolve, and back after nlSolve;
 //  - OpenNL's default iteration limit (5 x free variables) and its solver choice.
 // Misuse never aborts: it is printed and remembered (first error per context), and the call does
-// nothing. Only nl* symbols are exported (version script nl_compat.map).
+// nothing. The current context is process-wide, as OpenNL's. Only nl* symbols are exported (version
+// script nl_compat.map).
 //
 // This file holds contexts, extensions and errors; the shared declarations are in
 // nl_internal.hpp, and the rest of the API in nl_parameters.cpp, nl_variables.cpp,
@@ -32,7 +33,7 @@
 
 namespace cnc::nl {
 
-constinit thread_local Context* t_current = nullptr;
+std::atomic<Context*> g_current{nullptr};
 
 namespace {
 
@@ -99,7 +100,7 @@ NLContext new_context(bool legacy3) {
   }
   ctx->legacy3 = legacy3;
   ctx->buffers.resize(1);
-  t_current = ctx;
+  g_current.store(ctx, std::memory_order_release);
   cncMakeCurrent(ctx->cnc);
   cncSetLogCallback(log_callback, ctx);
   cncSolverParameteri(CNC_GMRES_RESTART, ctx->inner_iterations);  // OpenNL's default: 5
@@ -131,17 +132,21 @@ NLContext nlNewContextLegacy3(void) { return new_context(true); }
 void nlDeleteContext(NLContext context) {
   auto* ctx = static_cast<Context*>(context);
   if (ctx == nullptr) return;
-  if (t_current == ctx) t_current = nullptr;
+  Context* expected = ctx;
+  g_current.compare_exchange_strong(expected, nullptr);
   cncDeleteContext(ctx->cnc);
   delete ctx;
 }
 
+// Process-wide, as in OpenNL: a context made current on one thread is current on all of them
+// (each nl call makes its cnc context current on the thread that calls).
 void nlMakeCurrent(NLContext context) {
-  t_current = static_cast<Context*>(context);
-  cncMakeCurrent(t_current != nullptr ? t_current->cnc : nullptr);
+  auto* ctx = static_cast<Context*>(context);
+  g_current.store(ctx, std::memory_order_release);
+  cncMakeCurrent(ctx != nullptr ? ctx->cnc : nullptr);
 }
 
-NLContext nlGetCurrent(void) { return t_current; }
+NLContext nlGetCurrent(void) { return g_current.load(std::memory_order_acquire); }
 
 NLboolean nlInitExtension(const char* extension) {
   CNCenum backend = 0;
@@ -152,7 +157,13 @@ NLboolean nlInitExtension(const char* extension) {
   } else if (extension_is(extension, "CNC")) {
     backend = CNC_BACKEND_AUTO;  // cnc's own choice: CUDA, OpenCL GPU, else the CPU
   } else {
-    return NL_FALSE;  // SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...: not in cnc
+    // SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...: not in cnc. OpenNL prints why it could not
+    // load one; so does cnc.
+    print_message(
+        format("nlInitExtension(\"%s\"): this extension is not available in cnc "
+               "(only CUDA, OPENCL and CNC backends are)",
+               extension != nullptr ? extension : "(null)"));
+    return NL_FALSE;
   }
   if (backend != CNC_BACKEND_AUTO && !cncBackendAvailable(backend)) return NL_FALSE;
   g_backend = backend;
@@ -160,7 +171,7 @@ NLboolean nlInitExtension(const char* extension) {
   for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (std::find(g_extensions.begin(), g_extensions.end(), name) == g_extensions.end())
     g_extensions.push_back(name);
-  if (t_current != nullptr) {
+  if (g_current.load(std::memory_order_acquire) != nullptr) {
     Context* ctx = current("nlInitExtension");
     ok(ctx, cncSolverParameteri(CNC_BACKEND, backend));
   }
@@ -190,17 +201,22 @@ void nlPrintfFuncs(NLprintfFunc f1, NLfprintfFunc f2) {
   g_fprintf = f2 != nullptr ? f2 : fprintf;
 }
 
-int nlGetErrorCNC(void) { return t_current != nullptr ? t_current->error : CNC_ERR_NO_CONTEXT; }
+int nlGetErrorCNC(void) {
+  const Context* ctx = g_current.load(std::memory_order_acquire);
+  return ctx != nullptr ? ctx->error : CNC_ERR_NO_CONTEXT;
+}
 
 const char* nlGetErrorMessageCNC(void) {
-  t_message = t_current != nullptr ? t_current->error_message : "no current OpenNL context";
+  const Context* ctx = g_current.load(std::memory_order_acquire);
+  t_message = ctx != nullptr ? ctx->error_message : "no current OpenNL context";
   return t_message.c_str();
 }
 
 void nlClearErrorCNC(void) {
-  if (t_current == nullptr) return;
-  t_current->error = CNC_OK;
-  t_current->error_message.clear();
+  Context* ctx = g_current.load(std::memory_order_acquire);
+  if (ctx == nullptr) return;
+  ctx->error = CNC_OK;
+  ctx->error_message.clear();
 }
 
 }  // extern "C"

@@ -1,10 +1,11 @@
 // What the files of the OpenNL compatibility layer (nl_*.cpp) share: the NLContext wrapper around
-// a CNCcontext, the thread's current context, and error reporting (see nl_compat.cpp).
+// a CNCcontext, the process-wide current context, and error reporting (see nl_compat.cpp).
 #pragma once
 
 #include <cnc.h>
 #include <cnc_nl.h>
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -26,8 +27,13 @@ struct Context {
   bool least_squares = false;
   bool symmetric = false;
   NLenum solver = NL_SOLVER_DEFAULT;
-  NLenum preconditioner = NL_PRECOND_JACOBI;
+  NLenum preconditioner = NL_PRECOND_NONE;  // OpenNL's until set (NL_SOLVER_DEFAULT: see nlBegin)
+  bool preconditioner_set = false;
+  bool legacy_cnc_solver = false;  // an NL_CNC_* id: Jacobi CG, as the original CNC
+  bool single_precision = false;   // NL_CNC_FLOAT_*: cnc's CNC_SINGLE
+  double threshold = 1e-6;
   bool max_iterations_set = false;
+  bool defaults_applied = false;  // apply_solver_defaults ran (at nlBegin(NL_MATRIX))
   double omega = 1.5;
   NLint inner_iterations = 5;
   bool normalize_rows = false;
@@ -41,7 +47,15 @@ struct Context {
   CNCuint current_row = 0;
   bool in_row = false;
   bool in_pattern = false;
-  CNCint64 pattern_nnz = 0;
+  // NL_MATRIX_PATTERN (OpenNL's CRS pattern): row lengths, then slots numbered as OpenNL's
+  // rowptr; slot_col[s] = column held by slot s (~0u: unused). A nonsymmetric pattern is cnc's
+  // own (slots forwarded); a symmetric one stores the lower triangle, as OpenNL, here (slot_val)
+  // and goes to cnc mirrored at nlEnd(NL_MATRIX).
+  std::vector<CNCuint> pattern_len;
+  std::vector<CNCint64> rowptr;
+  std::vector<CNCuint> slot_col;
+  std::vector<double> slot_val;
+  bool has_pattern = false, pattern_symmetric = false;
   std::vector<std::pair<CNCuint, double>> row;
   std::vector<double> row_rhs, next_rhs;
   double row_scaling = 1.0, next_scaling = 1.0;
@@ -51,8 +65,9 @@ struct Context {
   std::string error_message;
 };
 
-// Defined in nl_compat.cpp; constinit lets the other files read it directly (no TLS wrapper call).
-extern thread_local constinit Context* t_current __attribute__((visibility("hidden")));
+// The current context, process-wide as in OpenNL (defined in nl_compat.cpp). Each call makes its
+// cnc context current on the calling thread (cnc's is per thread).
+extern std::atomic<Context*> g_current __attribute__((visibility("hidden")));
 
 void print_message(const std::string& text);
 
@@ -71,7 +86,7 @@ inline bool ok(Context* ctx, CNCstatus status) {
 
 // The current context, made current in cnc too (someone may have called cncMakeCurrent).
 inline Context* current(const char* call) {
-  Context* ctx = t_current;
+  Context* ctx = g_current.load(std::memory_order_acquire);
   if (ctx == nullptr) {
     fail(nullptr, CNC_ERR_NO_CONTEXT, std::string(call) + ": no current OpenNL context");
     return nullptr;
@@ -91,5 +106,15 @@ void cnc_to_buffers(Context* ctx);
 // nl_parameters.cpp
 // Why nlSolve cannot run with the chosen solver, or "" when it can.
 std::string unsupported_solver(const Context* ctx);
+// OpenNL's defaults for what was not set, applied at nlBegin(NL_MATRIX): NL_SOLVER_DEFAULT gives
+// CG + Jacobi (least squares or NL_SYMMETRIC) or BiCGSTAB, 5 x free variables iterations; an
+// explicit solver keeps NL_PRECOND_NONE and 100 iterations.
+void apply_solver_defaults(Context* ctx, size_t free_variables);
+
+// nl_assembly.cpp
+// a_ij += value through the pattern when there is one; returns OpenNL's position (or ~0).
+NLulong add_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double value);
+// Sends a symmetric pattern's lower triangle to cnc, mirrored (at nlEnd(NL_MATRIX)).
+void flush_symmetric_pattern(Context* ctx);
 
 }  // namespace cnc::nl

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "../../src/api/cnc_internal.h"  // CNC_INTERNAL_*: cnc's parameters for this layer
 #include "nl_internal.hpp"
 
 namespace cnc::nl {
@@ -64,7 +65,26 @@ bool legacy_cnc_solver(Context* ctx, NLint id) {
   if (!ok(ctx, cncSolverParameteri(CNC_MATRIX_FORMAT, static_cast<CNCint>(format_id)))) return true;
   if (!ok(ctx, cncSolverParameteri(CNC_PRECISION, static_cast<CNCint>(precision)))) return true;
   ctx->solver = NL_CG;
+  ctx->legacy_cnc_solver = true;
+  ctx->single_precision = precision == CNC_SINGLE;
   return true;
+}
+
+// What OpenNL's NL_NNZ counts: the slots of a pattern (one triangle when symmetric), else the
+// stored entries, the lower triangle only where OpenNL stores that (NL_SYMMETRIC with SSOR).
+CNCint64 nnz_as_opennl(Context* ctx) {
+  if (ctx->has_pattern) return ctx->rowptr.empty() ? 0 : ctx->rowptr.back();
+  CNCint64 nnz = 0;
+  if (!ok(ctx, cncGetInteger64v(CNC_NNZ, &nnz))) return 0;
+  if (ctx->symmetric && !ctx->least_squares && ctx->preconditioner == NL_PRECOND_SSOR) {
+    CNCint zero_diagonals = 0;
+    cncGetIntegerv(CNC_ZERO_DIAGONALS, &zero_diagonals);
+    CNCint64 free_vars = 0;
+    for (char l : ctx->locked) free_vars += l ? 0 : 1;
+    const CNCint64 diagonals = std::max<CNCint64>(0, free_vars - zero_diagonals);
+    nnz = (nnz + std::min(diagonals, nnz)) / 2;
+  }
+  return nnz;
 }
 
 const char* solver_name(NLenum s) {
@@ -105,7 +125,16 @@ std::string unsupported_solver(const Context* ctx) {
 
 namespace {
 
+// A solver id of OpenNL 4 (not NL_CNC_*): double precision and cnc's format choice again.
+void plain_solver(Context* ctx) {
+  if (!ctx->legacy_cnc_solver) return;
+  ctx->legacy_cnc_solver = ctx->single_precision = false;
+  ok(ctx, cncSolverParameteri(CNC_PRECISION, CNC_DOUBLE));
+  ok(ctx, cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_AUTO));
+}
+
 void set_solver(Context* ctx, NLint value) {
+  if (value == NL_SOLVER_DEFAULT || (value >= NL_CG && value <= NL_GMRES)) plain_solver(ctx);
   switch (value) {
     case NL_SOLVER_DEFAULT:
     case NL_CG:
@@ -138,21 +167,26 @@ void set_solver(Context* ctx, NLint value) {
   }
 }
 
+CNCint cnc_preconditioner(NLenum p) {
+  return p == NL_PRECOND_SSOR     ? CNC_PRECOND_SSOR  // cnc's SSOR, on its CPU backend
+         : p == NL_PRECOND_JACOBI ? CNC_PRECOND_JACOBI
+                                  : CNC_PRECOND_NONE;
+}
+
 void set_preconditioner(Context* ctx, NLint value) {
   switch (value) {
     case NL_PRECOND_NONE:
-      if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_NONE)))
-        ctx->preconditioner = NL_PRECOND_NONE;
-      return;
-    case NL_PRECOND_SSOR:  // cnc's SSOR, on its CPU backend
+    case NL_PRECOND_SSOR:
     case NL_PRECOND_JACOBI:
-      if (ok(ctx,
-             cncSolverParameteri(CNC_PRECONDITIONER,
-                                 value == NL_PRECOND_SSOR ? CNC_PRECOND_SSOR : CNC_PRECOND_JACOBI)))
+      if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER,
+                                      cnc_preconditioner(static_cast<NLenum>(value))))) {
         ctx->preconditioner = static_cast<NLenum>(value);
+        ctx->preconditioner_set = true;
+      }
       return;
     case NL_PRECOND_USER:
       ctx->preconditioner = NL_PRECOND_USER;
+      ctx->preconditioner_set = true;
       print_message("NL_PRECOND_USER is not provided by cnc; nlSolve will fail");
       return;
     default:
@@ -164,6 +198,26 @@ void set_preconditioner(Context* ctx, NLint value) {
 }
 
 }  // namespace
+
+void apply_solver_defaults(Context* ctx, size_t free_variables) {
+  // OpenNL's nlInitializeMSystem: only NL_SOLVER_DEFAULT chooses for the user (the original
+  // CNC's ids ran Jacobi CG); an explicit solver keeps nlNewContext's defaults.
+  const bool by_default = ctx->solver == NL_SOLVER_DEFAULT;
+  const bool spd = ctx->least_squares || ctx->symmetric;
+  if (!ctx->preconditioner_set) {
+    const NLenum p =
+        (by_default && spd) || ctx->legacy_cnc_solver ? NL_PRECOND_JACOBI : NL_PRECOND_NONE;
+    if (ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, cnc_preconditioner(p))))
+      ctx->preconditioner = p;
+  }
+  ctx->defaults_applied = true;
+  if (!ctx->max_iterations_set) {
+    const size_t limit = by_default ? std::max<size_t>(1, 5 * free_variables) : 100;
+    ok(ctx, cncSolverParameteri(CNC_MAX_ITERATIONS,
+                                static_cast<CNCint>(std::min<size_t>(limit, 0x7fffffff))));
+  }
+}
+
 }  // namespace cnc::nl
 
 using namespace cnc::nl;
@@ -203,7 +257,7 @@ void nlSolverParameteri(NLenum pname, NLint param) {
       if (ok(ctx, cncSolverParameteri(CNC_MAX_ITERATIONS, param))) ctx->max_iterations_set = true;
       return;
     case NL_THRESHOLD:
-      ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
+      if (ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param))) ctx->threshold = param;
       return;
     case NL_INNER_ITERATIONS:  // OpenNL's GMRES restart
       if (ok(ctx, cncSolverParameteri(CNC_GMRES_RESTART, param))) ctx->inner_iterations = param;
@@ -222,7 +276,7 @@ void nlSolverParameterd(NLenum pname, NLdouble param) {
   if (ctx == nullptr) return;
   switch (pname) {
     case NL_THRESHOLD:
-      ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param));
+      if (ok(ctx, cncSolverParameterd(CNC_THRESHOLD, param))) ctx->threshold = param;
       return;
     case NL_OMEGA:
       if (ok(ctx, cncSolverParameterd(CNC_SSOR_OMEGA, param))) ctx->omega = param;
@@ -241,7 +295,6 @@ void nlGetIntegervL(NLenum pname, NLlong* params) {
   Context* ctx = current("nlGetIntegerv");
   if (ctx == nullptr || params == nullptr) return;
   CNCint v = 0;
-  CNCint64 v64 = 0;
   switch (pname) {
     case NL_SOLVER:
       *params = ctx->solver;
@@ -273,14 +326,18 @@ void nlGetIntegervL(NLenum pname, NLlong* params) {
     case NL_VARIABLES_BUFFER:
       *params = ctx->buffers_enabled;
       return;
-    case NL_MAX_ITERATIONS:
-      if (ok(ctx, cncGetIntegerv(CNC_MAX_ITERATIONS, &v))) *params = v;
+    case NL_MAX_ITERATIONS:  // OpenNL's 100 until nlBegin(NL_MATRIX) chooses, unless set
+      if (!ctx->max_iterations_set && !ctx->defaults_applied) {
+        *params = 100;
+      } else if (ok(ctx, cncGetIntegerv(CNC_MAX_ITERATIONS, &v))) {
+        *params = v;
+      }
       return;
-    case NL_USED_ITERATIONS:
-      if (ok(ctx, cncGetIntegerv(CNC_USED_ITERATIONS, &v))) *params = v;
+    case NL_USED_ITERATIONS:  // OpenNL's: those of the last system
+      if (ok(ctx, cncGetIntegerv(CNC_INTERNAL_LAST_ITERATIONS, &v))) *params = v;
       return;
     case NL_NNZ:
-      if (ok(ctx, cncGetInteger64v(CNC_NNZ, &v64))) *params = static_cast<NLlong>(v64);
+      *params = static_cast<NLlong>(nnz_as_opennl(ctx));
       return;
     case NL_VERBOSE: {
       CNCboolean b = CNC_FALSE;
@@ -312,8 +369,8 @@ void nlGetDoublev(NLenum pname, NLdouble* params) {
     case NL_OMEGA:
       *params = ctx->omega;
       return;
-    case NL_ERROR:
-      ok(ctx, cncGetDoublev(CNC_TRUE_ERROR, params));
+    case NL_ERROR:  // OpenNL's: the last system's (here its true relative residual)
+      ok(ctx, cncGetDoublev(CNC_INTERNAL_LAST_TRUE_ERROR, params));
       return;
     case NL_ELAPSED_TIME:
       ok(ctx, cncGetDoublev(CNC_ELAPSED_TIME, params));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/api_internal.hpp"
+#include "api/cnc_internal.h"
 #include "api/context.hpp"
 #include "cnc.h"
 
@@ -117,6 +118,9 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
     case CNC_REORDER:
       one_of({CNC_REORDER_AUTO, CNC_REORDER_NONE, CNC_REORDER_RCM}), c.reorder = int(iv);
       break;
+    case CNC_INTERNAL_CG_INDEFINITE:
+      range(0, 1), c.cg_indefinite = iv != 0;
+      break;
     default:
       fail(CNC_ERR_INVALID_ENUM, "(%s): unknown or read-only parameter", args);
   }
@@ -211,6 +215,10 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
       return double(s.zero_diagonals);
     case CNC_STATE:
       return c.state;
+    case CNC_INTERNAL_CG_INDEFINITE:
+      return c.cg_indefinite;
+    case CNC_INTERNAL_LAST_ITERATIONS:
+      return double(s.last_iterations);
   }
   *integral = false;
   switch (p) {
@@ -224,6 +232,8 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
       return s.true_error;
     case CNC_TRUE_ERROR_MIN:
       return s.true_error_min;
+    case CNC_INTERNAL_LAST_TRUE_ERROR:
+      return s.last_true_error;
     case CNC_ELAPSED_TIME:
       return s.elapsed;
     case CNC_ASSEMBLY_TIME:

@@ -50,6 +50,7 @@ solve_options context::options() {
   o.threshold = threshold;
   o.check_interval = check_interval;
   o.gmres_restart = gmres_restart;
+  o.cg_indefinite = cg_indefinite;
   o.keep_matrix = keep_matrix;
   o.reorder = reorder;
   if (progress_cb) {

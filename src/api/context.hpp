@@ -32,6 +32,8 @@ struct context {
   double threshold = 1e-6;
   int threads = 0, device_index = -1, check_interval = 0;
   int gmres_restart = 30;  // CNC_GMRES_RESTART
+  // CNC_INTERNAL_CG_INDEFINITE (api/cnc_internal.h: for the OpenNL layer only).
+  bool cg_indefinite = false;
   int reorder = CNC_REORDER_AUTO;
   std::int64_t nnz_hint = 0;
   // Variables (n * k, column-major) and locks.

@@ -197,7 +197,8 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   // The caller's x changes only when the solve succeeds. BiCGSTAB, GMRES and PCG with the
   // device's true residual write it once, at the end; PCG otherwise works on a copy.
   const bool krylov = o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES;
-  const bool surface_cg = !krylov && o.ssor_omega > 0;  // CG with SSOR: over the vector surface
+  // CG with SSOR, or continuing on indefinite curvature: over the vector surface.
+  const bool surface_cg = !krylov && (o.ssor_omega > 0 || o.cg_indefinite);
   host_vector<double> scratch;
   double* const x_out = x;
   // b (and x with it) of extreme magnitude: solved scaled by a power of two (solver/scaling.hpp).
@@ -238,6 +239,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
     kp.matrix_bytes = matrix_bytes(a.n, prep_.nnz, prep_.fmt, prep_.stored, value_bytes(o.prec));
     kp.vector_bytes = o.prec == precision::f32 ? 4 : 8;
     kp.ssor_omega = o.ssor_omega;
+    kp.cg_indefinite = o.cg_indefinite;
     r = surface_cg                 ? cg_solve(*prep_.dev, a, k, b, x, kp)
         : o.solver == CNC_BICGSTAB ? bicgstab_solve(*prep_.dev, a, k, b, x, kp)
                                    : gmres_solve(*prep_.dev, a, k, b, x, kp);
@@ -288,6 +290,8 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   stats.true_error_min = r.true_residual.empty()
                              ? 0
                              : *std::min_element(r.true_residual.begin(), r.true_residual.end());
+  stats.last_iterations = r.iters.empty() ? r.iterations : r.iters.back();
+  stats.last_true_error = r.true_residual.empty() ? 0 : r.true_residual.back();
   stats.zero_diagonals = prep_.zero_diagonals;
   stats.format_used = api_format(prep_.fmt);
   stats.long_rows = prep_.dev->long_rows();

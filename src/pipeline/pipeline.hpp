@@ -34,10 +34,12 @@ struct solve_options {
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;
   int check_interval = 0, gmres_restart = 30;
+  // CG over the vector surface, on past indefinite curvature (CNC_INTERNAL_CG_INDEFINITE).
+  bool cg_indefinite = false;
   bool keep_matrix = true;         // CNC_KEEP_MATRIX: keep the prepared matrix for the next solve
   int reorder = CNC_REORDER_AUTO;  // CNC_REORDER_*
   progress_fn progress;  // may be empty; its iterate is in this call's numbering and scale
-  std::function<void(int, const std::string&)> log;    // CNC_LOG_* levels; may be empty
+  std::function<void(int, const std::string&)> log;  // CNC_LOG_* levels; may be empty
 };
 
 struct solve_stats {
@@ -53,6 +55,9 @@ struct solve_stats {
   double reorder_time = 0;
   std::int64_t long_rows = 0;
   std::string choice_reason;  // format, long rows and ordering, and why
+  // The last system's iterations and true relative residual (OpenNL reports that system).
+  std::int64_t last_iterations = 0;
+  double last_true_error = 0;
 };
 
 // What a prepared (converted, device-resident) matrix was made from. A solve reuses the device

@@ -5,6 +5,7 @@
 // the other methods (krylov_track::verify).
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "cnc.h"
 #include "pcg_contract.h"
@@ -24,6 +25,28 @@ int reason_of_status(int s) {
 pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                     const krylov_params& prm) {
   krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
+  // prm.cg_indefinite (OpenNL's CG): negative curvature is logged once and the iteration goes
+  // on; only a zero pᵀAp or rᵀz, which it cannot divide by, stops it.
+  bool warned = false;
+  auto on_indefinite = [&](const char* what) {
+    if (!warned && prm.base.log)
+      prm.base.log(CNC_LOG_WARNING, std::string("CG: ") + what +
+                                        ": the matrix (or preconditioner) is not positive "
+                                        "definite; iterating on");
+    warned = true;
+  };
+  auto residual_status = [&](double rr, double rz_, double thr2) {
+    const int s = cnc_status_of_residual(rr, rz_, thr2);
+    if (s != CNC_ST_INDEFINITE_PRECOND || !prm.cg_indefinite || rz_ == 0.0) return s;
+    on_indefinite("r'z < 0");
+    return int(CNC_ST_RUNNING);
+  };
+  auto pq_status = [&](double pq_) {
+    const int s = cnc_status_of_pq(pq_);
+    if (s != CNC_ST_INDEFINITE_MATRIX || !prm.cg_indefinite || pq_ == 0.0) return s;
+    on_indefinite("p'Ap < 0");
+    return int(CNC_ST_RUNNING);
+  };
   if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
   krylov_ops ops(sys, k, prm);
   const std::size_t ks = std::size_t(k);
@@ -55,7 +78,7 @@ pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* 
   for (;;) {
     for (int j = 0; j < k; ++j) {  // the contract's statuses, convergence verified below
       if (tr.reason[j] != 0) continue;
-      const int s = cnc_status_of_residual(tr.res2[j], rz[j], tr.thr2[j]);
+      const int s = residual_status(tr.res2[j], rz[j], tr.thr2[j]);
       if (s != CNC_ST_RUNNING && s != CNC_ST_CONVERGED) tr.reason[j] = reason_of_status(s);
     }
     if (tr.verify(ops, t, fresh, it, prm.base, "CG", restart)) continue;
@@ -67,7 +90,7 @@ pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* 
     ops.dot(p, q, pq.data());
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
-      const int s = cnc_status_of_pq(pq[j]);
+      const int s = pq_status(pq[j]);
       if (s != CNC_ST_RUNNING) {
         tr.reason[j] = reason_of_status(s), ops.active[j] = 0;
         continue;
@@ -83,7 +106,7 @@ pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* 
       const double rz_new = two[j], rr = two[ks + j];
       tr.res2[j] = rr, fresh[j] = 0;
       ++tr.iters[j];
-      if (cnc_status_of_residual(rr, rz_new, tr.thr2[j]) == CNC_ST_RUNNING) {
+      if (residual_status(rr, rz_new, tr.thr2[j]) == CNC_ST_RUNNING) {
         beta[j] = rz_new / rz[j];
       } else {
         ops.active[j] = 0;  // decided at the next check

@@ -65,6 +65,8 @@ struct krylov_params {
   double matrix_bytes = 0;  // bytes of the matrix read by one SpMV
   int vector_bytes = 8;     // bytes of one vector value on the device
   double ssor_omega = 0;    // > 0: SSOR with this omega in place of Jacobi (device_system::ssor)
+  // cg_solve: on past pᵀAp <= 0 / rᵀz < 0, as OpenNL's CG (CNC_INTERNAL_CG_INDEFINITE).
+  bool cg_indefinite = false;
 };
 
 // Both solve A x = b for k systems (column-major host b and x, n = a.n rows; x: initial guess in,
