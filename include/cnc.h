@@ -255,7 +255,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_REORDER_RCM 0xC02  /**< always reverse Cuthill-McKee (cnc's parallel one, the same order for any thread count) */
 
 /* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
-#define CNC_VERBOSE 0x701        /**< log solver progress (to the log callback, else stderr) */
+#define CNC_VERBOSE 0x701        /**< log solver progress and decisions too (to the log callback, else stderr) */
 #define CNC_NORMALIZE_ROWS 0x702 /**< divide each row (and its rhs) by its coefficients' L2 norm */
 #define CNC_KEEP_MATRIX 0x703    /**< on by default: keep the prepared matrix, see below */
 
@@ -323,7 +323,10 @@ typedef struct CNCContextStruct* CNCcontext;
 
 /**
  * Log callback: receives every message cnc logs (errors, warnings, and with CNC_VERBOSE the
- * solver's progress). `message` is valid only during the call.
+ * solver's progress). `message` is valid only during the call. Without a callback, warnings (a
+ * GPU falling back to the CPU, zero diagonal entries, an overflow) are printed on stderr as
+ * "cnc warning: ...", and with CNC_VERBOSE everything is; a callback that ignores its messages
+ * silences cnc.
  */
 typedef void (*CNClogCallback)(int level, const char* message, void* user_data);
 

@@ -22,7 +22,9 @@ int context::fail(int status, const std::string& message) {
 void context::log(int level, const std::string& message) const {
   if (log_cb) {
     log_cb(level, message.c_str(), log_data);
-  } else if (verbose) {
+  } else if (verbose || level == CNC_LOG_WARNING) {
+    // Without a callback, warnings still reach the terminal (a silent CPU fallback or zero
+    // diagonal would hide what the user must know); errors are the calls' statuses.
     static const char* names[] = {"error", "warning", "info"};
     std::fprintf(stderr, "cnc %s: %s\n", names[std::clamp(level, 0, 2)], message.c_str());
   }
