@@ -42,4 +42,27 @@ if [ "$strict" = 1 ] && grep -q "/cnc.h:[0-9]*: warning" "$log"; then
   status=1
 fi
 echo "docs: API reference in $out/html/index.html (warnings: $log)"
+
+# The Python package's reference from its docstrings (pydoc), when a built libcnc is at hand:
+# CNC_LIBRARY, else build/ or build-test/. Without one (or without numpy) it is skipped, said so.
+lib=${CNC_LIBRARY:-}
+for c in build/libcnc.so build-test/libcnc.so; do
+  [ -z "$lib" ] && [ -f "$c" ] && lib=$PWD/$c
+done
+if [ -n "$lib" ] && python3 -c "import numpy" 2>/dev/null; then
+  mkdir -p "$out/python"
+  modules=(cnc cnc.context cnc.info cnc.errors)
+  pkg=$PWD/bindings/python
+  if ! (cd "$out/python" && CNC_LIBRARY=$lib PYTHONPATH=$pkg:${PYTHONPATH:-} \
+    python3 -m pydoc -w "${modules[@]}" >/dev/null); then
+    echo "docs: FAILED: pydoc could not document the Python package"
+    status=1
+  fi
+  for m in "${modules[@]}"; do
+    [ -s "$out/python/$m.html" ] || { echo "docs: FAILED: no $out/python/$m.html"; status=1; }
+  done
+  echo "docs: Python reference in $out/python/cnc.html (pydoc, libcnc: $lib)"
+else
+  echo "docs: Python reference skipped: no built libcnc (CNC_LIBRARY, build/, build-test/) or no numpy"
+fi
 exit $status

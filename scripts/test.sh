@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The test job: install dependencies, then
-#   0. every C/C++/CUDA source clang-formatted (scripts/check-format.sh), the library's C++
-#      sources clean under clang-tidy's checks in .clang-tidy (scripts/check-tidy.sh, build-tidy),
-#      and the Doxygen API reference built with every name of cnc.h documented (scripts/docs.sh);
+#   0. every C/C++/CUDA source clang-formatted (scripts/check-format.sh), and the library's C++
+#      sources clean under clang-tidy's checks in .clang-tidy (scripts/check-tidy.sh, build-tidy);
 #   1. Release build with warnings as errors (CUDA backend compiled when nvcc exists), all tests;
 #      that build installed into a temporary prefix and used from C (pkg-config), CMake, Fortran
 #      and OpenNL programs and by its cnc-solve (scripts/test-install.sh); the Python wheel that
-#      `pip install .` builds, in a clean venv, and its tests (scripts/test-python.sh);
+#      `pip install .` builds, in a clean venv, and its tests (scripts/test-python.sh); the API
+#      reference, Doxygen with every name of cnc.h documented and pydoc (scripts/docs.sh);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests;
 #   3. ThreadSanitizer build: the multi-threaded tests, the nonsymmetric solvers and the backend
 #      contract suite on the CPU and on OpenCL (PoCL);
@@ -18,7 +18,6 @@ bash scripts/install-deps.sh
 export PATH="$PATH:/usr/local/cuda/bin"
 bash scripts/check-format.sh
 bash scripts/check-tidy.sh build-tidy
-CNC_DOCS_STRICT=1 bash scripts/docs.sh build-docs  # the API reference; every cnc.h name documented
 export POCL_CACHE_DIR="${TMPDIR:-/tmp}/cnc-pocl-cache"
 jobs=$(nproc)
 run_suite() {  # name, build dir, cmake args..., then ctest args after --
@@ -34,6 +33,8 @@ run_suite() {  # name, build dir, cmake args..., then ctest args after --
 run_suite "release" build-test -DCMAKE_BUILD_TYPE=Release
 CNC_INSTALL_BUILD=build-test CNC_INSTALL_CONFIGURE=0 bash scripts/test-install.sh
 bash scripts/test-python.sh
+# The API reference: Doxygen (every cnc.h name documented) and pydoc of the Python package.
+CNC_DOCS_STRICT=1 CNC_LIBRARY="$PWD/build-test/libcnc.so" bash scripts/docs.sh build-docs
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0:intercept_tls_get_addr=0"
 export UBSAN_OPTIONS="print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=1"  # no suppressions: PoCL and the ICD included
