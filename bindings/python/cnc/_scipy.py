@@ -95,8 +95,8 @@ def _check_matrix(name: str, A: MatrixLike) -> Tuple[MatrixLike, int]:
         )
     if _device.is_device_array(A):
         raise TypeError(
-            f"cnc.{name}: A is on a GPU; cnc.{name} takes host arrays (scipy.sparse or numpy). "
-            "cnc.solve(A, b) solves CuPy / DLPack arrays where they are."
+            f"cnc.{name}: A is on a GPU; cnc.cg solves CuPy arrays where they are (CG only: "
+            f"cnc's other methods take host arrays), cnc.{name} takes scipy.sparse or numpy."
         )
     if not (hasattr(A, "tocsr") and hasattr(A, "format")):
         A = np.asarray(A)
@@ -262,6 +262,62 @@ def _gmres_cycles(
     return x, info
 
 
+def _cg_on_device(
+    A: Any,
+    b: Any,
+    x0: Any,
+    rtol: float,
+    atol: float,
+    maxiter: Optional[int],
+    M: Any,
+    callback: Optional[Callback],
+    preconditioner: Optional[str],
+    backend: str,
+) -> Tuple[Any, int]:
+    """cnc.cg on CuPy (or other CUDA) arrays, as cupyx.scipy.sparse.linalg.cg: solved where they
+    are (cncSolveCSRDevice, CG in double), x returned on the device."""
+    cp, _ = _device._cupy()
+    if callback is not None:
+        raise NotImplementedError(
+            "cnc.cg(callback=...) on device arrays: the iterate stays on the device "
+            "(cncGetCurrentIterate refuses it there); pass host arrays to get callback(xk)"
+        )
+    if M is not None:
+        raise TypeError("cnc.cg on device arrays: M is not taken; use preconditioner='jacobi' "
+                        "(or None, no preconditioner, as M=None)")
+    if isinstance(x0, str):
+        raise ValueError("cnc.cg on device arrays: x0='Mb' needs M, which is not taken here")
+    rtol, atol = _check_tolerances("cg", rtol, atol)
+    n = int(A.shape[0])
+    bvec = cp.asarray(b, dtype=cp.float64).reshape(-1)
+    if bvec.shape != (n,):
+        raise ValueError(f"cnc.cg: A has shape ({n}, {n}) but b has {tuple(cp.asarray(b).shape)}")
+    bnorm = float(cp.linalg.norm(bvec))
+    if bnorm == 0.0:
+        return cp.zeros(n, dtype=cp.float64), 0
+    if not math.isfinite(bnorm):
+        raise ValueError("cnc.cg: b holds NaN or Inf")
+    maxiter = 10 * n if maxiter is None else _positive_int("cg", "maxiter", maxiter)
+    threshold = max(rtol, atol / bnorm)
+    threshold = min(max(threshold, 5e-324), float(np.nextafter(1.0, 0.0)))
+    from ._solve import solve as _solve_any
+
+    x, info = _solve_any(A, bvec, tol=threshold, max_iter=min(maxiter, _INT32_MAX),
+                         preconditioner="none" if preconditioner is None else preconditioner,
+                         backend=backend, solver="cg",
+                         x0=None if x0 is None else cp.asarray(x0, dtype=cp.float64).reshape(-1))
+    reason = info.reason_code
+    if reason == _c.REASON_CONVERGED:
+        code = 0
+    elif reason in _NEGATIVE_INFO:
+        code = _NEGATIVE_INFO[reason]
+    elif reason == _c.REASON_MAX_ITERATIONS:
+        code = maxiter
+    else:
+        code = max(1, info.iterations)
+    return x.reshape(n), code
+
+
 def _solve(
     name: str,
     solver: str,
@@ -409,7 +465,9 @@ def cg(
     scipy.sparse.linalg.cg does.
 
     A        scipy.sparse matrix or array, or dense array (n, n); real. Not a LinearOperator or
-             callable: cnc needs the entries (TypeError).
+             callable: cnc needs the entries (TypeError). A CuPy matrix (with b, x0 on the same
+             GPU) is solved where it is and x comes back as a CuPy array, as with
+             cupyx.scipy.sparse.linalg.cg (no M and no callback there).
     b        (n,) or (n, 1)
     x0       initial guess, (n,) or (n, 1); None is zero; "Mb" is M @ b
     rtol, atol  stop when ||b - A x|| <= max(rtol ||b||, atol)
@@ -425,6 +483,8 @@ def cg(
     limit was reached), < 0 breakdown (cnc.INFO_INDEFINITE_MATRIX, ...). See cnc._scipy's
     documentation for what matches SciPy and what does not.
     """
+    if _device.is_device_array(A) or _device.is_device_array(b):
+        return _cg_on_device(A, b, x0, rtol, atol, maxiter, M, callback, preconditioner, backend)
     return _solve("cg", "cg", A, b, x0, rtol, atol, maxiter, M, callback, preconditioner, backend)
 
 

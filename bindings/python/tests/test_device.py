@@ -108,3 +108,31 @@ def test_arrays_on_another_gpu():
         with pytest.raises(cnc.CncError) as e:
             ctx.solve_matrix(Ad, bd)
         assert e.value.status == cnc.ERR_INVALID_VALUE and "device 1" in str(e.value)
+
+
+def test_cg_takes_cupy_as_cupyx_does():
+    """cnc.cg on CuPy arrays: solved on the device, x a CuPy array, SciPy's (x, info) and
+    stopping test, the same answer as cupyx.scipy.sparse.linalg.cg."""
+    import cupyx.scipy.sparse.linalg as cspla
+
+    A = poisson2d(200)  # 40 000 rows
+    b = rhs(A.shape[0])
+    Ad, bd = csp.csr_matrix(A), cp.asarray(b)
+    x, info = cnc.cg(Ad, bd, rtol=1e-8)
+    assert isinstance(x, cp.ndarray) and x.shape == (A.shape[0],) and info == 0
+    xh = cp.asnumpy(x)
+    assert np.linalg.norm(b - A @ xh) <= 1e-8 * np.linalg.norm(b) * 1.0001
+    import inspect
+
+    tol_name = "rtol" if "rtol" in inspect.signature(cspla.cg).parameters else "tol"
+    xc, info_c = cspla.cg(Ad, bd, **{tol_name: 1e-8}, atol=0.0, maxiter=10 * A.shape[0])
+    assert info_c == 0 and rel_err(xh, cp.asnumpy(xc)) < 1e-5
+    # The limit reached: info = maxiter, as SciPy; b = 0: x = 0 at once.
+    _, info = cnc.cg(Ad, bd, rtol=1e-12, maxiter=5)
+    assert info == 5
+    x0, info = cnc.cg(Ad, cp.zeros_like(bd))
+    assert info == 0 and not cp.any(x0)
+    with pytest.raises(NotImplementedError):
+        cnc.cg(Ad, bd, callback=lambda xk: None)
+    with pytest.raises(TypeError):
+        cnc.bicgstab(Ad, bd)
