@@ -42,7 +42,8 @@
 // reads CNC_ORDERING_NAME, "-" with a cnc that has neither.
 //
 //   bench_api [--quick | --small | --patterns] [--reps R] [--tol T] [--max-n N] [--only NAME]
-//             [--mtx-dir DIR] [--reorder none|rcm|auto] [--verbose]
+//             [--mtx-dir DIR] [--reorder none|rcm|auto] [--format auto|csr|sell|bcrs2|bcrs4]
+//             [--verbose]
 // (--only: the problems whose name contains NAME, e.g. "7-pt 256" or "power-law")
 //
 // Sources: bench_api.cu (main, the default tables), api_runs.cu (the timed cnc and textbook
@@ -324,6 +325,7 @@ int main(int argc, char** argv) {
   std::string only;                     // only the problems whose name contains it
   std::string mtx_dir = patterns_options().mtx_dir;
   const char* reorder = nullptr;  // --reorder's word
+  const char* format = nullptr;   // --format's word: CNC_MATRIX_FORMAT of the main context
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--quick"))
       quick = true;
@@ -341,6 +343,8 @@ int main(int argc, char** argv) {
       mtx_dir = argv[++a];
     else if (!std::strcmp(argv[a], "--reorder") && a + 1 < argc)
       reorder = argv[++a];
+    else if (!std::strcmp(argv[a], "--format") && a + 1 < argc)
+      format = argv[++a];
     else if (!std::strcmp(argv[a], "--verbose"))
       verbose = true;
     else if (!std::strcmp(argv[a], "--only") && a + 1 < argc)
@@ -363,6 +367,25 @@ int main(int argc, char** argv) {
 #else
     std::printf("--reorder %s ignored: this cnc has no CNC_REORDER\n", reorder);
 #endif
+  }
+  if (format) {
+    static const struct {
+      const char* word;
+      int value;
+    } formats[] = {{"auto", CNC_FORMAT_AUTO},
+                   {"csr", CNC_FORMAT_CSR},
+                   {"sell", CNC_FORMAT_SELL},
+                   {"bcrs2", CNC_FORMAT_BCRS2},
+                   {"bcrs4", CNC_FORMAT_BCRS4}};
+    int value = -1;
+    for (const auto& f : formats)
+      if (!std::strcmp(format, f.word)) value = f.value;
+    if (value < 0) {
+      std::fprintf(stderr, "--format: auto, csr, sell, bcrs2 or bcrs4, not \"%s\"\n", format);
+      return 2;
+    }
+    check(cncSolverParameteri(CNC_MATRIX_FORMAT, value), "CNC_MATRIX_FORMAT");
+    std::printf("CNC_MATRIX_FORMAT: %s\n", format);
   }
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) std::printf("device: %s\n", prop.name);
