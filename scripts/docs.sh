@@ -49,12 +49,17 @@ lib=${CNC_LIBRARY:-}
 for c in build/libcnc.so build-test/libcnc.so; do
   [ -z "$lib" ] && [ -f "$c" ] && lib=$PWD/$c
 done
-if [ -n "$lib" ] && python3 -c "import numpy" 2>/dev/null; then
+# The first interpreter that has numpy (the package needs it): python3 on PATH, else Debian's.
+py=""
+for c in ${PYTHON:-} python3 /usr/bin/python3; do
+  [ -z "$py" ] && command -v "$c" >/dev/null && "$c" -c "import numpy" 2>/dev/null && py=$c
+done
+if [ -n "$lib" ] && [ -n "$py" ]; then
   mkdir -p "$out/python"
   modules=(cnc cnc.context cnc.info cnc.errors)
   pkg=$PWD/bindings/python
   if ! (cd "$out/python" && CNC_LIBRARY=$lib PYTHONPATH=$pkg:${PYTHONPATH:-} \
-    python3 -m pydoc -w "${modules[@]}" >/dev/null); then
+    "$py" -m pydoc -w "${modules[@]}" >/dev/null); then
     echo "docs: FAILED: pydoc could not document the Python package"
     status=1
   fi
