@@ -103,9 +103,8 @@
  * current). A call that meets another thread's call on the same context is refused with
  * CNC_ERR_STATE and changes nothing ("in use by another thread"); such a refusal is not recorded
  * as the context's error, only as the thread's last message (cncGetLastErrorMessage). Getters
- * (cncGet*, cncIsEnabled, cncVariableIsLocked) may run in several threads at once. The calls that
- * add entries cost no atomic operation while one thread assembles; a thread that takes an
- * assembly over from another pays a process-wide memory fence (Linux membarrier), once.
+ * (cncGet*, cncIsEnabled, cncVariableIsLocked) may run in several threads at once. Every other
+ * call, the ones that add entries included, takes the context with one atomic compare-exchange.
  *
  * Backends: CNC_BACKEND (parameter), else the CNC_BACKEND environment variable
  * (auto|cpu|opencl|cuda), else auto: CUDA, then an OpenCL GPU, then the CPU; systems of fewer

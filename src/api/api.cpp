@@ -49,14 +49,7 @@ CNCstatus refuse_busy(context* c, const char* call) {
 
 namespace {
 // The process-wide fence: every running thread of the process executes a full memory barrier
-// before it returns (Linux membarrier, registered once).
-bool register_process_fence() {
-#if defined(__linux__) && defined(SYS_membarrier)
-  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-#else
-  return false;
-#endif
-}
+// before it returns (Linux membarrier).
 void process_fence() {
 #if defined(__linux__) && defined(SYS_membarrier)
   syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
@@ -64,7 +57,13 @@ void process_fence() {
 }
 }  // namespace
 
-const bool fast_assembly = register_process_fence();
+// The unlocked path of the hot calls is off: its one mark slot (`in_hot`) is shared by every
+// thread, so a thread that read "I assemble" just before another took the assembly over can,
+// preempted between that read and its mark, clobber the new assembler's mark (or clear it when
+// it backs off), and a third thread then takes the context while the new assembler is inside a
+// call (ThreadSanitizer caught the two calls' writes in test_context_threads). Hot calls take
+// the context as write calls (one compare-exchange) until the marks are per thread.
+const bool fast_assembly = false;
 
 bool claim_assembly(context* c, const void* me) {
   const void* old = c->assembler.load(std::memory_order_relaxed);

@@ -36,7 +36,8 @@ extern thread_local std::string tls_no_context_message __attribute__((visibility
 //    `context::in_hot` and checks it still assembles. Another thread takes the assembly over in a
 //    write-like entry (claim_assembly): it names itself, makes every thread's marks visible with
 //    a process-wide fence (membarrier) and backs off if the assembler is inside a call. Where the
-//    fence is unavailable, hot calls enter as write calls.
+//    fence is unavailable, hot calls enter as write calls. The unlocked path is OFF for now
+//    (`fast_assembly` is false, api.cpp says why): hot calls enter as write calls.
 //  - read:  getters; several threads may read at once (counted in `context::readers`).
 enum class access { write, hot, read };
 
