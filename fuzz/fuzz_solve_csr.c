@@ -170,8 +170,11 @@ static int build_raw(fuzz_input* in, csr_case* c, int corrupt) {
     }
   }
   int64_t most = 0;
-  for (uint32_t i = 0; i <= n; ++i)
-    if (rp[i] - c->base > most) most = rp[i] - c->base;
+  for (uint32_t i = 0; i <= n; ++i) {
+    int64_t d; /* rp[i] - base, which a corrupted offset near INT64_MAX would overflow */
+    if (__builtin_sub_overflow(rp[i], (int64_t)c->base, &d)) d = INT64_MAX;
+    if (d > most) most = d;
+  }
   if (c->length >= 0) {
     most = written;
   } else if (most > (1 << 16)) { /* the caller's arrays would have to be this long */
