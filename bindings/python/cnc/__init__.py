@@ -84,10 +84,9 @@ def devices(backend: Union[str, int, None] = None) -> list[tuple[str, int, str]]
     from . import _library
     from ._solve import BACKENDS, _enum
 
-    def check(status: int) -> None:
+    def check(status: int) -> None:  # no context: the thread's last message says why
         if status != 0:
-            message = (_lib.cncGetLastErrorMessage() or b"").decode("utf-8", "replace")
-            raise CncError(status, message)
+            raise CncError(status, (_lib.cncGetLastErrorMessage() or b"").decode("utf-8", "replace"))
 
     if not _library.has_function("cncGetDeviceCount"):
         raise NotImplementedError("the loaded libcnc predates cncGetDeviceCount: rebuild it")

@@ -69,6 +69,20 @@ _NEGATIVE_INFO = {
 
 _INT32_MAX = 2**31 - 1
 
+
+def _info_code(info: Any, maxiter: int, cycle: int = 1, cycles_ran_out: bool = False) -> int:
+    """SciPy's info from a cnc outcome: 0 converged, < 0 a breakdown, maxiter when the limit was
+    reached (or, gmres run cycle by cycle, when its cycles ran out), else the iterations done in
+    maxiter's unit (`cycle` inner iterations each): stagnated, stopped."""
+    reason = info.reason_code
+    if reason == _c.REASON_CONVERGED:
+        return 0
+    if reason in _NEGATIVE_INFO:
+        return _NEGATIVE_INFO[reason]
+    if reason == _c.REASON_MAX_ITERATIONS or cycles_ran_out:
+        return maxiter
+    return max(1, -(-info.iterations // cycle))
+
 MatrixLike = Any  # scipy.sparse matrix or array, or a dense 2-D array_like
 ArrayLike = Any  # numpy array_like of shape (n,) or (n, 1)
 Callback = Callable[[Any], Any]
@@ -306,16 +320,7 @@ def _cg_on_device(
                          preconditioner="none" if preconditioner is None else preconditioner,
                          backend=backend, solver="cg",
                          x0=None if x0 is None else cp.asarray(x0, dtype=cp.float64).reshape(-1))
-    reason = info.reason_code
-    if reason == _c.REASON_CONVERGED:
-        code = 0
-    elif reason in _NEGATIVE_INFO:
-        code = _NEGATIVE_INFO[reason]
-    elif reason == _c.REASON_MAX_ITERATIONS:
-        code = maxiter
-    else:
-        code = max(1, info.iterations)
-    return x.reshape(n), code
+    return x.reshape(n), _info_code(info, maxiter)
 
 
 def _solve(
@@ -434,17 +439,10 @@ def _solve(
             x, info = ctx.solve_matrix(A, bvec, x0=x_start)
     x = np.asarray(x, dtype=np.float64).reshape(n)
 
-    reason = info.reason_code
-    if iterates is not None and reason != _c.REASON_STOPPED:
+    if iterates is not None and info.reason_code != _c.REASON_STOPPED:
         iterates.finish(info.iterations, x, info.residual)
-    if reason == _c.REASON_CONVERGED:
-        code = 0
-    elif reason in _NEGATIVE_INFO:
-        code = _NEGATIVE_INFO[reason]
-    elif reason == _c.REASON_MAX_ITERATIONS or (per_cycle and reason == _c.REASON_STAGNATED):
-        code = maxiter  # per_cycle: the cycles ran out
-    else:  # stagnated (true residual above the tolerance), stopped: iterations done, in maxiter's unit
-        code = max(1, -(-info.iterations // cycle))
+    code = _info_code(info, maxiter, cycle,
+                      cycles_ran_out=per_cycle and info.reason_code == _c.REASON_STAGNATED)
     return x.astype(dtype, copy=False), code
 
 
