@@ -179,6 +179,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_ERR_NULL_POINTER (-13)         /**< a required pointer argument is NULL */
 #define CNC_ERR_INTERNAL (-14)             /**< a bug in cnc: please report the message */
 #define CNC_ERR_NO_FP64 (-15)              /**< double precision asked of a device without it */
+#define CNC_ERR_CALLBACK (-16)             /**< a caller's operator (cncSetOperator) returned non-zero */
 
 /* ---- Primitives for cncBegin / cncEnd (0x000) ------------------------------------------------ */
 #define CNC_SYSTEM 0x000 /**< the whole system: matrix, right-hand sides, variables */
@@ -225,6 +226,11 @@ typedef struct CNCContextStruct* CNCcontext;
  * the CPU, and a solve on an explicit GPU backend fails with CNC_ERR_UNSUPPORTED (nothing is
  * changed). CG runs it as a preconditioned CG; BiCGSTAB and GMRES as right preconditioner. */
 #define CNC_PRECOND_SSOR 0x302
+/** The caller's preconditioner z = M⁻¹ r, set with cncSetOperator(CNC_OPERATOR_PRECONDITIONER),
+ * which also selects it (as OpenNL's nlSetFunction(NL_FUNC_PRECONDITIONER) does); it may be
+ * selected again later only while that operator is set. The solve then runs on the host, where
+ * the caller's function reads and writes the vectors (cncSolveOperator). */
+#define CNC_PRECOND_USER 0x303
 
 /* Values of CNC_PRECISION (0x400) */
 #define CNC_DOUBLE 0x400 /**< double matrix and vectors */
@@ -252,6 +258,10 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_REORDER_AUTO 0xC00 /**< reverse Cuthill-McKee when the pattern's locality is poor and the solve is large enough to repay it */
 #define CNC_REORDER_NONE 0xC01 /**< the caller's order */
 #define CNC_REORDER_RCM 0xC02  /**< always reverse Cuthill-McKee (cnc's parallel one, the same order for any thread count) */
+
+/* Operators for cncSetOperator (0xD00) */
+#define CNC_OPERATOR_MATRIX 0xD00         /**< y = A x: the matrix, applied by the caller */
+#define CNC_OPERATOR_PRECONDITIONER 0xD01 /**< y = M⁻¹ x: the preconditioner (CNC_PRECOND_USER) */
 
 /* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
 #define CNC_VERBOSE 0x701        /**< log solver progress and decisions too (to the log callback, else stderr) */
@@ -336,6 +346,14 @@ typedef void (*CNClogCallback)(int level, const char* message, void* user_data);
  * reason is then CNC_REASON_STOPPED).
  */
 typedef int (*CNCprogressCallback)(CNCint iteration, double relative_residual, void* user_data);
+
+/**
+ * A linear operator applied by the caller (cncSetOperator): writes y = Op x for one vector of n
+ * values (x and y do not overlap; x must not be written). Called on the thread that solves, once
+ * per vector and system. Return 0 on success; any other value stops the solve, which then fails
+ * with CNC_ERR_CALLBACK and leaves the variables (or x) as they were.
+ */
+typedef int (*CNCoperator)(const double* x, double* y, CNCuint n, void* user_data);
 
 /* ---- Contexts -------------------------------------------------------------------------------- */
 /** Creates a context with default parameters; NULL if out of memory. Does not make it current. */
@@ -556,6 +574,44 @@ CNC_API CNCstatus cncSolveCSRn(CNCuint n, CNCint64 nnz, const CNCint64* row_ptr,
 CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
                                     const double* values, CNCint base, CNCuint nrhs,
                                     const double* b, double* x);
+
+/* ---- Matrix-free solves --------------------------------------------------------------------- */
+/**
+ * Sets (or, with op NULL, clears) an operator of the current context, applied by the caller's
+ * function: `which` is CNC_OPERATOR_MATRIX (y = A x) or CNC_OPERATOR_PRECONDITIONER
+ * (y = M⁻¹ x). Allowed in any state but MATRIX and ROW. The pointers are kept until cleared or
+ * the context is deleted.
+ * - The matrix operator is used by cncSolveOperator, and by cncSolve in place of the assembled
+ *   matrix (OpenNL's nlSetFunction(NL_FUNC_MATRIX)): it acts on the free variables (n = their
+ *   count, in the order of the variables), with the right-hand side the assembly built.
+ * - Setting the preconditioner operator selects it (CNC_PRECONDITIONER becomes CNC_PRECOND_USER);
+ *   clearing it while selected brings back the default, CNC_PRECOND_JACOBI. It applies to
+ *   cncSolve, cncSolveCSR and cncSolveOperator; not to cncSolveCSRDevice (CNC_ERR_UNSUPPORTED).
+ * A solve with either operator runs on the host, in double (the caller's functions read and
+ * write host memory): CNC_BACKEND_CUDA/OPENCL or CNC_SINGLE/CNC_MIXED set explicitly are refused
+ * with CNC_ERR_UNSUPPORTED, and CNC_REORDER_RCM is not applied (nothing to renumber). A matrix
+ * given as an operator has no diagonal to read: without the caller's preconditioner such a solve
+ * runs unpreconditioned, and CNC_PRECOND_JACOBI or _SSOR set explicitly are refused
+ * (CNC_ERR_UNSUPPORTED) rather than replaced. CNC_SOLVER chooses the method as for matrices
+ * (CG, BiCGSTAB, GMRES). Statistics: CNC_BACKEND_USED is CNC_BACKEND_CPU, CNC_FORMAT_USED
+ * 0 for a matrix operator; CNC_CHOICE_REASON says which operators ran.
+ * Statuses: CNC_ERR_INVALID_ENUM for another `which`, CNC_ERR_STATE in MATRIX or ROW.
+ */
+CNC_API CNCstatus cncSetOperator(CNCenum which, CNCoperator op, void* user_data);
+
+/**
+ * Solves A x = b matrix-free: A is the current context's matrix operator (cncSetOperator), n its
+ * size, with the context's solver parameters and, when set, its preconditioner operator; no
+ * assembly is needed and the assembled system is not touched (any state but MATRIX and ROW).
+ *   b  nrhs * n values, system k at b + k*n
+ *   x  nrhs * n values: initial guess on input, solution on output (written only when the call
+ *      succeeds)
+ * The operator is called with vectors of n values, one system at a time. Statuses: CNC_ERR_STATE
+ * without a matrix operator, CNC_ERR_NULL_POINTER, CNC_ERR_INVALID_VALUE (n or nrhs out of
+ * range), CNC_ERR_NOT_FINITE (b or x), CNC_ERR_CALLBACK when an operator returns non-zero, and
+ * those of cncSetOperator's restrictions. Outcomes are read as after cncSolve.
+ */
+CNC_API CNCstatus cncSolveOperator(CNCuint n, CNCuint nrhs, const double* b, double* x);
 
 /* ---- Memory ---------------------------------------------------------------------------------- */
 /**

@@ -58,8 +58,13 @@
  *   a BiCGSTAB or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
  *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Direct solvers,
- *   eigen solvers, user
- *   functions other than NL_FUNC_PROGRESS, nlUpdateRightHandSide: reported as unsupported.
+ *   eigen solvers, NL_FUNC_SOLVER, nlUpdateRightHandSide: reported as unsupported.
+ * - nlSetFunction(NL_FUNC_MATRIX, f): nlSolve applies f (y = A x over the free variables, as
+ *   OpenNL's function matrix) in place of the assembled matrix, with the right-hand side the
+ *   assembly built; nlSetFunction(NL_FUNC_PRECONDITIONER, f) applies f as M⁻¹ and selects
+ *   NL_PRECOND_USER. Such solves run on the host (cnc.h, cncSetOperator). As in OpenNL, a matrix
+ *   function cannot be Jacobi-preconditioned: with NL_PRECOND_JACOBI (the NL_SOLVER_DEFAULT
+ *   choice) nlSolve fails with a message (OpenNL asserts); set NL_PRECOND_NONE or a function.
  * - nlInitExtension("CUDA" | "OPENCL" | "CNC") answers whether that cnc backend can run here and
  *   selects it for the current and the next contexts ("CNC": cnc's automatic choice). Other
  *   extensions (SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...) answer NL_FALSE, with a message.
@@ -150,7 +155,7 @@ typedef struct NLMatrixStruct* NLMatrix;
 #define NL_PRECOND_NONE 0x000
 #define NL_PRECOND_JACOBI 0x300
 #define NL_PRECOND_SSOR 0x301 /* symmetric SOR (CPU backend) */
-#define NL_PRECOND_USER 0x303 /* not provided */
+#define NL_PRECOND_USER 0x303 /* nlSetFunction(NL_FUNC_PRECONDITIONER, f) */
 
 /* ---- Flags for nlEnable / nlDisable / nlIsEnabled ----------------------------------------------
  */

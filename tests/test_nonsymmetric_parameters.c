@@ -45,7 +45,9 @@ static void test_parameters(void** state) {
   assert_int_equal(cncGetIntegerv(CNC_SOLVER, &v), CNC_OK);
   assert_int_equal(v, CNC_GMRES); /* unchanged by the failures */
   assert_int_equal(cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_SSOR), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_PRECONDITIONER, 0x303), CNC_ERR_INVALID_ENUM);
+  assert_int_equal(cncSolverParameteri(CNC_PRECONDITIONER, 0x304), CNC_ERR_INVALID_ENUM);
+  /* CNC_PRECOND_USER needs the caller's operator first (cncSetOperator). */
+  assert_int_equal(cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_USER), CNC_ERR_STATE);
   assert_int_equal(cncSolverParameteri(CNC_PRECONDITIONER, CNC_BICGSTAB), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncGetIntegerv(CNC_PRECONDITIONER, &v), CNC_OK);
   assert_int_equal(v, CNC_PRECOND_SSOR);

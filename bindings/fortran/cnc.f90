@@ -53,6 +53,7 @@ module cnc
   integer(c_int), parameter :: CNC_ERR_NULL_POINTER = -13
   integer(c_int), parameter :: CNC_ERR_INTERNAL = -14
   integer(c_int), parameter :: CNC_ERR_NO_FP64 = -15
+  integer(c_int), parameter :: CNC_ERR_CALLBACK = -16
 
   ! ---- Primitives for cncBegin / cncEnd --------------------------------------------------------
   integer(c_int), parameter :: CNC_SYSTEM = int(z'000', c_int)
@@ -88,6 +89,7 @@ module cnc
   integer(c_int), parameter :: CNC_PRECOND_NONE = int(z'300', c_int)
   integer(c_int), parameter :: CNC_PRECOND_JACOBI = int(z'301', c_int)
   integer(c_int), parameter :: CNC_PRECOND_SSOR = int(z'302', c_int)
+  integer(c_int), parameter :: CNC_PRECOND_USER = int(z'303', c_int)
 
   integer(c_int), parameter :: CNC_DOUBLE = int(z'400', c_int)
   integer(c_int), parameter :: CNC_SINGLE = int(z'401', c_int)
@@ -106,6 +108,9 @@ module cnc
   integer(c_int), parameter :: CNC_REORDER_AUTO = int(z'C00', c_int)
   integer(c_int), parameter :: CNC_REORDER_NONE = int(z'C01', c_int)
   integer(c_int), parameter :: CNC_REORDER_RCM = int(z'C02', c_int)
+
+  integer(c_int), parameter :: CNC_OPERATOR_MATRIX = int(z'D00', c_int)
+  integer(c_int), parameter :: CNC_OPERATOR_PRECONDITIONER = int(z'D01', c_int)
 
   ! ---- Flags for cncEnable / cncDisable / cncIsEnabled -----------------------------------------
   integer(c_int), parameter :: CNC_VERBOSE = int(z'701', c_int)
@@ -186,6 +191,15 @@ module cnc
       type(c_ptr), value :: user_data
       integer(c_int) :: stop  ! 0 to continue, non-zero to stop
     end function cnc_progress_callback
+    ! y = Op x for one vector of n values (cncSetOperator); 0 on success.
+    function cnc_operator(x, y, n, user_data) result(status) bind(C)
+      import :: c_int, c_int32_t, c_double, c_ptr
+      integer(c_int32_t), value :: n
+      real(c_double), intent(in) :: x(n)
+      real(c_double), intent(out) :: y(n)
+      type(c_ptr), value :: user_data
+      integer(c_int) :: status
+    end function cnc_operator
   end interface
 
   ! ---- The C functions -------------------------------------------------------------------------
@@ -428,6 +442,22 @@ module cnc
       type(c_ptr), value :: b, x
       integer(c_int) :: status
     end function cncSolveCSRDevice
+    ! Matrix-free solves: the caller's y = A x (CNC_OPERATOR_MATRIX) or y = M^-1 x
+    ! (CNC_OPERATOR_PRECONDITIONER), c_funloc(a cnc_operator) or c_null_funptr to clear.
+    function cncSetOperator(which, op, user_data) result(status) bind(C, name="cncSetOperator")
+      import :: c_int, c_funptr, c_ptr
+      integer(c_int), value :: which
+      type(c_funptr), value :: op
+      type(c_ptr), value :: user_data
+      integer(c_int) :: status
+    end function cncSetOperator
+    function cncSolveOperator(n, nrhs, b, x) result(status) bind(C, name="cncSolveOperator")
+      import :: c_int, c_int32_t, c_double
+      integer(c_int32_t), value :: n, nrhs
+      real(c_double), intent(in) :: b(*)
+      real(c_double), intent(inout) :: x(*)
+      integer(c_int) :: status
+    end function cncSolveOperator
     ! Memory: the host and device bytes a solve of n rows and nnz entries will need.
     function cncEstimateMemory(n, nnz, host_bytes, device_bytes) result(status) &
         bind(C, name="cncEstimateMemory")

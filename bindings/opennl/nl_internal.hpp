@@ -60,6 +60,9 @@ struct Context {
   std::vector<double> row_rhs, next_rhs;
   double row_scaling = 1.0, next_scaling = 1.0;
   NLfunc progress = nullptr;
+  // nlSetFunction(NL_FUNC_MATRIX / NL_FUNC_PRECONDITIONER): OpenNL's y = A x and y = M⁻¹ x over
+  // the free variables, handed to cnc as its operators (cncSetOperator).
+  NLfunc matrix_func = nullptr, precond_func = nullptr;
   // Errors.
   int error = CNC_OK;
   std::string error_message;

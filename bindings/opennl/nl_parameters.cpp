@@ -28,6 +28,17 @@ int progress_callback(CNCint iteration, double relative_residual, void* user) {
   return 0;
 }
 
+// OpenNL's matrix functions take no size and no user pointer: y = Op x over the free variables.
+using MatrixFunc = void (*)(const double*, double*);
+int matrix_operator(const double* x, double* y, CNCuint, void* user) {
+  reinterpret_cast<MatrixFunc>(static_cast<Context*>(user)->matrix_func)(x, y);
+  return 0;
+}
+int precond_operator(const double* x, double* y, CNCuint, void* user) {
+  reinterpret_cast<MatrixFunc>(static_cast<Context*>(user)->precond_func)(x, y);
+  return 0;
+}
+
 // Solver ids of the original CNC (OpenNL 3.x): CG in a given format and precision.
 bool legacy_cnc_solver(Context* ctx, NLint id) {
   CNCenum format_id = CNC_FORMAT_AUTO;
@@ -117,8 +128,9 @@ std::string unsupported_solver(const Context* ctx) {
     return format("nlSolve: %s (0x%x) is an OpenNL extension that cnc does not provide",
                   solver_name(ctx->solver), ctx->solver);
   }
-  if (ctx->preconditioner == NL_PRECOND_USER) {
-    return "nlSolve: NL_PRECOND_USER (user preconditioner function) is not provided by cnc";
+  if (ctx->preconditioner == NL_PRECOND_USER && ctx->precond_func == nullptr) {
+    return "nlSolve: NL_PRECOND_USER without a preconditioner function "
+           "(nlSetFunction(NL_FUNC_PRECONDITIONER, ...))";
   }
   return "";
 }
@@ -185,9 +197,12 @@ void set_preconditioner(Context* ctx, NLint value) {
       }
       return;
     case NL_PRECOND_USER:
+      // cnc selects it only with the function set; nlSolve says so otherwise.
+      if (ctx->precond_func != nullptr &&
+          !ok(ctx, cncSolverParameteri(CNC_PRECONDITIONER, CNC_PRECOND_USER)))
+        return;
       ctx->preconditioner = NL_PRECOND_USER;
       ctx->preconditioner_set = true;
-      print_message("NL_PRECOND_USER is not provided by cnc; nlSolve will fail");
       return;
     default:
       fail(ctx, CNC_ERR_INVALID_ENUM,
@@ -455,16 +470,39 @@ void nlSetFunction(NLenum pname, NLfunc param) {
     ok(ctx, cncSetProgressCallback(param != nullptr ? progress_callback : nullptr, ctx));
     return;
   }
+  if (pname == NL_FUNC_MATRIX) {  // replaces the assembled matrix in nlSolve
+    if (ok(ctx,
+           cncSetOperator(CNC_OPERATOR_MATRIX, param != nullptr ? matrix_operator : nullptr, ctx)))
+      ctx->matrix_func = param;
+    return;
+  }
+  if (pname == NL_FUNC_PRECONDITIONER) {  // and selects NL_PRECOND_USER, as OpenNL
+    if (!ok(ctx, cncSetOperator(CNC_OPERATOR_PRECONDITIONER,
+                                param != nullptr ? precond_operator : nullptr, ctx)))
+      return;
+    ctx->precond_func = param;
+    if (param != nullptr) {
+      ctx->preconditioner = NL_PRECOND_USER, ctx->preconditioner_set = true;
+    } else if (ctx->preconditioner == NL_PRECOND_USER) {
+      ctx->preconditioner = NL_PRECOND_JACOBI;  // cnc's choice when it is cleared
+    }
+    return;
+  }
   fail(ctx, CNC_ERR_UNSUPPORTED,
-       format("nlSetFunction(0x%x): only NL_FUNC_PROGRESS is provided by cnc (user solver, "
-              "matrix and preconditioner functions are not)",
-              pname));
+       format("nlSetFunction(0x%x): %s", pname,
+              pname == NL_FUNC_SOLVER ? "a user solver function is not provided by cnc (it would "
+                                        "read the matrix through nlGetCurrentMatrix, which cnc "
+                                        "does not expose)"
+                                      : "unknown function"));
 }
 
 void nlGetFunction(NLenum pname, NLfunc* param) {
   Context* ctx = current("nlGetFunction");
   if (ctx == nullptr || param == nullptr) return;
-  *param = pname == NL_FUNC_PROGRESS ? ctx->progress : nullptr;
+  *param = pname == NL_FUNC_PROGRESS         ? ctx->progress
+           : pname == NL_FUNC_MATRIX         ? ctx->matrix_func
+           : pname == NL_FUNC_PRECONDITIONER ? ctx->precond_func
+                                             : nullptr;
 }
 
 }  // extern "C"

@@ -69,7 +69,13 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES}), c.solver = int(iv);
       break;
     case CNC_PRECONDITIONER:
-      one_of({CNC_PRECOND_NONE, CNC_PRECOND_JACOBI, CNC_PRECOND_SSOR}), c.preconditioner = int(iv);
+      one_of({CNC_PRECOND_NONE, CNC_PRECOND_JACOBI, CNC_PRECOND_SSOR, CNC_PRECOND_USER});
+      if (iv == CNC_PRECOND_USER && !c.op_precond)
+        fail(CNC_ERR_STATE,
+             "(%s): CNC_PRECOND_USER needs the caller's preconditioner: "
+             "cncSetOperator(CNC_OPERATOR_PRECONDITIONER, ...) first",
+             args);
+      c.preconditioner = int(iv), c.preconditioner_set = true;
       break;
     case CNC_MAX_ITERATIONS:
       range(1, INT64_MAX), c.max_iterations = iv;

@@ -10,6 +10,7 @@
 #include "api/api_internal.hpp"
 #include "api/context.hpp"
 #include "cnc.h"
+#include "conversion/convert.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 #include "util/memory_model.hpp"
@@ -40,7 +41,12 @@ void solve_assembled(context& c) {
   const double assembly = c.stats.assembly;
   c.iterate_free_variables = true;
   try {
-    c.solve(c.sys.a, c.matrix_version, c.k, c.sys.b.data(), x.data());
+    if (c.uses_operators()) {  // the caller's matrix operator replaces the assembled matrix
+      const cnc::csr_view a = c.sys.a;
+      c.solve_operators(c.op_matrix ? nullptr : &a, nf, c.k, c.sys.b.data(), x.data());
+    } else {
+      c.solve(c.sys.a, c.matrix_version, c.k, c.sys.b.data(), x.data());
+    }
   } catch (...) {
     c.iterate_free_variables = false;
     throw;
@@ -132,8 +138,19 @@ static CNCstatus solve_csr(const char* call, CNCuint n, CNCint64 nnz, const CNCi
     if (bad >= 0)
       fail(CNC_ERR_NOT_FINITE, "(%s): x[%lld]=%g is not finite", args, (long long)bad, x[bad]);
     // The pipeline writes x only when the solve succeeds (pipeline::run).
+    if (c.op_matrix)
+      fail(CNC_ERR_UNSUPPORTED,
+           "(%s): a matrix operator is set (CNC_OPERATOR_MATRIX): cncSolveOperator solves with "
+           "it; clear it to solve this CSR",
+           args);
     c.stats = cnc::solve_stats{};
     try {
+      if (c.uses_operators()) {  // CNC_PRECOND_USER: the host solve, on the canonical CSR
+        cnc::check_row_ptr(std::int32_t(n), row_ptr, base);
+        const cnc::user_csr a = cnc::csr_from_user(std::int32_t(n), row_ptr, col_idx, values, base);
+        c.solve_operators(&a.view, std::int32_t(n), int(nrhs), b, x);
+        return;
+      }
       c.pipe.solve_user(c.options(),
                         cnc::caller_csr{std::int32_t(n), row_ptr, col_idx, values, base},
                         next_version(), int(nrhs), b, x, c.stats);
@@ -166,6 +183,11 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
     char args[160];
     std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
     check_csr_call(c, args, n, row_ptr, col_idx, values, base, nrhs, b, x);
+    if (c.uses_operators())
+      fail(CNC_ERR_UNSUPPORTED,
+           "(%s): the caller's operators (cncSetOperator) run on host vectors, not on device "
+           "arrays",
+           args);
     c.stats = cnc::solve_stats{};
     try {
       c.pipe.solve_device(c.options(),

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "solver/operator_system.hpp"
+#include "util/error.hpp"
 #include "util/parallel.hpp"
 
 namespace cnc {
@@ -102,6 +104,54 @@ void context::solve(const csr_view& a, std::uint64_t version, int nrhs, const do
       log(CNC_LOG_WARNING, m);
     }
   }
+}
+
+namespace {
+// The caller's function as a column operator: a non-zero return fails the solve.
+column_operator caller_operator(CNCoperator f, void* data, std::int32_t n, const char* what) {
+  return [=](const double* x, double* y) {
+    const int rc = f(x, y, CNCuint(n), data);
+    if (rc != 0)
+      throw error(CNC_ERR_CALLBACK,
+                  std::string(": the ") + what + " operator returned " + std::to_string(rc));
+  };
+}
+}  // namespace
+
+void context::solve_operators(const csr_view* a, std::int32_t rows, int nrhs, const double* b,
+                              double* x) {
+  const bool user_m = preconditioner == CNC_PRECOND_USER;
+  if (user_m && !op_precond)  // cncSetOperator keeps these together; a guard for the future
+    throw error(CNC_ERR_STATE, ": CNC_PRECOND_USER without a preconditioner operator");
+  const char* what = a ? "the caller's preconditioner (CNC_PRECOND_USER)"
+                       : "the caller's matrix operator (CNC_OPERATOR_MATRIX)";
+  if (precision_param != CNC_DOUBLE)
+    throw error(CNC_ERR_UNSUPPORTED, std::string(": ") + what +
+                                         " runs in double on the host; CNC_PRECISION is not "
+                                         "CNC_DOUBLE");
+  if (backend_param == CNC_BACKEND_CUDA || backend_param == CNC_BACKEND_OPENCL)
+    throw error(CNC_ERR_UNSUPPORTED,
+                std::string(": ") + what + " runs on the host; CNC_BACKEND asks for a GPU backend");
+  if (!a && !user_m && preconditioner_set && preconditioner != CNC_PRECOND_NONE)
+    throw error(CNC_ERR_UNSUPPORTED,
+                ": a matrix operator has no diagonal or triangles to read: CNC_PRECOND_JACOBI and "
+                "CNC_PRECOND_SSOR cannot be applied (CNC_PRECOND_NONE, or the caller's "
+                "preconditioner through cncSetOperator)");
+  const column_operator op_a =
+      a ? csr_operator(*a, threads) : caller_operator(op_matrix, op_matrix_data, rows, "matrix");
+  const column_operator op_m =
+      user_m ? caller_operator(op_precond, op_precond_data, rows, "preconditioner")
+             : column_operator{};
+  const std::string why = std::string(a ? "the assembled matrix (CSR, on the host's cores)"
+                                        : "matrix-free: the caller's matrix operator") +
+                          (user_m ? " with the caller's preconditioner"
+                           : a    ? ""
+                                  : ", no preconditioner (an operator has no diagonal)");
+  const double assembly = stats.assembly;
+  stats = solve_stats{};
+  stats.assembly = assembly;
+  solve_with_operators(options(), rows, nrhs, op_a, op_m, why, b, x, stats);
+  if (a) stats.nnz = a->nnz(), stats.format_used = CNC_FORMAT_CSR;
 }
 
 }  // namespace cnc

@@ -25,7 +25,8 @@ struct context {
   // Solver parameters.
   bool symmetric = true, verbose = false, normalize_rows = false, keep_matrix = true;
   int solver = CNC_SOLVER_DEFAULT, preconditioner = CNC_PRECOND_JACOBI;
-  double ssor_omega = 1.5;  // CNC_SSOR_OMEGA (OpenNL's NL_OMEGA default)
+  bool preconditioner_set = false;  // CNC_PRECONDITIONER set by the caller, not the default
+  double ssor_omega = 1.5;          // CNC_SSOR_OMEGA (OpenNL's NL_OMEGA default)
   int precision_param = CNC_DOUBLE, format_param = CNC_FORMAT_AUTO,
       backend_param = CNC_BACKEND_AUTO;
   std::int64_t max_iterations = 0;  // 0 = automatic
@@ -62,6 +63,10 @@ struct context {
   void* log_data = nullptr;
   CNCprogressCallback progress_cb = nullptr;
   void* progress_data = nullptr;
+  // The caller's operators (cncSetOperator): y = A x and y = M⁻¹ x.
+  CNCoperator op_matrix = nullptr, op_precond = nullptr;
+  void* op_matrix_data = nullptr;
+  void* op_precond_data = nullptr;
   // While the progress callback runs: set, with the solve's iterate (null where the method does
   // not form it) in the numbering of the system solved: the free variables for cncSolve.
   bool in_progress = false, iterate_free_variables = false;
@@ -74,6 +79,12 @@ struct context {
   // Solves a x = b (k column-major systems over a.n rows; x in/out, host memory) with the
   // current parameters; fills stats (conversion includes csr_conversion_time).
   void solve(const csr_view& a, std::uint64_t version, int nrhs, const double* b, double* x);
+  // Whether a solve runs with the caller's operators: a matrix operator, or CNC_PRECOND_USER.
+  bool uses_operators() const { return op_matrix || preconditioner == CNC_PRECOND_USER; }
+  // The solve with the caller's operators, on the host: `a` is the matrix (canonical CSR) or
+  // null for the matrix operator; n rows, nrhs column-major systems, x in/out. Refuses with
+  // CNC_ERR_UNSUPPORTED the parameters such a solve cannot honour (cnc.h, cncSetOperator).
+  void solve_operators(const csr_view* a, std::int32_t n, int nrhs, const double* b, double* x);
 };
 
 }  // namespace cnc

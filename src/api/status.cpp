@@ -35,6 +35,8 @@ extern "C" CNC_API const char* cncStatusString(CNCstatus status) {
       return "CNC_ERR_INTERNAL: internal error (please report)";
     case CNC_ERR_NO_FP64:
       return "CNC_ERR_NO_FP64: device has no double precision";
+    case CNC_ERR_CALLBACK:
+      return "CNC_ERR_CALLBACK: a caller's operator reported failure";
   }
   return "unknown cnc status";
 }

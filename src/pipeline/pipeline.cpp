@@ -173,8 +173,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
              " k=" + std::to_string(k) + " on " + be_->name() + " (" + be_->device_name() +
              "), format " + format_name(prep_.fmt) + (on_device ? ", arrays on the device" : ""));
   pcg_params prm;
-  prm.max_iterations =
-      o.max_iterations > 0 ? o.max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(a.n));
+  prm.max_iterations = max_iterations(o, a.n);
   prm.threshold = o.threshold;
   prm.check_interval = o.check_interval > 0 ? o.check_interval : be_->default_check_interval();
   prm.device_residual = o.prec == precision::f64;
@@ -280,18 +279,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
                ": not finite");
   }
 
-  stats.iterations = r.iterations;
-  stats.reason = r.reason;
-  auto max_of = [](const std::vector<double>& v) {
-    return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
-  };
-  stats.error = max_of(r.residual);
-  stats.true_error = max_of(r.true_residual);
-  stats.true_error_min = r.true_residual.empty()
-                             ? 0
-                             : *std::min_element(r.true_residual.begin(), r.true_residual.end());
-  stats.last_iterations = r.iters.empty() ? r.iterations : r.iters.back();
-  stats.last_true_error = r.true_residual.empty() ? 0 : r.true_residual.back();
+  fill_outcome(r, stats);
   stats.zero_diagonals = prep_.zero_diagonals;
   stats.format_used = api_format(prep_.fmt);
   stats.long_rows = prep_.dev->long_rows();

@@ -18,6 +18,7 @@
 #include "backends/backend.hpp"
 #include "cnc.h"
 #include "matrix/matrix.hpp"
+#include "solver/operator_system.hpp"
 #include "solver/pcg.hpp"
 #include "util/fingerprint.hpp"
 
@@ -114,6 +115,16 @@ struct caller_content {
 
 // Text of a CNC_REASON_* value, e.g. "converged" (log lines and cncGetString).
 const char* reason_name(int reason);
+
+// Solves with the caller's operators (cncSetOperator) on the host: `a` applies the matrix (the
+// caller's function, or the assembled CSR through csr_operator), `m` the preconditioner (empty:
+// none). n rows, k column-major systems in host memory; x is the initial guess in and is written
+// only when the solve ends without error. CG, BiCGSTAB or GMRES (o.solver) over the vector
+// surface, in double; `why` says which operators ran (statistics' choice_reason). Fills *stats;
+// throws cnc::error (the caller's function failing included).
+void solve_with_operators(const solve_options& o, std::int32_t n, int k, const column_operator& a,
+                          const column_operator& m, const std::string& why, const double* b,
+                          double* x, solve_stats& stats);
 
 class pipeline {
  public:

@@ -2,13 +2,16 @@
 // a prepared system, logging.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "cnc.h"
 #include "matrix/matrix.hpp"
 #include "pipeline/pipeline.hpp"
+#include "solver/pcg.hpp"
 
 namespace cnc::pipeline_detail {
 
@@ -26,6 +29,27 @@ inline prepared_key key_for(const solve_options& o, std::uint64_t version, const
 
 inline void log_to(const solve_options& o, int level, const std::string& m) {
   if (o.log) o.log(level, m);
+}
+
+// The iteration limit: the caller's, else 5 n (at least 100).
+inline std::int64_t max_iterations(const solve_options& o, std::int32_t n) {
+  return o.max_iterations > 0 ? o.max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(n));
+}
+
+// A method's outcome into the statistics: worst reason, largest residuals, the last system's.
+inline void fill_outcome(const pcg_result& r, solve_stats& stats) {
+  stats.iterations = r.iterations;
+  stats.reason = r.reason;
+  auto max_of = [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+  };
+  stats.error = max_of(r.residual);
+  stats.true_error = max_of(r.true_residual);
+  stats.true_error_min = r.true_residual.empty()
+                             ? 0
+                             : *std::min_element(r.true_residual.begin(), r.true_residual.end());
+  stats.last_iterations = r.iters.empty() ? r.iterations : r.iters.back();
+  stats.last_true_error = r.true_residual.empty() ? 0 : r.true_residual.back();
 }
 
 }  // namespace cnc::pipeline_detail

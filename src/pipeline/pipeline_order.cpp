@@ -50,8 +50,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     };
     const bool gpu =
         o.backend == CNC_BACKEND_AUTO ? nnz >= auto_gpu_min_nnz : o.backend != CNC_BACKEND_CPU;
-    const std::int64_t max_it =
-        o.max_iterations > 0 ? o.max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(n));
+    const std::int64_t max_it = max_iterations(o, n);
     const ordering_decision d = decide_ordering(o.reorder, n, nnz, lines, max_it, gpu);
     ord.why = d.why;
     if (d.reorder && o.ssor_omega > 0) ord.why += " (SSOR: order kept, its sweeps depend on it)";

@@ -25,6 +25,10 @@ CNCcontext = ctypes.c_void_p
 
 LOG_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 PROGRESS_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, CNCint, ctypes.c_double, ctypes.c_void_p)
+OPERATOR_CALLBACK = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), CNCuint,
+    ctypes.c_void_p,
+)
 
 _P = ctypes.POINTER
 _double = ctypes.c_double
@@ -99,6 +103,9 @@ _OPTIONAL_SIGNATURES = {
     # The devices each backend sees, as CNC_DEVICE_INDEX counts them.
     "cncGetDeviceCount": (CNCstatus, [CNCenum, _P(CNCint)]),
     "cncGetDeviceName": (CNCstatus, [CNCenum, CNCint, _P(_charp)]),
+    # Matrix-free solves: the caller's operators.
+    "cncSetOperator": (CNCstatus, [CNCenum, OPERATOR_CALLBACK, ctypes.c_void_p]),
+    "cncSolveOperator": (CNCstatus, [CNCuint, CNCuint, _P(_double), _P(_double)]),
 }
 
 _NAMES = ("libcnc.so", "libcnc.so.*", "libcnc.dylib", "libcnc.*.dylib", "cnc.dll", "libcnc.dll")

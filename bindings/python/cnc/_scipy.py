@@ -13,12 +13,15 @@ What maps exactly onto cnc:
 - info: 0 converged; > 0 not converged (maxiter when the limit was reached, as SciPy returns;
   the iteration count when cnc's check of the true residual b - A x found it above the
   tolerance although the recursive one converged); < 0 a breakdown, see INFO_* below;
+- A as a LinearOperator (anything with .matvec and .shape) or a callable A(x) -> A x (n taken
+  from b): a matrix-free solve (cncSetOperator + cncSolveOperator), cnc's method on the host
+  calling A once per iteration (twice for bicgstab);
 - M=None is no preconditioner, as in SciPy: the same method, so the same iterates (to rounding).
   cnc's Jacobi (or SSOR on the CPU) is one keyword away: preconditioner="jacobi" (cnc.solve
-  defaults to Jacobi). An M that cnc can apply exactly is accepted: a diagonal matrix equal to
-  1 / diag(A) (Jacobi, e.g. scipy.sparse.diags(1 / A.diagonal())) or the identity. Any other M (a
-  LinearOperator, a callable, another matrix) raises TypeError or ValueError: cnc runs its own
-  preconditioners on the device and never ignores an M it cannot apply;
+  defaults to Jacobi). M = 1 / diag(A) (e.g. scipy.sparse.diags(1 / A.diagonal())) runs as cnc's
+  Jacobi (on the GPU where there is one), the identity as no preconditioner; any other M (a
+  matrix, a LinearOperator, a callable M(r)) is applied as given, z = M r, through
+  cncSetOperator(CNC_OPERATOR_PRECONDITIONER), which runs the solve on the host;
 - callback(xk) after every iteration (cg, bicgstab) or restart cycle (gmres, callback_type="x"),
   with xk a fresh (n,) array; gmres's "pr_norm" and "legacy" callback types get the relative
   residual after every inner iteration. cg and bicgstab read xk with cncGetCurrentIterate
@@ -27,9 +30,7 @@ What maps exactly onto cnc:
   each cycle as one cnc solve restarted from the last x (cnc does not hand out GMRES's x
   mid-solve), which repeats the solve's setup per cycle.
 
-What differs: A must hold its entries (a scipy.sparse matrix or array, or a dense array): cnc has
-no matrix-free path, so a LinearOperator or a callable raises TypeError (use scipy's solvers for
-those). cnc solves real systems only (complex raises TypeError). The arithmetic is double
+What differs: cnc solves real systems only (complex raises TypeError). The arithmetic is double
 whatever the input; x is float32 only where SciPy's would be (float32 A and b). cnc's CG stops
 with info < 0 when it meets pᵀAp <= 0 (A not positive definite) where SciPy's goes on; cnc's
 gmres is right-preconditioned where SciPy's is left-preconditioned (the same method without M).
@@ -100,13 +101,37 @@ def _is_operator(obj: Any) -> bool:
     return hasattr(obj, "matvec") or hasattr(obj, "_matvec") or callable(obj)
 
 
-def _check_matrix(name: str, A: MatrixLike) -> Tuple[MatrixLike, int]:
-    if _is_operator(A):
-        raise TypeError(
-            f"cnc.{name}: A is a {type(A).__name__}, an operator without entries; cnc has no "
-            "matrix-free path: it needs A's nonzeros (a scipy.sparse matrix or array, or a dense "
-            "array). Pass the matrix itself, or use scipy.sparse.linalg for matrix-free operators."
+def _apply_of(op: Any) -> Callable[[np.ndarray], Any]:
+    """x -> op x for a LinearOperator (matvec), a matrix (@) or a callable."""
+    if hasattr(op, "matvec"):
+        return op.matvec
+    if callable(op) and not hasattr(op, "shape"):
+        return op
+    return lambda x: op @ x
+
+
+def _check_operator(name: str, A: Any, b: Any) -> int:
+    """The size of a matrix-free A: its shape (square), else b's length."""
+    shape = getattr(A, "shape", None)
+    if shape is None:
+        n = int(np.asarray(b).shape[0]) if np.ndim(b) >= 1 else 0
+    else:
+        shape = tuple(shape)
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise ValueError(f"cnc.{name}: expected a square operator, but got shape={shape}")
+        n = int(shape[0])
+    dtype = getattr(A, "dtype", None)
+    if dtype is not None and np.dtype(dtype).kind == "c":
+        raise TypeError(f"cnc.{name}: A is complex ({np.dtype(dtype)}); cnc solves real systems")
+    if not has_function("cncSolveOperator"):
+        raise NotImplementedError(
+            f"cnc.{name}: A is a {type(A).__name__} (matrix-free), and the loaded libcnc "
+            f"({lib._name}) has no cncSolveOperator; use a newer libcnc"
         )
+    return n
+
+
+def _check_matrix(name: str, A: MatrixLike) -> Tuple[MatrixLike, int]:
     if _device.is_device_array(A):
         raise TypeError(
             f"cnc.{name}: A is on a GPU; cnc.cg solves CuPy arrays where they are (CG only: "
@@ -171,29 +196,34 @@ def _diagonal_of(M: MatrixLike, n: int, name: str) -> np.ndarray:
     )
 
 
-def _preconditioner_from_M(name: str, M: Any, A: MatrixLike, n: int) -> str:
-    """The cnc preconditioner that applies M exactly, or TypeError/ValueError."""
+def _preconditioner_from_M(
+    name: str, M: Any, A: MatrixLike, n: int, matrix_free: bool
+) -> Tuple[str, Optional[Callable[[np.ndarray], Any]]]:
+    """cnc's own preconditioner where it applies M exactly ("none" for the identity, "jacobi"
+    for 1 / diag(A)), else ("user", M's product) for cncSetOperator."""
     if _is_operator(M):
-        raise TypeError(
-            f"cnc.{name}: M is a {type(M).__name__}; cnc cannot apply an operator as "
-            "preconditioner (it runs its own on the device). Use M=None or "
-            "preconditioner='none', 'jacobi' or 'ssor', or scipy.sparse.linalg with this M."
-        )
-    d = _diagonal_of(M, n, name)
+        shape = getattr(M, "shape", None)
+        if shape is not None and tuple(shape) != (n, n):
+            raise ValueError(f"cnc.{name}: M has shape {tuple(shape)}; A has ({n}, {n})")
+        return "user", _apply_of(M)
+    try:
+        d = _diagonal_of(M, n, name)
+    except ValueError:
+        if tuple(getattr(M, "shape", np.shape(M))) != (n, n):
+            raise
+        return "user", _apply_of(M if hasattr(M, "format") else np.asarray(M))
     if np.all(d == 1.0):
-        return "none"
-    a = np.asarray(A.diagonal() if hasattr(A, "diagonal") else np.diagonal(A), dtype=np.float64)
-    # cnc's Jacobi: 1 / a_ii, with 1 where a_ii is 0, absent or subnormal.
-    usable = np.abs(a) >= np.finfo(np.float64).tiny
-    jacobi = np.ones(n)
-    jacobi[usable] = 1.0 / a[usable]
-    if np.allclose(d, jacobi, rtol=1e-12, atol=0.0):
-        return "jacobi"
-    raise ValueError(
-        f"cnc.{name}: M is diagonal but not 1 / diag(A) (Jacobi) nor the identity; cnc cannot "
-        "apply it. Use M=None, M=scipy.sparse.diags(1 / A.diagonal()), or preconditioner="
-        "'none', 'jacobi' or 'ssor'."
-    )
+        return "none", None
+    if not matrix_free:
+        a = np.asarray(A.diagonal() if hasattr(A, "diagonal") else np.diagonal(A),
+                       dtype=np.float64)
+        # cnc's Jacobi: 1 / a_ii, with 1 where a_ii is 0, absent or subnormal.
+        usable = np.abs(a) >= np.finfo(np.float64).tiny
+        jacobi = np.ones(n)
+        jacobi[usable] = 1.0 / a[usable]
+        if np.allclose(d, jacobi, rtol=1e-12, atol=0.0):
+            return "jacobi", None
+    return "user", lambda r: d * r
 
 
 def _check_tolerances(name: str, rtol: float, atol: float) -> Tuple[float, float]:
@@ -254,8 +284,7 @@ class _Iterates:
 
 
 def _gmres_cycles(
-    ctx: Context,
-    A: MatrixLike,
+    solve_once: Callable[[Any], Tuple[np.ndarray, Any]],
     b: np.ndarray,
     x0: Optional[np.ndarray],
     maxiter: int,
@@ -266,7 +295,7 @@ def _gmres_cycles(
     callback(x) after each cycle that ran, as SciPy's callback_type="x"."""
     x = np.zeros_like(b) if x0 is None else x0
     for _ in range(maxiter):
-        x, info = ctx.solve_matrix(A, b, x0=x)
+        x, info = solve_once(x)
         if info.iterations > 0:
             callback(np.asarray(x, dtype=np.float64).astype(dtype))
         # Another cycle after the limit, or after a cycle whose estimate converged but whose
@@ -339,23 +368,32 @@ def _solve(
     restart: Optional[int] = None,
     callback_type: Optional[str] = None,
 ) -> Result:
-    A, n = _check_matrix(name, A)
+    matrix_free = _is_operator(A)
+    if matrix_free:
+        n = _check_operator(name, A, b)
+        apply_a = _apply_of(A)
+    else:
+        A, n = _check_matrix(name, A)
+        apply_a = lambda x: A @ x  # noqa: E731
     bvec = _check_vector(name, "b", b, n)
     dtype = _result_dtype(A, b)
     rtol, atol = _check_tolerances(name, rtol, atol)
 
     if M is not None and preconditioner is not None:
         raise ValueError(f"cnc.{name}: give M or preconditioner, not both")
+    apply_m = None
     if M is not None:
-        precond = _preconditioner_from_M(name, M, A, n)
+        precond, apply_m = _preconditioner_from_M(name, M, A, n, matrix_free)
     else:
         precond = "none" if preconditioner is None else preconditioner
-    precond_value = _enum(PRECONDITIONERS, precond, "preconditioner")
+    precond_value = None if apply_m is not None else _enum(PRECONDITIONERS, precond,
+                                                            "preconditioner")
 
     if isinstance(x0, str):
         if x0 != "Mb":
             raise ValueError(f"cnc.{name}: x0={x0!r}; the only string SciPy takes is 'Mb'")
-        x0 = bvec.copy() if M is None else np.asarray(M @ bvec, dtype=np.float64).ravel()
+        x0 = bvec.copy() if M is None else np.asarray(
+            apply_m(bvec) if apply_m is not None else M @ bvec, dtype=np.float64).ravel()
     x_start = None if x0 is None else _check_vector(name, "x0", x0, n)
 
     if callback is not None and not callable(callback):
@@ -414,7 +452,7 @@ def _solve(
     if threshold <= 0.0:  # rtol = atol = 0: run to maxiter, as SciPy's `||r|| < 0` never holds
         threshold = 5e-324
     if threshold >= 1.0:  # beyond CNC_THRESHOLD's (0, 1): x0 may already pass, as x = 0 does
-        r0 = bvec if x_start is None else bvec - np.asarray(A @ x_start).ravel()
+        r0 = bvec if x_start is None else bvec - np.asarray(apply_a(x_start)).ravel()
         if float(np.linalg.norm(r0)) <= threshold * bnorm:
             done = np.zeros(n) if x_start is None else x_start
             return done.astype(dtype), 0
@@ -425,7 +463,18 @@ def _solve(
         ctx.set_parameter(_c.SOLVER, {"cg": _c.CG, "bicgstab": _c.BICGSTAB, "gmres": _c.GMRES}[solver])
         ctx.set_parameter(_c.THRESHOLD, float(threshold))
         ctx.set_parameter(_c.MAX_ITERATIONS, int(cycle if per_cycle else inner_limit))
-        ctx.set_parameter(_c.PRECONDITIONER, precond_value)
+        if apply_m is not None:  # the caller's M, applied on the host (selects PRECOND_USER)
+            ctx.set_operator(_c.OPERATOR_PRECONDITIONER, apply_m)
+        else:
+            ctx.set_parameter(_c.PRECONDITIONER, precond_value)
+        if matrix_free:
+            ctx.set_operator(_c.OPERATOR_MATRIX, apply_a)
+
+            def solve_once(x_init: Any) -> Tuple[np.ndarray, Any]:
+                return ctx.solve_operator(n, bvec, x0=x_init)
+        else:
+            def solve_once(x_init: Any) -> Tuple[np.ndarray, Any]:
+                return ctx.solve_matrix(A, bvec, x0=x_init)
         if not (isinstance(backend, str) and backend.lower() == "auto"):
             ctx.set_parameter(_c.BACKEND, _enum(BACKENDS, backend, "backend"))
         if solver == "gmres" and restart is not None:
@@ -434,9 +483,9 @@ def _solve(
             ctx.set_parameter(_c.CHECK_INTERVAL, 1)  # a GPU checks (and calls back) every iteration
             ctx.set_progress_callback(iterates.progress)
         if per_cycle and callback is not None:
-            x, info = _gmres_cycles(ctx, A, bvec, x_start, maxiter, callback, dtype)
+            x, info = _gmres_cycles(solve_once, bvec, x_start, maxiter, callback, dtype)
         else:
-            x, info = ctx.solve_matrix(A, bvec, x0=x_start)
+            x, info = solve_once(x_start)
     x = np.asarray(x, dtype=np.float64).reshape(n)
 
     if iterates is not None and info.reason_code != _c.REASON_STOPPED:
@@ -462,16 +511,17 @@ def cg(
     """Solves A x = b (A symmetric positive definite) with cnc's conjugate gradient, as
     scipy.sparse.linalg.cg does.
 
-    A        scipy.sparse matrix or array, or dense array (n, n); real. Not a LinearOperator or
-             callable: cnc needs the entries (TypeError). A CuPy matrix (with b, x0 on the same
-             GPU) is solved where it is and x comes back as a CuPy array, as with
+    A        scipy.sparse matrix or array, or dense array (n, n); real. A LinearOperator or a
+             callable A(x) -> A x is solved matrix-free on the host. A CuPy matrix (with b, x0
+             on the same GPU) is solved where it is and x comes back as a CuPy array, as with
              cupyx.scipy.sparse.linalg.cg (no M and no callback there).
     b        (n,) or (n, 1)
     x0       initial guess, (n,) or (n, 1); None is zero; "Mb" is M @ b
     rtol, atol  stop when ||b - A x|| <= max(rtol ||b||, atol)
     maxiter  iteration limit; None is SciPy's 10 n
-    M        None (no preconditioner, as SciPy), or a matrix cnc applies exactly: Jacobi
-             (scipy.sparse.diags(1 / A.diagonal())) or the identity; anything else raises
+    M        None (no preconditioner, as SciPy); Jacobi (scipy.sparse.diags(1 / A.diagonal()))
+             runs as cnc's own; any other matrix, LinearOperator or callable M(r) is applied
+             as given (z = M r) on the host
     callback callback(xk) after each iteration, xk a new (n,) array
     preconditioner  beyond SciPy: "none" (M=None's), "jacobi" (cnc.solve's default, often faster)
              or "ssor" (CPU); not together with M

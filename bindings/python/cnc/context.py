@@ -21,11 +21,12 @@ import numpy as np
 from . import _device, _log, _matrix
 from . import constants as _c
 from . import info as _info
-from ._library import LOG_CALLBACK, PROGRESS_CALLBACK, lib
+from ._library import LOG_CALLBACK, OPERATOR_CALLBACK, PROGRESS_CALLBACK, has_function, lib
 from .errors import CncError
 
 LogCallback = Callable[[int, str], None]
 ProgressCallback = Callable[[int, float], Any]
+Operator = Callable[[np.ndarray], Any]
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -65,6 +66,7 @@ class Context:
         self._lock = threading.RLock()
         self._log_cb: Any = None
         self._progress_cb: Any = None
+        self._operators: dict = {}  # which -> the ctypes thunk cnc holds
         self._callback_error: Optional[BaseException] = None
         self._handle = lib.cncNewContext()
         if not self._handle:
@@ -292,7 +294,13 @@ class Context:
         """Runs a solve call, then reads its statistics, all under the lock."""
         with self._lock:
             self._callback_error = None
-            self._call(fn, *args)
+            try:
+                self._call(fn, *args)
+            except CncError as failed:  # an operator's exception failed it: raise that one
+                error, self._callback_error = self._callback_error, None
+                if error is not None:
+                    raise error from failed
+                raise
             if self._callback_error is not None:
                 error, self._callback_error = self._callback_error, None
                 raise error
@@ -389,6 +397,58 @@ class Context:
     def clear_error(self) -> None:
         """cncClearError."""
         self._call(lib.cncClearError)
+
+    def set_operator(self, which: int, op: Optional[Operator]) -> None:
+        """cncSetOperator: op(x) returns Op x for one vector x (a fresh (n,) float64 array);
+        which is cnc.OPERATOR_MATRIX (y = A x: cnc.h's matrix-free solves, solve_operator, and
+        solve() in place of the assembled matrix) or cnc.OPERATOR_PRECONDITIONER (y = M⁻¹ x,
+        selecting cnc.PRECOND_USER). None clears it. An exception in op stops the solve and is
+        re-raised by it; a result of the wrong size raises ValueError there."""
+        if not has_function("cncSetOperator"):
+            raise NotImplementedError(
+                f"set_operator: the loaded libcnc ({lib._name}) has no cncSetOperator; use a "
+                "newer libcnc"
+            )
+        if op is None:
+            self._call(lib.cncSetOperator, which, OPERATOR_CALLBACK(), None)
+            self._operators.pop(which, None)
+            return
+
+        def trampoline(xp: Any, yp: Any, n: int, _user: Any) -> int:
+            try:
+                x = np.ctypeslib.as_array(xp, shape=(n,)).copy()
+                y = np.asarray(op(x), dtype=np.float64).reshape(-1)
+                if y.shape != (n,):
+                    raise ValueError(f"the operator returned {y.size} values for a vector of {n}")
+                np.ctypeslib.as_array(yp, shape=(n,))[:] = y
+                return 0
+            except BaseException as e:  # noqa: B902 -- re-raised by the solve
+                self._callback_error = e
+                return 1
+
+        cb = OPERATOR_CALLBACK(trampoline)
+        self._call(lib.cncSetOperator, which, cb, None)
+        self._operators[which] = cb  # cnc keeps the pointer: keep the ctypes thunk alive
+
+    def solve_operator(self, n: int, b: Any, x0: Any = None) -> Tuple[np.ndarray, _info.SolveInfo]:
+        """cncSolveOperator: A x = b with the matrix operator (set_operator), n unknowns, b of
+        shape (n,) or (n, k); returns (x, info) with x shaped like b."""
+        if not has_function("cncSolveOperator"):
+            raise NotImplementedError(
+                f"solve_operator: the loaded libcnc ({lib._name}) has no cncSolveOperator"
+            )
+        b_block, k = _matrix.column_block(b, n)
+        x_block = np.zeros((n, k), dtype=np.float64, order="F")
+        if x0 is not None:
+            x0 = np.asarray(x0, dtype=np.float64)
+            if x0.shape not in ((n,), (n, k)):
+                raise CncError(_c.ERR_SIZE_MISMATCH,
+                               f"solve_operator: x0 has shape {x0.shape}; b has {np.shape(b)}")
+            x_block[...] = x0.reshape(n, -1)
+        dptr = ctypes.POINTER(ctypes.c_double)
+        info = self._run_solve(lib.cncSolveOperator, n, k, b_block.ctypes.data_as(dptr),
+                               x_block.ctypes.data_as(dptr))
+        return x_block.reshape(np.shape(b)), info
 
     def set_log_callback(self, callback: Optional[LogCallback]) -> None:
         """callback(level, message) receives cnc's log (level: cnc.LOG_ERROR, LOG_WARNING,

@@ -347,22 +347,38 @@ def test_jacobi_M_is_applied(name):
 
 
 @pytest.mark.parametrize("name", SOLVERS)
-def test_M_cnc_cannot_apply_is_refused(name):
+def test_M_applied_as_given(name):
+    """An M cnc has no kernel for (a LinearOperator, a callable, a dense or sparse matrix) is
+    applied as given, z = M r: the same preconditioned method as SciPy's with that M."""
     A = problem(name, 8)
     n = A.shape[0]
-    b = np.ones(n)
+    b = rhs(n)
     solve = getattr(cnc, name)
-    op = spla.LinearOperator((n, n), matvec=lambda v: v / A.diagonal())
-    with pytest.raises(TypeError, match="preconditioner"):
-        solve(A, b, M=op)
-    with pytest.raises(TypeError):
-        solve(A, b, M=lambda v: v)
-    with pytest.raises(ValueError, match="not diagonal"):
-        solve(A, b, M=spla.spilu(A.tocsc()).solve(np.eye(n)))  # a dense non-diagonal matrix
-    with pytest.raises(ValueError, match="not diagonal"):
-        solve(A, b, M=sp.tril(A, format="csr"))
-    with pytest.raises(ValueError, match="not 1 / diag"):
-        solve(A, b, M=sp.diags(2.0 / A.diagonal()))
+    ref = reference(A, b)
+    d = 2.0 / A.diagonal()  # a diagonal M that is not Jacobi: not cnc's own
+    for M in (spla.LinearOperator((n, n), matvec=lambda v: d * v), lambda v: d * v,
+              sp.diags(d), np.diag(d)):
+        x, info = solve(A, b, M=M, rtol=1e-10)
+        assert info == 0 and rel_err(x, ref) < 1e-7
+    if name == "cg":  # the same iterations as SciPy's CG with this M (same method)
+        mine, theirs = [], []
+        cnc.cg(A, b, M=lambda v: d * v, rtol=1e-10, callback=mine.append)
+        spla.cg(A, b, M=spla.LinearOperator((n, n), matvec=lambda v: d * v), rtol=1e-10,
+                callback=theirs.append)
+        assert abs(len(mine) - len(theirs)) <= 1
+    # An exact inverse as M: one iteration.
+    inverse = np.linalg.inv(A.toarray())
+    its = []
+    x, info = solve(A, b, M=inverse, rtol=1e-10, **({"callback": its.append} if name != "gmres"
+                                                   else {}))
+    assert info == 0 and rel_err(x, ref) < 1e-8
+    if name == "cg":
+        assert len(its) <= 2
+    # An exception in M is the caller's.
+    def broken(v):
+        raise ArithmeticError("M failed")
+    with pytest.raises(ArithmeticError, match="M failed"):
+        solve(A, b, M=broken)
     with pytest.raises(ValueError, match="shape"):
         solve(A, b, M=sp.identity(n + 1))
     with pytest.raises(ValueError, match="not both"):
@@ -381,14 +397,61 @@ def test_preconditioner_keyword():
 
 # ---- what cnc refuses ---------------------------------------------------------------------------
 @pytest.mark.parametrize("name", SOLVERS)
-def test_matrix_free_A_is_refused(name):
+def test_matrix_free_A(name):
+    """A LinearOperator or a callable A: the solution of the assembled system, every call of
+    the operator made by cnc's method (counted), errors in it raised as they are."""
     A = problem(name, 6)
     n = A.shape[0]
-    b = np.ones(n)
-    for op in (spla.aslinearoperator(A), spla.LinearOperator((n, n), matvec=lambda v: A @ v),
-               lambda v: A @ v):
-        with pytest.raises(TypeError, match="matrix-free"):
-            getattr(cnc, name)(op, b)
+    b = rhs(n)
+    ref = reference(A, b)
+    calls = []
+
+    def counted(v):
+        calls.append(1)
+        return A @ v
+
+    for op in (spla.aslinearoperator(A), spla.LinearOperator((n, n), matvec=counted), counted):
+        calls.clear()
+        x, info = getattr(cnc, name)(op, b, rtol=1e-10)
+        assert info == 0 and rel_err(x, ref) < 1e-7
+    calls.clear()
+    getattr(cnc, name)(counted, b, rtol=1e-10)
+    assert len(calls) >= 2  # the operator is what cnc applied
+    # A scaled operator is what is solved: x / 3.
+    x3, info = getattr(cnc, name)(lambda v: 3.0 * (A @ v), b, rtol=1e-10)
+    assert info == 0 and rel_err(3.0 * x3, ref) < 1e-7
+    # Jacobi needs A's diagonal, which an operator does not have: refused, not replaced.
+    with pytest.raises(cnc.CncError, match="JACOBI"):
+        getattr(cnc, name)(counted, b, preconditioner="jacobi")
+
+    def broken(v):
+        raise ZeroDivisionError("operator failed")
+    with pytest.raises(ZeroDivisionError, match="operator failed"):
+        getattr(cnc, name)(broken, b)
+    with pytest.raises(ValueError, match="returned"):
+        getattr(cnc, name)(lambda v: v[:2], b)
+    with pytest.raises(ValueError, match="square"):
+        getattr(cnc, name)(spla.LinearOperator((n, n + 1), matvec=lambda v: v[:n]), b)
+
+
+def test_matrix_free_context():
+    """Context.set_operator + solve_operator: several right-hand sides, the caller's M."""
+    A = poisson2d(10)
+    n = A.shape[0]
+    B = np.stack([rhs(n), np.zeros(n), 2.0 * rhs(n)], axis=1)
+    with cnc.Context() as ctx:
+        ctx.set_parameter(cnc.THRESHOLD, 1e-10)
+        ctx.set_operator(cnc.OPERATOR_MATRIX, lambda v: A @ v)
+        ctx.set_operator(cnc.OPERATOR_PRECONDITIONER, lambda v: v / A.diagonal())
+        assert ctx.get_integer(cnc.PRECONDITIONER) == cnc.PRECOND_USER
+        X, info = ctx.solve_operator(n, B)
+        assert info.reason_code == cnc.REASON_CONVERGED
+        for j in range(3):
+            assert np.linalg.norm(A @ X[:, j] - B[:, j]) <= 2e-10 * max(np.linalg.norm(B[:, j]),
+                                                                        1e-300)
+        assert np.all(X[:, 1] == 0.0)
+        ctx.set_operator(cnc.OPERATOR_PRECONDITIONER, None)
+        assert ctx.get_integer(cnc.PRECONDITIONER) == cnc.PRECOND_JACOBI
 
 
 def test_complex_is_refused():

@@ -2,10 +2,33 @@
 ! share/cnc/fortran/cnc.f90, compiled with the program, and -lcnc. It solves
 ! tridiag(-1, 4, -1) x = b, b = A x* with x*(i) = sin(i), once assembled entry by entry
 ! (cncAddIJCoefficient, 0-based) and once as 1-based CSR arrays (cnc_solve_csr), and checks x
-! against x*. Exits with error stop (non-zero) on a wrong answer.
+! against x*, and once matrix-free (cncSetOperator + cncSolveOperator with the bind(C) operator
+! below). Exits with error stop (non-zero) on a wrong answer.
+module consumer_operator
+  use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_double, c_ptr, c_f_pointer
+  implicit none
+contains
+  ! y = tridiag(-1, d, -1) x as a cnc_operator, d read through user_data (4: the same matrix).
+  function tridiag(x, y, n, user_data) result(status) bind(C)
+    integer(c_int32_t), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double), intent(out) :: y(n)
+    type(c_ptr), value :: user_data
+    integer(c_int) :: status
+    real(c_double), pointer :: d
+    call c_f_pointer(user_data, d)
+    y = d*x
+    y(2:n) = y(2:n) - x(1:n - 1)
+    y(1:n - 1) = y(1:n - 1) - x(2:n)
+    status = 0
+  end function tridiag
+end module consumer_operator
+
 program cnc_consumer_fortran
-  use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_double, c_ptr, c_associated
+  use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_double, c_ptr, c_associated, &
+                                         c_funloc, c_loc
   use cnc
+  use consumer_operator
   implicit none
 
   integer(c_int32_t), parameter :: n = 60
@@ -15,6 +38,7 @@ program cnc_consumer_fortran
   real(c_double) :: exact(n), b(n), x(n), bb(n, 1), xx(n, 1), value, err
   integer(c_int32_t) :: row_ptr(n + 1), col_idx(3*n - 2)
   real(c_double) :: values(3*n - 2)
+  real(c_double), target :: diagonal = 4.0_c_double
 
   do i = 1, n
     exact(i) = sin(real(i, c_double))
@@ -64,6 +88,15 @@ program cnc_consumer_fortran
   err = maxval(abs(xx(:, 1) - exact))
   print '(a, es10.3)', "consumer.f90: cnc_solve_csr, max error ", err
   if (err > accept) error stop "consumer.f90: cnc_solve_csr gave a wrong solution"
+
+  ! Matrix-free: the operator applies A, cnc runs CG on the host.
+  call check(cncSetOperator(CNC_OPERATOR_MATRIX, c_funloc(tridiag), c_loc(diagonal)), &
+             "cncSetOperator")
+  x = 0.0_c_double
+  call check(cncSolveOperator(n, 1, b, x), "cncSolveOperator")
+  err = maxval(abs(x - exact))
+  print '(a, es10.3)', "consumer.f90: cncSolveOperator, max error ", err
+  if (err > accept) error stop "consumer.f90: cncSolveOperator gave a wrong solution"
 
   call cncDeleteContext(ctx)
   print '(a)', "consumer.f90: OK"
