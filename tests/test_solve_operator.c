@@ -21,9 +21,9 @@
 
 typedef struct {
   const ts_csr* a;
-  double scale;  /* y = scale * A x */
-  int calls;     /* how many times cnc called it */
-  int fail_at;   /* > 0: return fail_code on that call */
+  double scale; /* y = scale * A x */
+  int calls;    /* how many times cnc called it */
+  int fail_at;  /* > 0: return fail_code on that call */
   int fail_code;
   CNCuint n_seen; /* the n it was called with */
 } op_data;
@@ -291,12 +291,12 @@ static void assembled_system_operator(void** state) {
     assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
     assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
     chain_data d = {(int32_t)nv - 2, 1.0, 0};
-    if (pass == 1)
-      assert_int_equal(cncSetOperator(CNC_OPERATOR_MATRIX, apply_chain, &d), CNC_OK);
+    if (pass == 1) assert_int_equal(cncSetOperator(CNC_OPERATOR_MATRIX, apply_chain, &d), CNC_OK);
     assert_int_equal(cncSolve(), CNC_OK);
     const stats s = read_stats();
     assert_int_equal(s.reason, CNC_REASON_CONVERGED);
-    for (CNCuint i = 0; i < nv; ++i) assert_int_equal(cncGetVariable(i, &(pass ? got : want)[i]), CNC_OK);
+    for (CNCuint i = 0; i < nv; ++i)
+      assert_int_equal(cncGetVariable(i, &(pass ? got : want)[i]), CNC_OK);
     if (pass == 1) assert_true(d.calls >= s.iters && s.iters > 0);
     cncMakeCurrent(prev);
     cncDeleteContext(c);

@@ -20,8 +20,8 @@ extern "C" {
 CNC_API CNCstatus cncSetOperator(CNCenum which, CNCoperator op, void* user_data) {
   return guarded("cncSetOperator", [&](context& c) {
     if (which != CNC_OPERATOR_MATRIX && which != CNC_OPERATOR_PRECONDITIONER)
-      fail(CNC_ERR_INVALID_ENUM,
-           "(which=0x%x): CNC_OPERATOR_MATRIX or CNC_OPERATOR_PRECONDITIONER", unsigned(which));
+      fail(CNC_ERR_INVALID_ENUM, "(which=0x%x): CNC_OPERATOR_MATRIX or CNC_OPERATOR_PRECONDITIONER",
+           unsigned(which));
     if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
       fail(CNC_ERR_STATE, "(which=0x%x): not allowed in state %s", unsigned(which),
            state_name(c.state));

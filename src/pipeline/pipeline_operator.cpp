@@ -25,8 +25,8 @@ void solve_with_operators(const solve_options& o, std::int32_t n, int k, const c
   // The method's vectors: the system's five plus at most GMRES's restart + 3 of its own.
   const int vectors = 5 + (o.solver == CNC_GMRES ? o.gmres_restart + 3 : 4);
   memory::reserve(double(n) * k * 8.0 * vectors, [&] {
-    return "the operator solve's vectors (" + std::to_string(vectors) + " of " +
-           std::to_string(n) + " rows x " + std::to_string(k) + " systems)";
+    return "the operator solve's vectors (" + std::to_string(vectors) + " of " + std::to_string(n) +
+           " rows x " + std::to_string(k) + " systems)";
   });
   const auto sys = make_operator_system(n, k, a, m, o.threads);
   log_to(o, CNC_LOG_INFO,

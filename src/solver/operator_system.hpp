@@ -1,6 +1,6 @@
-// A device_system whose matrix (and optionally preconditioner) is applied by the caller: matrix-free
-// solves (cncSetOperator). The vectors live in host memory, column-major, in double, so the
-// caller's functions read and write them in place; the vector surface runs on the host's cores
+// A device_system whose matrix (and optionally preconditioner) is applied by the caller:
+// matrix-free solves (cncSetOperator). The vectors live in host memory, column-major, in double, so
+// the caller's functions read and write them in place; the vector surface runs on the host's cores
 // in fixed pieces (the same bits for any thread count). Only the vector surface is offered: the
 // methods of src/solver/krylov.hpp (CG, BiCGSTAB, GMRES) run on it, the fused PCG steps do not.
 #pragma once
