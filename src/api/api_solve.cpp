@@ -166,6 +166,11 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
     char args[160];
     std::snprintf(args, sizeof args, "n=%u, base=%d, nrhs=%u", n, base, nrhs);
     check_csr_call(c, args, n, row_ptr, col_idx, values, base, nrhs, b, x);
+    if (c.solver == CNC_CHOLMOD || c.solver == CNC_SUPERLU)
+      fail(CNC_ERR_UNSUPPORTED,
+           "(%s): the direct solvers (CNC_CHOLMOD, CNC_SUPERLU) factor on the host: use "
+           "cncSolveCSR, or an iterative CNC_SOLVER for device arrays",
+           args);
     c.stats = cnc::solve_stats{};
     try {
       c.pipe.solve_device(c.options(),
