@@ -99,6 +99,8 @@ _OPTIONAL_SIGNATURES = {
     # The devices each backend sees, as CNC_DEVICE_INDEX counts them.
     "cncGetDeviceCount": (CNCstatus, [CNCenum, _P(CNCint)]),
     "cncGetDeviceName": (CNCstatus, [CNCenum, CNCint, _P(_charp)]),
+    # Whether CHOLMOD / SuperLU can be loaded.
+    "cncDirectSolverAvailable": (CNCboolean, [CNCenum]),
 }
 
 _NAMES = ("libcnc.so", "libcnc.so.*", "libcnc.dylib", "libcnc.*.dylib", "cnc.dll", "libcnc.dll")
