@@ -596,8 +596,10 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * one only when it is no larger than about CSR). A 7-point stencil in double, assembled with
  * duplicates, peaks at 334 bytes a row at cncEnd(CNC_MATRIX) (table and CSR both alive,
  * measured); the estimate is 341 with CNC_FORMAT_CSR and CNC_REORDER_NONE, 413 on AUTO.
- * Not counted: up to 64 MiB while an out-of-order cncAddIJCoefficients buckets its entries, and
- * what an earlier solve keeps (CNC_KEEP_MATRIX: its prepared system stays until the next solve).
+ * Not counted: up to 64 MiB while an out-of-order cncAddIJCoefficients buckets its entries,
+ * what an earlier solve keeps (CNC_KEEP_MATRIX: its prepared system stays until the next solve),
+ * and a direct solver's factor (CNC_CHOLMOD, CNC_SUPERLU: its fill depends on the ordering the
+ * library computes).
  * Large allocations are checked against the memory available (MemAvailable, the memory cgroup's
  * limit, RLIMIT_AS, RLIMIT_DATA, and the environment variable CNC_MEMORY_LIMIT_BYTES, a cap on
  * cnc's process's resident memory for containment and tests): a stage that does not fit fails

@@ -57,14 +57,16 @@
  * - NL_GMRES with NL_PRECOND_JACOBI set runs Jacobi-preconditioned (OpenNL's GMRES drops it), and
  *   a BiCGSTAB or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
- *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Direct solvers,
- *   eigen solvers, user
+ *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Eigen solvers, user
  *   functions other than NL_FUNC_PROGRESS, nlUpdateRightHandSide: reported as unsupported.
  * - nlInitExtension("CUDA" | "OPENCL" | "CNC") answers whether that cnc backend can run here and
- *   selects it for the current and the next contexts ("CNC": cnc's automatic choice). Other
- *   extensions (SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...) answer NL_FALSE, with a message.
- * - nlGetCurrentMatrix returns NULL (cnc holds the matrix in its own storage), and
- *   nlMatrixFactorize returns NULL (no direct solver), each with a message.
+ *   selects it for the current and the next contexts ("CNC": cnc's automatic choice).
+ *   nlInitExtension("SUPERLU" | "CHOLMOD") answers whether cnc's direct solver can load its
+ *   library (cncDirectSolverAvailable); NL_SOLVER = NL_SUPERLU_EXT, NL_PERM_SUPERLU_EXT,
+ *   NL_SYMMETRIC_SUPERLU_EXT (all three: SuperLU with COLAMD) or NL_CHOLMOD_EXT make nlSolve
+ *   factor and solve (CNC_SUPERLU / CNC_CHOLMOD), nlMatrixFactorize too (cnc_nl_matrix.h). Other
+ *   extensions (ARPACK, MKL, AMGCL, ...) answer NL_FALSE, with a message.
+ * - nlGetCurrentMatrix returns NULL (cnc holds the matrix in its own storage), with a message.
  *
  * OpenNL 3.x programs: #define CNC_NL_LEGACY_3 before including. This declares the 3.x spellings
  * (nlRowParameterd / nlRowParameteri with NL_RIGHT_HAND_SIDE / NL_ROW_SCALING, nlGetIntergerv, the
