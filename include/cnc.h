@@ -194,7 +194,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_NB_SYSTEMS 0x102      /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
 #define CNC_LEAST_SQUARES 0x103   /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
 #define CNC_SYMMETRIC 0x104       /**< bool: A is symmetric (1, default); see CNC_SOLVER_DEFAULT */
-#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES */
+#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU */
 #define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE, _JACOBI (default) or _SSOR */
 #define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
 #define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
@@ -217,6 +217,26 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_CG 0x201       /**< conjugate gradient: symmetric positive definite A */
 #define CNC_BICGSTAB 0x202 /**< BiCGSTAB: nonsymmetric A */
 #define CNC_GMRES 0x203    /**< restarted GMRES(CNC_GMRES_RESTART): nonsymmetric A */
+/* Direct solvers: A factored once on the host by a library cnc opens at run time (Debian's
+ * libcholmod3 / libsuperlu5; cncDirectSolverAvailable says whether it is there, else a solve fails
+ * with CNC_ERR_UNSUPPORTED and changes nothing). The factorization is kept while the matrix is
+ * (CNC_KEEP_MATRIX: cncSolve with new right-hand sides, cncSolveCSR with arrays of the same
+ * content), so a later solve runs only the triangular solves; CNC_CHOICE_REASON says which. They
+ * run on the host whatever CNC_BACKEND says, in double whatever CNC_PRECISION says, in their own
+ * fill-reducing ordering (CNC_REORDER is not used), with no iterations and no progress callback;
+ * cncSolveCSRDevice refuses them (CNC_ERR_UNSUPPORTED). Statistics: CNC_USED_ITERATIONS 0,
+ * CNC_ERROR and CNC_TRUE_ERROR the true relative residual ||b - A x||/||b|| computed in double,
+ * CNC_REASON CONVERGED when it is at most CNC_THRESHOLD, CNC_REASON_STAGNATED when it is above
+ * (an ill-conditioned A; x is written), and when A cannot be factored CNC_REASON_INDEFINITE_MATRIX
+ * (CHOLMOD: not positive definite) or CNC_REASON_BREAKDOWN (SuperLU: a zero pivot, A singular),
+ * the call returning CNC_OK with x unchanged and the reason logged as a warning. */
+/** CHOLMOD (SuiteSparse): sparse Cholesky of a symmetric positive definite A (also the AᵀA of
+ *  CNC_LEAST_SQUARES). A is checked symmetric first (|a_ij - a_ji| at most 1e-12 of the larger;
+ *  else CNC_ERR_UNSUPPORTED naming the entry); CHOLMOD reads its lower triangle. */
+#define CNC_CHOLMOD 0x204
+/** SuperLU: sparse LU with partial pivoting of a general square A, columns ordered by COLAMD. At
+ *  most 2^31 - 1 entries (SuperLU indexes with int; else CNC_ERR_UNSUPPORTED). */
+#define CNC_SUPERLU 0x205
 
 /* Values of CNC_PRECONDITIONER (0x300) */
 #define CNC_PRECOND_NONE 0x300   /**< no preconditioner */
@@ -288,7 +308,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes moved by the iterations / solve time */
 #define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
 #define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
-#define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB or CNC_GMRES: the method the last solve ran */
+#define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD or CNC_SUPERLU: the method the last solve ran */
 #define CNC_REORDER_USED 0x815      /**< int: CNC_REORDER_NONE or CNC_REORDER_RCM: the ordering the last solve ran in */
 #define CNC_REORDER_TIME 0x816      /**< double: seconds spent computing and applying that ordering (0 when none or kept) */
 #define CNC_LONG_ROWS 0x817         /**< int64: rows the SpMV cut into pieces (long rows), 0 when none */
@@ -297,12 +317,12 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_REASON_NONE 0x900                  /**< no solve yet */
 #define CNC_REASON_CONVERGED 0x901             /**< ||r|| <= threshold ||b||, true residual too */
 #define CNC_REASON_MAX_ITERATIONS 0x902        /**< iteration limit reached */
-#define CNC_REASON_INDEFINITE_MATRIX 0x903     /**< pᵀAp <= 0: A is not positive definite */
+#define CNC_REASON_INDEFINITE_MATRIX 0x903     /**< pᵀAp <= 0 (CG), or CHOLMOD found no Cholesky factor: A is not positive definite */
 #define CNC_REASON_INDEFINITE_PRECOND 0x904    /**< rᵀz <= 0: the preconditioner is not SPD */
 #define CNC_REASON_NOT_FINITE 0x905            /**< NaN or Inf appeared in the iteration */
 #define CNC_REASON_STOPPED 0x906               /**< the progress callback asked to stop */
-#define CNC_REASON_STAGNATED 0x907 /**< recursive residual converged, true residual did not */
-#define CNC_REASON_BREAKDOWN 0x908 /**< BiCGSTAB/GMRES breakdown (a zero inner product) */
+#define CNC_REASON_STAGNATED 0x907 /**< recursive residual converged, true residual did not (direct solvers: the true residual is above the threshold) */
+#define CNC_REASON_BREAKDOWN 0x908 /**< BiCGSTAB/GMRES breakdown (a zero inner product), or SuperLU's zero pivot (A singular) */
 
 /* Values of CNC_STATE (0xA00) */
 #define CNC_STATE_INITIAL 0xA00            /**< nothing begun */
@@ -632,8 +652,10 @@ CNC_API CNCstatus cncSolveOperator(CNCuint n, CNCuint nrhs, const double* b, dou
  * one only when it is no larger than about CSR). A 7-point stencil in double, assembled with
  * duplicates, peaks at 334 bytes a row at cncEnd(CNC_MATRIX) (table and CSR both alive,
  * measured); the estimate is 341 with CNC_FORMAT_CSR and CNC_REORDER_NONE, 413 on AUTO.
- * Not counted: up to 64 MiB while an out-of-order cncAddIJCoefficients buckets its entries, and
- * what an earlier solve keeps (CNC_KEEP_MATRIX: its prepared system stays until the next solve).
+ * Not counted: up to 64 MiB while an out-of-order cncAddIJCoefficients buckets its entries,
+ * what an earlier solve keeps (CNC_KEEP_MATRIX: its prepared system stays until the next solve),
+ * and a direct solver's factor (CNC_CHOLMOD, CNC_SUPERLU: its fill depends on the ordering the
+ * library computes).
  * Large allocations are checked against the memory available (MemAvailable, the memory cgroup's
  * limit, RLIMIT_AS, RLIMIT_DATA, and the environment variable CNC_MEMORY_LIMIT_BYTES, a cap on
  * cnc's process's resident memory for containment and tests): a stage that does not fit fails
@@ -682,6 +704,14 @@ CNC_API void cncGetVersion(int* major, int* minor, int* patch);
 CNC_API const char* cncVersionString(void);
 /** Whether `backend` (CNC_BACKEND_CPU/OPENCL/CUDA) can run here; needs no context. */
 CNC_API CNCboolean cncBackendAvailable(CNCenum backend);
+/**
+ * Whether direct solver `solver` (CNC_CHOLMOD or CNC_SUPERLU) can run here: its library loads
+ * (opened once per process: libcholmod.so.3 / libsuperlu.so.5, or the file named by the
+ * environment variable CNC_CHOLMOD_LIBRARY / CNC_SUPERLU_LIBRARY) and this cnc was built with its
+ * header. When not, cncGetLastErrorMessage says why, on the current context if there is one.
+ * Needs no context; CNC_FALSE for any other value.
+ */
+CNC_API CNCboolean cncDirectSolverAvailable(CNCenum solver);
 /**
  * How many devices `backend` (CNC_BACKEND_CPU, _OPENCL or _CUDA) sees here, numbered as
  * CNC_DEVICE_INDEX numbers them: 0 when the backend is absent (not built, no driver, no device;

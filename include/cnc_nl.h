@@ -57,8 +57,8 @@
  * - NL_GMRES with NL_PRECOND_JACOBI set runs Jacobi-preconditioned (OpenNL's GMRES drops it), and
  *   a BiCGSTAB or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
- *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Direct solvers,
- *   eigen solvers, NL_FUNC_SOLVER, nlUpdateRightHandSide: reported as unsupported.
+ *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Eigen solvers,
+ *   NL_FUNC_SOLVER, nlUpdateRightHandSide: reported as unsupported.
  * - nlSetFunction(NL_FUNC_MATRIX, f): nlSolve applies f (y = A x over the free variables, as
  *   OpenNL's function matrix) in place of the assembled matrix, with the right-hand side the
  *   assembly built; nlSetFunction(NL_FUNC_PRECONDITIONER, f) applies f as M⁻¹ and selects
@@ -66,10 +66,13 @@
  *   function cannot be Jacobi-preconditioned: with NL_PRECOND_JACOBI (the NL_SOLVER_DEFAULT
  *   choice) nlSolve fails with a message (OpenNL asserts); set NL_PRECOND_NONE or a function.
  * - nlInitExtension("CUDA" | "OPENCL" | "CNC") answers whether that cnc backend can run here and
- *   selects it for the current and the next contexts ("CNC": cnc's automatic choice). Other
- *   extensions (SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...) answer NL_FALSE, with a message.
- * - nlGetCurrentMatrix returns NULL (cnc holds the matrix in its own storage), and
- *   nlMatrixFactorize returns NULL (no direct solver), each with a message.
+ *   selects it for the current and the next contexts ("CNC": cnc's automatic choice).
+ *   nlInitExtension("SUPERLU" | "CHOLMOD") answers whether cnc's direct solver can load its
+ *   library (cncDirectSolverAvailable); NL_SOLVER = NL_SUPERLU_EXT, NL_PERM_SUPERLU_EXT,
+ *   NL_SYMMETRIC_SUPERLU_EXT (all three: SuperLU with COLAMD) or NL_CHOLMOD_EXT make nlSolve
+ *   factor and solve (CNC_SUPERLU / CNC_CHOLMOD), nlMatrixFactorize too (cnc_nl_matrix.h). Other
+ *   extensions (ARPACK, MKL, AMGCL, ...) answer NL_FALSE, with a message.
+ * - nlGetCurrentMatrix returns NULL (cnc holds the matrix in its own storage), with a message.
  *
  * OpenNL 3.x programs: #define CNC_NL_LEGACY_3 before including. This declares the 3.x spellings
  * (nlRowParameterd / nlRowParameteri with NL_RIGHT_HAND_SIDE / NL_ROW_SCALING, nlGetIntergerv, the

@@ -12,8 +12,9 @@
  *
  * What differs from OpenNL: misuse (an index out of range, a full pattern row, a NULL matrix)
  * prints "OpenNL (cnc): <message>" and returns OpenNL's failure value ((NLulong)-1, NL_FALSE,
- * NULL or nothing) instead of aborting; nlMatrixFactorize returns NULL with a message (cnc has
- * no direct solver); nlCRSMatrixSave writes the file (OpenNL 4 opens it for reading).
+ * NULL or nothing) instead of aborting; nlMatrixFactorize returns NULL with a message where
+ * OpenNL would abort (no factorization, library absent); nlCRSMatrixSave writes the file (OpenNL 4
+ * opens it for reading).
  */
 #ifndef CNC_NL_MATRIX_H
 #define CNC_NL_MATRIX_H
@@ -188,7 +189,13 @@ NLAPI NLMatrix NLAPIENTRY nlCRSMatrixNewFromSparseMatrixSymmetric(NLSparseMatrix
 NLAPI void NLAPIENTRY nlMatrixCompress(NLMatrix* M);
 /** Entries of a sparse matrix, else m n. */
 NLAPI NLuint_big NLAPIENTRY nlMatrixNNZ(NLMatrix M);
-/** OpenNL: a factorization by a direct solver extension. cnc has none: NULL, with a message. */
+/** A factorization of the square M (compressed rows of either width, or a dynamic sparse matrix)
+ *  by NL_CHOLMOD_EXT or NL_SUPERLU_EXT / NL_PERM_SUPERLU_EXT / NL_SYMMETRIC_SUPERLU_EXT (cnc's
+ *  CHOLMOD and SuperLU, factored now, on a copy of M's entries): a matrix of type
+ *  NL_MATRIX_CHOLMOD_EXT / NL_MATRIX_SUPERLU_EXT whose nlMultMatrixVector(F, x, y) solves
+ *  M y = x, freed by nlDeleteMatrix. NULL, with a message, for another solver or matrix type, a
+ *  library that does not load, or an M without a factorization (CHOLMOD: not symmetric positive
+ *  definite; SuperLU: singular). */
 NLAPI NLMatrix NLAPIENTRY nlMatrixFactorize(NLMatrix M, NLenum solver);
 
 /* ---- Matrices given by a function, products ---------------------------------------------------

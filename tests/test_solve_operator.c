@@ -343,10 +343,12 @@ static void refusals(void** state) {
   cncClearError();
   d.fail_at = 0, d.calls = 0;
   /* What the host solve cannot honour, set explicitly: refused, never replaced. */
-  const CNCenum bad[3][2] = {{CNC_PRECONDITIONER, CNC_PRECOND_JACOBI},
+  const CNCenum bad[5][2] = {{CNC_PRECONDITIONER, CNC_PRECOND_JACOBI},
                              {CNC_PRECISION, CNC_SINGLE},
-                             {CNC_BACKEND, CNC_BACKEND_CUDA}};
-  for (int t = 0; t < 3; ++t) {
+                             {CNC_BACKEND, CNC_BACKEND_CUDA},
+                             {CNC_SOLVER, CNC_CHOLMOD},
+                             {CNC_SOLVER, CNC_SUPERLU}};
+  for (int t = 0; t < 5; ++t) {
     CNCint old = 0;
     assert_int_equal(cncGetIntegerv(bad[t][0], &old), CNC_OK);
     assert_int_equal(cncSolverParameteri(bad[t][0], bad[t][1]), CNC_OK);

@@ -111,6 +111,11 @@ NLContext new_context(bool legacy3) {
   return ctx;
 }
 
+void remember_extension(const std::string& name) {
+  if (std::find(g_extensions.begin(), g_extensions.end(), name) == g_extensions.end())
+    g_extensions.push_back(name);
+}
+
 bool extension_is(const char* a, const char* b) {
   if (a == nullptr) return false;
   for (; *a && *b; ++a, ++b) {
@@ -156,12 +161,20 @@ NLboolean nlInitExtension(const char* extension) {
     backend = CNC_BACKEND_OPENCL;
   } else if (extension_is(extension, "CNC")) {
     backend = CNC_BACKEND_AUTO;  // cnc's own choice: CUDA, OpenCL GPU, else the CPU
+  } else if (extension_is(extension, "CHOLMOD") || extension_is(extension, "SUPERLU")) {
+    // cnc's direct solvers: NL_TRUE when the library loads (the backend stays as it is).
+    const bool cholmod = extension_is(extension, "CHOLMOD");
+    if (!cncDirectSolverAvailable(cholmod ? CNC_CHOLMOD : CNC_SUPERLU)) {
+      print_message(format("nlInitExtension(\"%s\"): %s", extension, cncGetLastErrorMessage()));
+      return NL_FALSE;
+    }
+    remember_extension(cholmod ? "CHOLMOD" : "SUPERLU");
+    return NL_TRUE;
   } else {
-    // SUPERLU, CHOLMOD, ARPACK, MKL, AMGCL, ...: not in cnc. OpenNL prints why it could not
-    // load one; so does cnc.
+    // ARPACK, MKL, AMGCL, ...: not in cnc. OpenNL prints why it could not load one; so does cnc.
     print_message(
         format("nlInitExtension(\"%s\"): this extension is not available in cnc "
-               "(only CUDA, OPENCL and CNC backends are)",
+               "(only CUDA, OPENCL, CNC, CHOLMOD and SUPERLU are)",
                extension != nullptr ? extension : "(null)"));
     return NL_FALSE;
   }
@@ -169,8 +182,7 @@ NLboolean nlInitExtension(const char* extension) {
   g_backend = backend;
   std::string name(extension);
   for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (std::find(g_extensions.begin(), g_extensions.end(), name) == g_extensions.end())
-    g_extensions.push_back(name);
+  remember_extension(name);
   if (g_current.load(std::memory_order_acquire) != nullptr) {
     Context* ctx = current("nlInitExtension");
     ok(ctx, cncSolverParameteri(CNC_BACKEND, backend));

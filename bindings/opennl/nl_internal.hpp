@@ -120,4 +120,29 @@ NLulong add_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double v
 // Sends a symmetric pattern's lower triangle to cnc, mirrored (at nlEnd(NL_MATRIX)).
 void flush_symmetric_pattern(Context* ctx);
 
+// NL_CHOLMOD_EXT and the SuperLU ids: cnc's direct solvers.
+inline bool is_direct(NLenum solver) {
+  return solver == NL_CHOLMOD_EXT || solver == NL_SUPERLU_EXT || solver == NL_PERM_SUPERLU_EXT ||
+         solver == NL_SYMMETRIC_SUPERLU_EXT;
+}
+
+// A matrix's entries as cncSolveCSR takes them (0-based; rows in any order of columns,
+// duplicates summed by cnc): what nlMatrixFactorize hands to the direct solvers.
+struct csr_rows {
+  std::vector<CNCint64> row_ptr;
+  std::vector<CNCuint> col;
+  std::vector<double> val;
+};
+// The compressed rows of either index width (nl_matrix_crs.inc): M's entries, both triangles of
+// a symmetric storage, unused pattern slots left out; false when M is not that variant's.
+namespace crs32 {
+bool rows_of(NLMatrix M, csr_rows& out);
+}
+namespace crs64 {
+bool rows_of(NLMatrix M, csr_rows& out);
+}
+// Rows from (row, column, value) triplets of an n x n matrix (counting sort by row).
+csr_rows rows_from_triplets(NLuint n, const std::vector<NLuint>& rows,
+                            const std::vector<NLuint>& cols, const std::vector<double>& vals);
+
 }  // namespace cnc::nl

@@ -3,12 +3,16 @@
 // function or as a product, nlMatrixFactorize and nlGetCurrentMatrix. Compressed rows are in
 // nl_matrix_crs.inc (built for 32- and 64-bit counts). Memory comes from malloc/calloc, as
 // OpenNL's NL_NEW, since programs free OpenNL structs with free() or nlDeleteMatrix.
+#include <cnc.h>
 #include <cnc_nl.h>
 #include <cnc_nl_matrix.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <string>
+#include <vector>
 
 #include "nl_internal.hpp"
 
@@ -96,7 +100,155 @@ void product_mult(NLMatrix m, const double* x, double* y) {
   nlMultMatrixVector(p->M, p->tmp, y);
 }
 
+// ---- Factorized matrices (nlMatrixFactorize) --------------------------------------------------
+// A cnc context of its own with CNC_CHOLMOD or CNC_SUPERLU and the matrix's CSR: each product
+// is a cncSolveCSR of the same arrays, which finds its factorization kept (CNC_KEEP_MATRIX) and
+// runs only the triangular solves.
+
+struct factorized_matrix {
+  NLMatrixStruct base;
+  CNCcontext cnc;
+  csr_rows* a;
+};
+
+// Runs `call` on the factorization's context, the caller's current cnc context restored after.
+template <class F>
+CNCstatus on_context(CNCcontext c, F call) {
+  const CNCcontext saved = cncGetCurrent();
+  cncMakeCurrent(c);
+  const CNCstatus s = call();
+  cncMakeCurrent(saved);
+  return s;
+}
+
+// Solves A y = x; `what` names the call in messages. False (said) when the solve fails.
+bool factorized_solve(factorized_matrix* F, const double* x, double* y, const char* what) {
+  std::fill(y, y + F->base.n, 0.0);  // cncSolveCSR reads y as its initial guess
+  CNCint reason = CNC_REASON_NONE;
+  const char* message = "";
+  const CNCstatus s = on_context(F->cnc, [&] {
+    const CNCstatus st = cncSolveCSR(F->base.n, F->a->row_ptr.data(), F->a->col.data(),
+                                     F->a->val.data(), 0, 1, x, y);
+    if (st == CNC_OK) cncGetIntegerv(CNC_REASON, &reason);
+    message = st == CNC_OK ? "" : cncGetLastErrorMessage();
+    return st;
+  });
+  if (s != CNC_OK) {
+    print_message(std::string(what) + ": " + message);
+    return false;
+  }
+  if (reason == CNC_REASON_INDEFINITE_MATRIX || reason == CNC_REASON_BREAKDOWN) {
+    print_message(std::string(what) + ": " +
+                  (reason == CNC_REASON_BREAKDOWN
+                       ? "the matrix is singular (SuperLU)"
+                       : "the matrix is not positive definite (CHOLMOD)"));
+    return false;
+  }
+  return true;
+}
+
+void factorized_destroy(NLMatrix m) {
+  auto* F = reinterpret_cast<factorized_matrix*>(m);
+  cncDeleteContext(F->cnc);
+  delete F->a;
+  F->cnc = nullptr, F->a = nullptr;
+}
+
+void factorized_mult(NLMatrix m, const double* x, double* y) {
+  factorized_solve(reinterpret_cast<factorized_matrix*>(m), x, y, "nlMultMatrixVector");
+}
+
+// M's entries as rows: compressed rows of either width, or a dynamic sparse matrix (rows or
+// columns stored, the lower triangle of a symmetric one mirrored). False for other kinds.
+bool entries_of(NLMatrix M, csr_rows& out) {
+  if (crs32::rows_of(M, out) || crs64::rows_of(M, out)) return true;
+  if (M->type != NL_MATRIX_SPARSE_DYNAMIC) return false;
+  const auto* S = reinterpret_cast<const NLSparseMatrix*>(M);
+  const bool by_rows = (S->storage & NL_MATRIX_STORE_ROWS) != 0;
+  if (!by_rows && !(S->storage & NL_MATRIX_STORE_COLUMNS)) return false;
+  const bool sym = (S->storage & NL_MATRIX_STORE_SYMMETRIC) != 0;
+  std::vector<NLuint> rows, cols;
+  std::vector<double> vals;
+  const NLuint lines = by_rows ? S->m : S->n;
+  for (NLuint l = 0; l < lines; ++l) {
+    const NLRowColumn& line = by_rows ? S->row[l] : S->column[l];
+    for (NLuint t = 0; t < line.size; ++t) {
+      const NLuint i = by_rows ? l : line.coeff[t].index, j = by_rows ? line.coeff[t].index : l;
+      rows.push_back(i), cols.push_back(j), vals.push_back(line.coeff[t].value);
+      if (sym && i != j) rows.push_back(j), cols.push_back(i), vals.push_back(line.coeff[t].value);
+    }
+  }
+  out = rows_from_triplets(S->m, rows, cols, vals);
+  return true;
+}
+
+NLMatrix factorize(NLMatrix M, NLenum solver) {
+  const CNCenum method = solver == NL_CHOLMOD_EXT ? CNC_CHOLMOD : CNC_SUPERLU;
+  auto* F = zeroed<factorized_matrix>(1);
+  if (F == nullptr) {
+    print_message("nlMatrixFactorize: out of memory");
+    return nullptr;
+  }
+  F->base.m = F->base.n = M->n;
+  F->base.type = solver == NL_CHOLMOD_EXT ? NL_MATRIX_CHOLMOD_EXT : NL_MATRIX_SUPERLU_EXT;
+  F->base.destroy_func = factorized_destroy;
+  F->base.mult_func = factorized_mult;
+  F->cnc = cncNewContext();
+  F->a = new (std::nothrow) csr_rows;
+  bool ok = F->cnc != nullptr && F->a != nullptr;
+  if (!ok) print_message("nlMatrixFactorize: out of memory");
+  try {
+    if (ok && !entries_of(M, *F->a)) {
+      print_message(
+          format("nlMatrixFactorize: matrix type 0x%x: only compressed rows "
+                 "(NL_MATRIX_CRS) and dynamic sparse matrices are factored",
+                 M->type));
+      ok = false;
+    }
+  } catch (const std::bad_alloc&) {
+    print_message("nlMatrixFactorize: out of memory");
+    ok = false;
+  }
+  if (ok && F->a->row_ptr.back() == 0) {
+    print_message("nlMatrixFactorize: the matrix has no entries");
+    ok = false;
+  }
+  if (ok) {
+    const CNCstatus s = on_context(F->cnc, [&] { return cncSolverParameteri(CNC_SOLVER, method); });
+    ok = s == CNC_OK;
+  }
+  // Factored now, on a zero right-hand side: a matrix without a factorization gives NULL here.
+  std::vector<double> zero, y;
+  if (ok) {
+    zero.assign(M->n, 0.0), y.assign(M->n, 0.0);
+    ok = factorized_solve(F, zero.data(), y.data(), "nlMatrixFactorize");
+  }
+  if (!ok) {
+    nlDeleteMatrix(&F->base);
+    return nullptr;
+  }
+  return &F->base;
+}
+
 }  // namespace
+
+csr_rows rows_from_triplets(NLuint n, const std::vector<NLuint>& rows,
+                            const std::vector<NLuint>& cols, const std::vector<double>& vals) {
+  csr_rows out;
+  out.row_ptr.assign(static_cast<size_t>(n) + 1, 0);
+  for (const NLuint i : rows) ++out.row_ptr[static_cast<size_t>(i) + 1];
+  for (size_t i = 0; i < n; ++i) out.row_ptr[i + 1] += out.row_ptr[i];
+  out.col.resize(rows.size());
+  out.val.resize(rows.size());
+  std::vector<CNCint64> next(out.row_ptr.begin(), out.row_ptr.end() - 1);
+  for (size_t t = 0; t < rows.size(); ++t) {
+    const auto at = static_cast<size_t>(next[rows[t]]++);
+    out.col[at] = cols[t];
+    out.val[at] = vals[t];
+  }
+  return out;
+}
+
 }  // namespace cnc::nl
 
 using namespace cnc::nl;
@@ -339,12 +491,21 @@ void nlSparseMatrixZeroRow(NLSparseMatrix* M, NLuint i) {
 // ---- Direct solvers, function and product matrices ----------------------------------------------
 
 NLMatrix nlMatrixFactorize(NLMatrix M, NLenum solver) {
-  (void)M;
-  print_message(
-      format("nlMatrixFactorize(solver=0x%x): cnc has no direct solver (SuperLU, "
-             "CHOLMOD): no factorization",
-             solver));
-  return nullptr;
+  if (!valid(M, "nlMatrixFactorize")) return nullptr;
+  if (solver != NL_CHOLMOD_EXT && solver != NL_SUPERLU_EXT && solver != NL_PERM_SUPERLU_EXT &&
+      solver != NL_SYMMETRIC_SUPERLU_EXT) {
+    print_message(
+        format("nlMatrixFactorize(solver=0x%x): not a direct solver (NL_CHOLMOD_EXT, "
+               "NL_SUPERLU_EXT, NL_PERM_SUPERLU_EXT, NL_SYMMETRIC_SUPERLU_EXT)",
+               solver));
+    return nullptr;
+  }
+  if (M->m != M->n || M->m == 0) {
+    print_message(
+        format("nlMatrixFactorize: the matrix is %u x %u: a square one is factored", M->m, M->n));
+    return nullptr;
+  }
+  return factorize(M, solver);
 }
 
 NLMatrix nlMatrixNewFromFunction(NLuint m, NLuint n, NLMatrixFunc func) {

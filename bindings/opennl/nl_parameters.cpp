@@ -124,7 +124,7 @@ const char* solver_name(NLenum s) {
 // Why nlSolve cannot run with the chosen solver, or "" when it can.
 std::string unsupported_solver(const Context* ctx) {
   if (ctx->solver != NL_SOLVER_DEFAULT && ctx->solver != NL_CG && ctx->solver != NL_BICGSTAB &&
-      ctx->solver != NL_GMRES) {
+      ctx->solver != NL_GMRES && !is_direct(ctx->solver)) {
     return format("nlSolve: %s (0x%x) is an OpenNL extension that cnc does not provide",
                   solver_name(ctx->solver), ctx->solver);
   }
@@ -161,8 +161,15 @@ void set_solver(Context* ctx, NLint value) {
     case NL_SUPERLU_EXT:
     case NL_PERM_SUPERLU_EXT:
     case NL_SYMMETRIC_SUPERLU_EXT:
-    case NL_SOLVER_USER:
     case NL_CHOLMOD_EXT:
+      // cnc's direct solvers: SuperLU (its COLAMD ordering for the three SuperLU ids: the same
+      // solution) and CHOLMOD, loaded when first used (nlInitExtension need not come first).
+      plain_solver(ctx);
+      if (ok(ctx,
+             cncSolverParameteri(CNC_SOLVER, value == NL_CHOLMOD_EXT ? CNC_CHOLMOD : CNC_SUPERLU)))
+        ctx->solver = static_cast<NLenum>(value);
+      return;
+    case NL_SOLVER_USER:
     case NL_ARPACK_EXT:
     case NL_AMGCL_EXT:
       ctx->solver = static_cast<NLenum>(value);

@@ -22,6 +22,7 @@
 #include "api/context.hpp"
 #include "backends/registry.hpp"
 #include "cnc.h"
+#include "direct/direct.hpp"
 #include "util/error.hpp"
 
 using cnc::context;
@@ -275,6 +276,20 @@ CNC_API CNCstatus cncGetDeviceName(CNCenum kind, CNCint index, const char** name
   }
   *name = tls_device_name.c_str();
   return CNC_OK;
+}
+
+CNC_API CNCboolean cncDirectSolverAvailable(CNCenum solver) {
+  if (solver != CNC_CHOLMOD && solver != CNC_SUPERLU) return CNC_FALSE;
+  try {
+    const cnc::direct::method m =
+        solver == CNC_CHOLMOD ? cnc::direct::method::cholmod : cnc::direct::method::superlu;
+    std::string why;
+    if (cnc::direct::available(m, &why)) return CNC_TRUE;
+    context_free_failure(CNC_OK, std::string("cncDirectSolverAvailable: ") + cnc::direct::name(m) +
+                                     " is not available: " + why);
+  } catch (...) {  // no memory for the message: the answer stands
+  }
+  return CNC_FALSE;
 }
 
 }  // extern "C"

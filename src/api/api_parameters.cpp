@@ -66,7 +66,8 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       range(0, 1), c.symmetric = iv != 0;
       break;
     case CNC_SOLVER:
-      one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES}), c.solver = int(iv);
+      one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU}),
+          c.solver = int(iv);
       break;
     case CNC_PRECONDITIONER:
       one_of({CNC_PRECOND_NONE, CNC_PRECOND_JACOBI, CNC_PRECOND_SSOR, CNC_PRECOND_USER});

@@ -188,6 +188,11 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
            "(%s): the caller's operators (cncSetOperator) run on host vectors, not on device "
            "arrays",
            args);
+    if (c.solver == CNC_CHOLMOD || c.solver == CNC_SUPERLU)
+      fail(CNC_ERR_UNSUPPORTED,
+           "(%s): the direct solvers (CNC_CHOLMOD, CNC_SUPERLU) factor on the host: use "
+           "cncSolveCSR, or an iterative CNC_SOLVER for device arrays",
+           args);
     c.stats = cnc::solve_stats{};
     try {
       c.pipe.solve_device(c.options(),

@@ -17,6 +17,7 @@
 
 #include "backends/backend.hpp"
 #include "cnc.h"
+#include "direct/direct.hpp"
 #include "matrix/matrix.hpp"
 #include "solver/operator_system.hpp"
 #include "solver/pcg.hpp"
@@ -30,8 +31,8 @@ struct solve_options {
   int format = 0;  // CNC_FORMAT_*
   precision prec = precision::f64;
   bool jacobi = true;
-  double ssor_omega = 0;            // > 0: SSOR with this ω (CPU backend only)
-  int solver = 0;                   // CNC_SOLVER_DEFAULT / CNC_CG / CNC_BICGSTAB / CNC_GMRES
+  double ssor_omega = 0;  // > 0: SSOR with this ω (CPU backend only)
+  int solver = 0;  // CNC_CG / CNC_BICGSTAB / CNC_GMRES, or a direct one: CNC_CHOLMOD / CNC_SUPERLU
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;
   int check_interval = 0, gmres_restart = 30;
@@ -113,6 +114,9 @@ struct caller_content {
   }
 };
 
+// CNC_CHOLMOD and CNC_SUPERLU: factored and solved on the host (pipeline_direct.cpp).
+inline bool is_direct_solver(int solver) { return solver == CNC_CHOLMOD || solver == CNC_SUPERLU; }
+
 // Text of a CNC_REASON_* value, e.g. "converged" (log lines and cncGetString).
 const char* reason_name(int reason);
 
@@ -151,7 +155,7 @@ class pipeline {
                     solve_stats& stats);
   // Forgets the backend and the device-resident matrix.
   void reset();
-  // Frees the prepared (device-resident) matrix; the backend stays.
+  // Frees the prepared (device-resident) matrix and the kept factorization; the backend stays.
   void release_matrix();
 
  private:
@@ -186,6 +190,12 @@ class pipeline {
   bool refill(const solve_options& o, const caller_csr& in, solve_stats& stats);
   void run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
            bool on_device, solve_stats& stats, const std::function<void()>& alongside = {});
+  // A direct solver (o.solver CNC_CHOLMOD or CNC_SUPERLU), on the host, from the assembled CSR
+  // (`canonical`) or the caller's (`raw`). The factorization is kept (CNC_KEEP_MATRIX) for the
+  // next solve of the same matrix: the same `version` (cncSolve), or arrays of the same content
+  // (cncSolveCSR, told by their fingerprints). x is written only when A was factored.
+  void solve_direct(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
+                    std::uint64_t version, int k, const double* b, double* x, solve_stats& stats);
 
   std::unique_ptr<backend> be_;
   int be_kind_ = 0, be_threads_ = -1, be_device_ = -2;
@@ -201,6 +211,14 @@ class pipeline {
     csr_matrix csr;
     std::string why;
   } order_;
+  // The kept factorization of a direct solver: the matrix version it was made from (cncSolve),
+  // or, for cncSolveCSR, the content of the caller's arrays (caller.version != 0).
+  struct kept_factorization {
+    std::uint64_t version = 0;  // 0 = nothing kept
+    int solver = 0;
+    caller_content caller;
+    std::unique_ptr<direct::factorization> f;
+  } factored_;
 };
 
 }  // namespace cnc

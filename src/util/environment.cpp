@@ -47,6 +47,10 @@ const char* name(var v) {
       return "CNC_MEMORY_LIMIT_BYTES";
     case var::fault_inject:
       return "CNC_FAULT_INJECT";
+    case var::cholmod_library:
+      return "CNC_CHOLMOD_LIBRARY";
+    case var::superlu_library:
+      return "CNC_SUPERLU_LIBRARY";
   }
   return "";
 }

@@ -29,6 +29,8 @@ enum class var {
   opencl_coefficient_buffer,      // CNC_OPENCL_COEF_BUFFER: the buffer path for any k (tests)
   memory_limit_bytes,             // CNC_MEMORY_LIMIT_BYTES: cap on host memory (containment, tests)
   fault_inject,                   // CNC_FAULT_INJECT: make a device call fail (tests; fault.hpp)
+  cholmod_library,                // CNC_CHOLMOD_LIBRARY: path of libcholmod to load
+  superlu_library,                // CNC_SUPERLU_LIBRARY: path of libsuperlu to load
 };
 
 const char* name(var v);  // e.g. "CNC_BACKEND"

@@ -251,10 +251,11 @@ static void test_gmres_restart(void** state) {
   nlDeleteContext(ctx);
 }
 
-/* Direct solvers are still not provided: nlSolve fails cleanly. */
+/* Solvers cnc does not provide (a user solver, AMGCL): nlSolve fails cleanly. (The direct
+ * solvers are tested in test_nl_direct.c.) */
 static void test_unsupported_solvers(void** state) {
   (void)state;
-  const NLenum solvers[] = {NL_SUPERLU_EXT, NL_CHOLMOD_EXT};
+  const NLenum solvers[] = {NL_SOLVER_USER, NL_AMGCL_EXT};
   for (size_t s = 0; s < sizeof solvers / sizeof solvers[0]; ++s) {
     NLContext ctx = nlNewContext();
     nlSolverParameteri(NL_SOLVER, (NLint)solvers[s]);
@@ -267,11 +268,13 @@ static void test_unsupported_solvers(void** state) {
 
 static void test_extensions(void** state) {
   (void)state;
-  assert_false(nlInitExtension("SUPERLU"));
-  assert_false(nlInitExtension("CHOLMOD"));
   assert_false(nlInitExtension("ARPACK"));
   assert_false(nlInitExtension("MKL"));
-  assert_false(nlExtensionIsInitialized("SUPERLU"));
+  assert_false(nlExtensionIsInitialized("ARPACK"));
+  /* The direct solvers: NL_TRUE exactly when their library loads. */
+  assert_int_equal(nlInitExtension("SUPERLU"), cncDirectSolverAvailable(CNC_SUPERLU));
+  assert_int_equal(nlExtensionIsInitialized("SUPERLU"), cncDirectSolverAvailable(CNC_SUPERLU));
+  assert_int_equal(nlInitExtension("CHOLMOD"), cncDirectSolverAvailable(CNC_CHOLMOD));
   assert_int_equal(nlInitExtension("CUDA"),
                    cncBackendAvailable(CNC_BACKEND_CUDA) ? NL_TRUE : NL_FALSE);
   assert_int_equal(nlInitExtension("OPENCL"),

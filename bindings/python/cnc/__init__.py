@@ -75,6 +75,21 @@ def backend_available(backend: Union[str, int]) -> bool:
     return bool(_lib.cncBackendAvailable(_enum(BACKENDS, backend, "backend")))
 
 
+def direct_solver_available(solver: Union[str, int]) -> bool:
+    """Whether direct solver "cholmod" or "superlu" (or cnc.CHOLMOD / cnc.SUPERLU) can run here:
+    its library loads (Debian: libcholmod3, libsuperlu5) and this libcnc was built with its
+    header. False for a libcnc without direct solvers."""
+    from ._library import has_function
+    from ._solve import SOLVERS, _enum
+
+    value = _enum(SOLVERS, solver, "solver")
+    if value not in (constants.CHOLMOD, constants.SUPERLU) or not has_function(
+        "cncDirectSolverAvailable"
+    ):
+        return False
+    return bool(_lib.cncDirectSolverAvailable(value))
+
+
 def devices(backend: Union[str, int, None] = None) -> list[tuple[str, int, str]]:
     """The devices cnc can run on here, as (backend, index, description) tuples: every backend's
     (cpu, opencl, cuda), or `backend`'s only. `index` is what the `device=` of a solve (cnc.h's
@@ -127,6 +142,7 @@ __all__ = [
     "version",
     "version_string",
     "backend_available",
+    "direct_solver_available",
     "devices",
     "library_path",
 ] + [_name for _name in dir(constants) if _name.isupper()]

@@ -106,6 +106,8 @@ _OPTIONAL_SIGNATURES = {
     # Matrix-free solves: the caller's operators.
     "cncSetOperator": (CNCstatus, [CNCenum, OPERATOR_CALLBACK, ctypes.c_void_p]),
     "cncSolveOperator": (CNCstatus, [CNCuint, CNCuint, _P(_double), _P(_double)]),
+    # Whether CHOLMOD / SuperLU can be loaded.
+    "cncDirectSolverAvailable": (CNCboolean, [CNCenum]),
 }
 
 _NAMES = ("libcnc.so", "libcnc.so.*", "libcnc.dylib", "libcnc.*.dylib", "cnc.dll", "libcnc.dll")

@@ -36,7 +36,13 @@ PRECONDITIONERS = {
     "none": _c.PRECOND_NONE,
     None: _c.PRECOND_NONE,
 }
-SOLVERS = {"cg": _c.CG, "bicgstab": _c.BICGSTAB, "gmres": _c.GMRES}
+SOLVERS = {
+    "cg": _c.CG,
+    "bicgstab": _c.BICGSTAB,
+    "gmres": _c.GMRES,
+    "cholmod": _c.CHOLMOD,  # direct solvers: factored on the host (see cnc.direct_solver_available)
+    "superlu": _c.SUPERLU,
+}
 REORDERS = {"auto": _c.REORDER_AUTO, "none": _c.REORDER_NONE, "rcm": _c.REORDER_RCM}
 
 
@@ -69,7 +75,8 @@ def solve(
     reorder: Union[str, int] = "auto",
 ) -> Tuple[Any, SolveInfo]:
     """Solves A x = b with cnc's preconditioned CG (A symmetric positive definite), or with
-    BiCGSTAB or restarted GMRES (any nonsingular A).
+    BiCGSTAB or restarted GMRES (any nonsingular A), or directly: a sparse Cholesky (CHOLMOD) or
+    LU (SuperLU) factorization.
 
     A        scipy.sparse matrix or array (any format; int32 or int64 indices; COO duplicates
              are summed) or a square dense numpy array (not a LinearOperator: cnc needs the
@@ -84,7 +91,14 @@ def solve(
              "auto" picks the CPU, a GPU backend raises CncError)
     threads  CPU threads, 0 = one per core
     x0       initial guess, shape of b or (n,)
-    solver   "cg", "bicgstab" or "gmres"
+    solver   "cg", "bicgstab", "gmres", or a direct solver: "cholmod" (symmetric positive
+             definite A) or "superlu" (any nonsingular square A). These factor A on the host
+             with the library of that name, opened at run time (Debian: libcholmod3,
+             libsuperlu5; cnc.direct_solver_available says whether it is there, else CncError
+             CNC_ERR_UNSUPPORTED); no iterations (info.iterations is 0, tol only judges the true
+             residual), and a matrix without a factorization (not positive definite for
+             "cholmod", singular for "superlu") gives info.reason "indefinite matrix" or
+             "breakdown" and x left at x0 (zeros). Arrays on a CUDA device are refused.
     restart  GMRES: Krylov vectors kept before a restart (None: cnc's default, 30)
     reorder  "auto" (reverse Cuthill-McKee when the numbering scatters the gathers and the solve
              is large enough to repay it), "none" or "rcm"; x is always in your numbering

@@ -62,6 +62,8 @@ SOLVER_DEFAULT = 0x200
 CG = 0x201
 BICGSTAB = 0x202
 GMRES = 0x203
+CHOLMOD = 0x204  # direct: sparse Cholesky (SuiteSparse), symmetric positive definite A
+SUPERLU = 0x205  # direct: sparse LU with partial pivoting, any nonsingular square A
 
 # Values of CNC_PRECONDITIONER (0x300)
 PRECOND_NONE = 0x300

@@ -20,7 +20,13 @@ REASON_NAMES = {
     _c.REASON_BREAKDOWN: "breakdown",
 }
 
-SOLVER_NAMES = {_c.CG: "cg", _c.BICGSTAB: "bicgstab", _c.GMRES: "gmres"}
+SOLVER_NAMES = {
+    _c.CG: "cg",
+    _c.BICGSTAB: "bicgstab",
+    _c.GMRES: "gmres",
+    _c.CHOLMOD: "cholmod",
+    _c.SUPERLU: "superlu",
+}
 
 
 class Times(NamedTuple):
@@ -42,7 +48,7 @@ class SolveInfo:
     iterations    iterations used (max over right-hand sides)
     residual      final recursive ||r||/||b|| (max over right-hand sides)
     true_residual final ||b - A x||/||b|| computed in double (max over right-hand sides)
-    solver        the method that ran: "cg", "bicgstab" or "gmres"
+    solver        the method that ran: "cg", "bicgstab", "gmres", "cholmod" or "superlu"
     backend, device, format   what ran: e.g. "cpu", the device name, "csr"
     times         Times(assembly, conversion, upload, solve, elapsed) in seconds
     nnz           stored nonzeros of the assembled matrix

@@ -1,0 +1,166 @@
+// CHOLMOD (SuiteSparse) through dlopen: supernodal or simplicial Cholesky, CHOLMOD's choice
+// (Common->supernodal = CHOLMOD_AUTO), with its fill-reducing ordering, over the long-index
+// interface (cholmod_l_*: nnz may pass 2^31). Its header gives the types only.
+#include "cnc.h"
+#include "direct/direct.hpp"
+#include "util/error.hpp"
+
+#ifdef CNC_HAVE_CHOLMOD_H
+
+#include <cholmod.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace cnc::direct {
+namespace {
+
+struct cholmod_api {
+  decltype(&cholmod_l_start) start = nullptr;
+  decltype(&cholmod_l_finish) finish = nullptr;
+  decltype(&cholmod_l_analyze) analyze = nullptr;
+  decltype(&cholmod_l_factorize) factorize = nullptr;
+  decltype(&cholmod_l_solve) solve = nullptr;
+  decltype(&cholmod_l_free_factor) free_factor = nullptr;
+  decltype(&cholmod_l_free_dense) free_dense = nullptr;
+  bool ok = false;
+  std::string why;
+};
+
+template <typename F>
+bool resolve(void* lib, const char* symbol, F& fn, std::string& why) {
+  fn = reinterpret_cast<F>(dlsym(lib, symbol));
+  if (!fn) why = std::string("the CHOLMOD library lacks ") + symbol;
+  return fn != nullptr;
+}
+
+// Opened once per process, kept open (its handle is never closed).
+const cholmod_api& api() {
+  static const cholmod_api loaded = [] {
+    cholmod_api a;
+    void* lib = open_library(env::var::cholmod_library, {"libcholmod.so.3", "libcholmod.so"},
+                             "libcholmod3", a.why);
+    if (!lib) return a;
+    std::string& w = a.why;
+    a.ok = resolve(lib, "cholmod_l_start", a.start, w) &&
+           resolve(lib, "cholmod_l_finish", a.finish, w) &&
+           resolve(lib, "cholmod_l_analyze", a.analyze, w) &&
+           resolve(lib, "cholmod_l_factorize", a.factorize, w) &&
+           resolve(lib, "cholmod_l_solve", a.solve, w) &&
+           resolve(lib, "cholmod_l_free_factor", a.free_factor, w) &&
+           resolve(lib, "cholmod_l_free_dense", a.free_dense, w);
+    return a;
+  }();
+  return loaded;
+}
+
+class cholmod_factorization final : public factorization {
+ public:
+  cholmod_factorization() {
+    api().start(&common_);
+    common_.print = 0;  // failures are reported through cnc's statuses and log, not stdout
+    // LLᵀ from the start, also for a simplicial factor: its LDLᵀ (CHOLMOD's default there) would
+    // factor an indefinite A instead of reporting it not positive definite.
+    common_.final_ll = 1;
+  }
+  ~cholmod_factorization() override {
+    if (l_) api().free_factor(&l_, &common_);
+    api().finish(&common_);
+  }
+  cholmod_factorization(const cholmod_factorization&) = delete;
+  cholmod_factorization& operator=(const cholmod_factorization&) = delete;
+
+  // Analysis and numerical factorization; "" on success, else why there is none.
+  std::string factor(const csr_view& a, int& reason) {
+    // A's rows as CSC columns: with stype 1 CHOLMOD reads the entries above the diagonal of that
+    // CSC matrix, which are A's lower triangle: for a symmetric A, the same matrix.
+    std::vector<SuiteSparse_long> p(a.row_ptr.begin(), a.row_ptr.end()),
+        i(a.col.begin(), a.col.end());
+    cholmod_sparse s{};
+    s.nrow = s.ncol = std::size_t(a.n);
+    s.nzmax = std::size_t(a.nnz());
+    s.p = p.data();
+    s.i = i.data();
+    s.x = const_cast<double*>(a.val.data());  // read only
+    s.stype = 1;
+    s.itype = CHOLMOD_LONG;
+    s.xtype = CHOLMOD_REAL;
+    s.dtype = CHOLMOD_DOUBLE;
+    s.sorted = 1;
+    s.packed = 1;
+    l_ = api().analyze(&s, &common_);
+    if (!l_) failure("analysis");
+    const int done = api().factorize(&s, l_, &common_);
+    if (common_.status == CHOLMOD_NOT_POSDEF || (done && l_->minor < std::size_t(a.n))) {
+      reason = CNC_REASON_INDEFINITE_MATRIX;
+      return "CHOLMOD: A is not positive definite (the factorization stopped at column " +
+             std::to_string(l_->minor) + " of " + std::to_string(a.n) + ")";
+    }
+    if (!done || common_.status < CHOLMOD_OK) failure("factorization");
+    return "";
+  }
+
+  void solve(int k, const double* b, double* x) override {
+    cholmod_dense rhs{};
+    rhs.nrow = std::size_t(l_->n);
+    rhs.ncol = std::size_t(k);
+    rhs.nzmax = rhs.d = rhs.nrow;
+    rhs.nzmax *= rhs.ncol;
+    rhs.x = const_cast<double*>(b);  // read only (CHOLMOD_A: a new X)
+    rhs.xtype = CHOLMOD_REAL;
+    rhs.dtype = CHOLMOD_DOUBLE;
+    cholmod_dense* sol = api().solve(CHOLMOD_A, l_, &rhs, &common_);
+    if (!sol) failure("solve");
+    std::memcpy(x, sol->x, sizeof(double) * rhs.nzmax);
+    api().free_dense(&sol, &common_);
+  }
+
+ private:
+  // Throws for CHOLMOD's own failures (memory, a bad matrix): they are not A's property.
+  [[noreturn]] void failure(const char* stage) {
+    if (common_.status == CHOLMOD_OUT_OF_MEMORY)
+      throw error(CNC_ERR_OUT_OF_MEMORY,
+                  std::string(": CHOLMOD's ") + stage + " ran out of memory");
+    throw error(CNC_ERR_INTERNAL, std::string(": CHOLMOD's ") + stage + " failed (CHOLMOD status " +
+                                      std::to_string(common_.status) + ")");
+  }
+
+  cholmod_common common_{};
+  cholmod_factor* l_ = nullptr;
+};
+
+}  // namespace
+
+bool cholmod_loadable(std::string* why) {
+  if (!api().ok && why) *why = api().why;
+  return api().ok;
+}
+
+factored factor_with_cholmod(const csr_view& a) {
+  auto f = std::make_unique<cholmod_factorization>();
+  factored r;
+  r.why = f->factor(a, r.reason);
+  if (r.why.empty()) r.f = std::move(f);
+  return r;
+}
+
+}  // namespace cnc::direct
+
+#else  // built without cholmod.h
+
+namespace cnc::direct {
+
+bool cholmod_loadable(std::string* why) {
+  if (why) *why = "this cnc was built without CHOLMOD's header (Debian: libsuitesparse-dev)";
+  return false;
+}
+
+factored factor_with_cholmod(const csr_view&) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this cnc was built without CHOLMOD");
+}
+
+}  // namespace cnc::direct
+
+#endif

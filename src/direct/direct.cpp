@@ -1,0 +1,68 @@
+// What the direct solvers share: the method's name, availability, the symmetry check.
+#include "direct/direct.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "cnc.h"
+#include "util/error.hpp"
+
+namespace cnc::direct {
+
+const char* name(method m) { return m == method::cholmod ? "CHOLMOD" : "SuperLU"; }
+
+bool available(method m, std::string* why) {
+  return m == method::cholmod ? cholmod_loadable(why) : superlu_loadable(why);
+}
+
+void* open_library(env::var path_var, std::initializer_list<const char*> sonames,
+                   const char* package, std::string& why) {
+  if (const std::optional<std::string> chosen = env::text(path_var)) {
+    void* lib = dlopen(chosen->c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) why = "cannot load " + *chosen + " (" + env::name(path_var) + "): " + dlerror();
+    return lib;
+  }
+  for (const char* soname : sonames)
+    if (void* lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL)) return lib;
+  why =
+      std::string("no ") + *sonames.begin() + " on this machine (Debian's package " + package + ")";
+  return nullptr;
+}
+
+entry first_asymmetric(const csr_view& a) {
+  for (std::int32_t i = 0; i < a.n; ++i) {
+    for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
+      const std::int32_t j = a.col[std::size_t(t)];
+      if (j == i) continue;
+      const auto b = a.col.begin() + a.row_ptr[std::size_t(j)],
+                 e = a.col.begin() + a.row_ptr[std::size_t(j) + 1];
+      const auto at = std::lower_bound(b, e, i);
+      const double v = a.val[std::size_t(t)];
+      const double w = at != e && *at == i ? a.val[std::size_t(at - a.col.begin())] : 0.0;
+      if (std::abs(v - w) > 1e-12 * std::max(std::abs(v), std::abs(w))) return {i, j};
+    }
+  }
+  return {};
+}
+
+factored factor(method m, const csr_view& a) {
+  std::string why;
+  if (!available(m, &why))
+    throw error(CNC_ERR_UNSUPPORTED, std::string(": ") + name(m) + " is not available: " + why);
+  if (m == method::cholmod) {
+    const entry e = first_asymmetric(a);
+    if (e.row >= 0)
+      throw error(CNC_ERR_UNSUPPORTED,
+                  ": CHOLMOD needs a symmetric matrix, and a(" + std::to_string(e.row) + ", " +
+                      std::to_string(e.col) + ") differs from a(" + std::to_string(e.col) + ", " +
+                      std::to_string(e.row) + "): use CNC_SUPERLU (or an iterative method)");
+    return factor_with_cholmod(a);
+  }
+  return factor_with_superlu(a);
+}
+
+}  // namespace cnc::direct

@@ -1,0 +1,73 @@
+// Direct solvers: a sparse factorization of A, kept, then applied to any number of right-hand
+// sides. CHOLMOD (SuiteSparse: Cholesky, symmetric positive definite A) and SuperLU (LU with
+// partial pivoting, general A). Both libraries are opened at run time (dlopen, Debian's sonames
+// libcholmod.so.3 and libsuperlu.so.5, or the paths in CNC_CHOLMOD_LIBRARY and
+// CNC_SUPERLU_LIBRARY): libcnc has no link dependency on them, and a machine without them gets
+// CNC_ERR_UNSUPPORTED with the reason. Their headers serve at build time only, for the types
+// (cholmod.cpp and superlu.cpp build a "not built" stub where CMake found no header).
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+
+#include "matrix/matrix.hpp"
+#include "util/environment.hpp"
+
+namespace cnc::direct {
+
+enum class method { cholmod, superlu };
+
+// "CHOLMOD" or "SuperLU".
+const char* name(method m);
+
+// Whether the library of `m` can be loaded here (opened once per process); when not, *why (may
+// be null) says why.
+bool available(method m, std::string* why);
+
+// A factorization of A, independent of the CSR it was made from.
+class factorization {
+ public:
+  factorization() = default;
+  factorization(const factorization&) = delete;
+  factorization& operator=(const factorization&) = delete;
+  virtual ~factorization() = default;
+  // x = A⁻¹ b for k column-major right-hand sides of n rows each; x is written only on success.
+  // Throws cnc::error.
+  virtual void solve(int k, const double* b, double* x) = 0;
+};
+
+// What factor() gives: the factorization, or none with the CNC_REASON_* that says why A has
+// none (not positive definite: CNC_REASON_INDEFINITE_MATRIX; singular, a zero pivot:
+// CNC_REASON_BREAKDOWN) and a line for the log.
+struct factored {
+  std::unique_ptr<factorization> f;
+  int reason = 0;
+  std::string why;
+};
+
+// Factors the canonical CSR `a` (square, 0-based, sorted, no duplicates) with `m`. CHOLMOD reads
+// A's lower triangle (A's rows are its upper triangle's columns) after checking that A is
+// symmetric. Throws cnc::error: CNC_ERR_UNSUPPORTED when the library cannot be loaded or `a`
+// is not symmetric (CHOLMOD) or too large for the library's indices; CNC_ERR_OUT_OF_MEMORY.
+factored factor(method m, const csr_view& a);
+
+// The first entry (row, column) whose mirror differs (|a_ij - a_ji| above 1e-12 of the larger
+// magnitude, a missing mirror counting as 0), or {-1, -1} when A is symmetric. One pass over the
+// entries, a binary search in the mirror row each.
+struct entry {
+  std::int64_t row = -1, col = -1;
+};
+entry first_asymmetric(const csr_view& a);
+
+// The implementations (cholmod.cpp, superlu.cpp), and what they share: the library at the path
+// in environment variable `path_var`, else the first of `sonames` that loads (the caller keeps
+// it open for the process); nullptr with `why` set (naming Debian's `package`) when none loads.
+void* open_library(env::var path_var, std::initializer_list<const char*> sonames,
+                   const char* package, std::string& why);
+bool cholmod_loadable(std::string* why);
+factored factor_with_cholmod(const csr_view& a);
+bool superlu_loadable(std::string* why);
+factored factor_with_superlu(const csr_view& a);
+
+}  // namespace cnc::direct
