@@ -34,11 +34,22 @@ if(CNC_BUILD_TESTS)
     COMMAND cnc-lscm ${_meshes}/camelhead.off ${_out}/camelhead_uv.obj ${_out}/camelhead_uv.png)
   add_test(NAME demo_lscm_lion
     COMMAND cnc-lscm ${_meshes}/lion.off ${_out}/lion_uv.obj ${_out}/lion_uv.png)
+  # The direct solver on a mesh of the data (skipped without it, or without CHOLMOD), and on a
+  # generated curved disk (--disk: no data needed) with CHOLMOD and with CG.
+  add_test(NAME demo_lscm_camelhead_cholmod
+    COMMAND cnc-lscm --solver cholmod ${_meshes}/camelhead.off ${_out}/camelhead_cholmod_uv.obj
+            ${_out}/camelhead_cholmod_uv.png)
+  add_test(NAME demo_lscm_disk_cholmod
+    COMMAND cnc-lscm --solver cholmod --disk 20000 ${_out}/disk_cholmod_uv.obj
+            ${_out}/disk_cholmod_uv.png)
+  add_test(NAME demo_lscm_disk_cg
+    COMMAND cnc-lscm --disk 2000 ${_out}/disk_cg_uv.obj ${_out}/disk_cg_uv.png)
   add_test(NAME demo_smoothing_bunny
     COMMAND cnc-smoothing ${_meshes}/bunny.off 3 ${_out}/bunny_smooth.obj ${_out}/bunny_smooth.png)
   add_test(NAME demo_poisson COMMAND cnc-poisson -n 32 -o ${_out}/poisson)
   add_test(NAME demo_heat COMMAND cnc-poisson -n 24 --heat 5 -o ${_out}/heat)
-  set_tests_properties(demo_lscm_camelhead demo_lscm_lion demo_smoothing_bunny demo_poisson
-    demo_heat PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS demo
+  set_tests_properties(demo_lscm_camelhead demo_lscm_lion demo_lscm_camelhead_cholmod
+    demo_lscm_disk_cholmod demo_lscm_disk_cg demo_smoothing_bunny demo_poisson demo_heat
+    PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS demo
     FAIL_REGULAR_EXPRESSION "check: FAILED")
 endif()

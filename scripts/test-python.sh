@@ -74,15 +74,8 @@ print(f"cnc {cnc.__version__} (library {cnc.version_string()}) from {lib}: cg in
       f"solve: {solve_info.iterations} iterations on {solve_info.backend}")
 PY
 
-step "the README's Python example, as written"
-# The indented block of README.md that starts with the SciPy imports, up to its assert.
-awk '/^      import numpy as np, scipy.sparse as sp/ {on = 1} on {print substr($0, 7)} on && /assert info == 0/ {exit}' \
-  "$repo/README.md" >"$tmp/readme_example.py"
-grep -q "assert info == 0" "$tmp/readme_example.py" || {
-  echo "test-python: the README's Python example was not found" >&2
-  exit 1
-}
-"$py" "$tmp/readme_example.py"
+step "the README's Python blocks, as written, with the installed package"
+bash "$repo/scripts/test-readme.sh" --only python --python "$py"
 
 step "shared-library dependencies of the installed libcnc"
 libfile=$("$py" -c "import cnc, os; print(os.path.realpath(cnc.library_path()))")

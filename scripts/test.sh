@@ -5,7 +5,8 @@
 #   1. Release build with warnings as errors (CUDA backend compiled when nvcc exists), all tests;
 #      that build installed into a temporary prefix and used from C (pkg-config), CMake, Fortran
 #      and OpenNL programs and by its cnc-solve (scripts/test-install.sh); the Python wheel that
-#      `pip install .` builds, in a clean venv, and its tests (scripts/test-python.sh); the API
+#      `pip install .` builds, in a clean venv, and its tests (scripts/test-python.sh); the
+#      README's code blocks, each run or saying why not (scripts/test-readme.sh); the API
 #      reference, Doxygen with every name of cnc.h documented and pydoc (scripts/docs.sh);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests;
 #   3. ThreadSanitizer build: the multi-threaded tests, the nonsymmetric solvers and the backend
@@ -33,6 +34,7 @@ run_suite() {  # name, build dir, cmake args..., then ctest args after --
 run_suite "release" build-test -DCMAKE_BUILD_TYPE=Release
 CNC_INSTALL_BUILD=build-test CNC_INSTALL_CONFIGURE=0 bash scripts/test-install.sh
 bash scripts/test-python.sh
+bash scripts/test-readme.sh build-test  # README.md's code blocks, against build-test installed
 # The API reference: Doxygen (every cnc.h name documented) and pydoc of the Python package.
 CNC_DOCS_STRICT=1 CNC_LIBRARY="$PWD/build-test/libcnc.so" bash scripts/docs.sh build-docs
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0:intercept_tls_get_addr=0"

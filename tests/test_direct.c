@@ -290,6 +290,26 @@ static void test_cholmod_not_symmetric(void** unused) {
   ts_csr_free(&a);
 }
 
+/* Off-diagonal entries that differ only by rounding noise beside the diagonal (what a
+ * least-squares AᵀA gives where couplings cancel, LSCM's) are symmetric; a real difference of
+ * that size between two small entries with a small diagonal is not. */
+static void test_cholmod_rounding_noise(void** unused) {
+  (void)unused;
+  CNCint64 rp[4] = {0, 2, 5, 7};
+  CNCuint ci[7] = {0, 1, 0, 1, 2, 1, 2};
+  double v[7] = {4, 1e-17, -3e-17, 4, 1, 1, 4};
+  double b[3] = {1, 2, 3}, x[3] = {0, 0, 0};
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_CHOLMOD), CNC_OK);
+  assert_int_equal(cncSolveCSR(3, rp, ci, v, 0, 1, b, x), CNC_OK);
+  assert_int_equal(read_stats().reason, CNC_REASON_CONVERGED);
+  assert_true(fabs(4 * x[0] - 1) < 1e-14 && fabs(x[1] + 4 * x[2] - 3) < 1e-14);
+  double w[7] = {1e-16, 1e-17, -3e-17, 4, 1, 1, 4}; /* a_00 tiny: the difference counts */
+  x[0] = x[1] = x[2] = 7.0;
+  assert_int_equal(cncSolveCSR(3, rp, ci, w, 0, 1, b, x), CNC_ERR_UNSUPPORTED);
+  assert_non_null(strstr(cncGetLastErrorMessage(), "symmetric"));
+  assert_true(all_equal(3, x, 7.0));
+}
+
 static void test_superlu_singular(void** unused) {
   (void)unused;
   /* Row 2 = row 0 + row 1: singular. */
@@ -394,6 +414,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test_setup_teardown(test_cholmod_indefinite, ts_setup_context,
                                       ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_cholmod_not_symmetric, ts_setup_context,
+                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_cholmod_rounding_noise, ts_setup_context,
                                       ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_superlu_singular, ts_setup_context, ts_teardown_context),
       cmocka_unit_test(test_kept_factorization),

@@ -1,20 +1,29 @@
 /* LSCM: least squares conformal map of a disk-like mesh (Lévy et al. 2002), the parameterization
  * demo of the Concurrent Number Cruncher paper.
  *
- *   lscm mesh.{obj,off} [out.obj] [out.png]
+ *   cnc-lscm [--solver cg|cholmod|superlu] mesh.{obj,off} [out.obj] [out.png]
+ *   cnc-lscm [--solver cg|cholmod|superlu] --disk N [out.obj] [out.png]
+ *
+ * --disk N generates the mesh instead of reading one: a hexagonal patch of the triangular lattice
+ * (1 + 3 R (R + 1) >= N vertices, R rings around the centre) lifted onto a paraboloid, a curved
+ * disk whose conformal map is not a similarity of its flat layout. --solver picks the method:
+ * cg (the default, Jacobi-preconditioned CG), or the direct solvers cholmod / superlu (exit 77 when
+ * their library is absent).
  *
  * Each triangle asks that its (u, v) image be a similarity of its own shape: with complex
  * U = u + i v and the triangle laid flat in its plane with corners z0, z1, z2,
  *     (U2 - U0)(z1 - z0) - (U1 - U0)(z2 - z0) = 0,
  * two real rows per triangle, weighted by 1/sqrt(area). Two vertices are pinned (locked), so the
  * least-squares problem over the other 2n - 4 unknowns is symmetric positive definite: cnc solves
- * the normal equations with Jacobi-preconditioned CG on whatever backend CNC_BACKEND picks.
+ * the normal equations with Jacobi-preconditioned CG on whatever backend CNC_BACKEND picks (or
+ * with the direct solver --solver names).
  * Writes an OBJ with texture coordinates and a PNG of the UV layout; checks the result (no NaN,
  * positive area, few flipped triangles, small residual) and exits 1 if a check fails. */
 #include <cnc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../common/image.h"
 #include "../common/mesh.h"
@@ -111,6 +120,55 @@ static double signed_area(const double* uv, const int* f) {
   return 0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]));
 }
 
+/* The --disk mesh: lattice points i a + j b (a = (1, 0), b = (1/2, sqrt(3)/2)) with hexagonal
+ * distance max(|i|, |j|, |i + j|) <= R, two triangles per lattice cell whose corners are all in,
+ * counter-clockwise; z = (x^2 + y^2) / (2 R). Returns 0, or -1 when out of memory. */
+static int disk_mesh(int vertices, mesh* m) {
+  int r = 0;
+  while (1 + 3 * (long long)r * (r + 1) < vertices) ++r;
+  const int side = 2 * r + 1;
+  int* id = (int*)malloc(sizeof(int) * (size_t)side * side);
+  m->nv = 1 + 3 * r * (r + 1);
+  m->nf = 6 * r * r;
+  m->v = (double*)malloc(sizeof(double) * 3 * (size_t)m->nv);
+  m->f = (int*)malloc(sizeof(int) * 3 * (size_t)m->nf);
+  if (!id || !m->v || !m->f) {
+    free(id);
+    mesh_free(m);
+    return -1;
+  }
+  int nv = 0, nf = 0;
+  for (int j = -r; j <= r; ++j) {
+    for (int i = -r; i <= r; ++i) {
+      const int inside = abs(i) <= r && abs(j) <= r && abs(i + j) <= r;
+      id[(j + r) * side + (i + r)] = inside ? nv : -1;
+      if (!inside) continue;
+      const double x = i + 0.5 * j, y = 0.8660254037844386 * j;
+      m->v[3 * nv] = x;
+      m->v[3 * nv + 1] = y;
+      m->v[3 * nv + 2] = (x * x + y * y) / (2.0 * (r > 0 ? r : 1));
+      ++nv;
+    }
+  }
+  for (int j = -r; j < r; ++j) {
+    for (int i = -r; i < r; ++i) {
+      const int a = id[(j + r) * side + (i + r)], b = id[(j + r) * side + (i + 1 + r)],
+                c = id[(j + 1 + r) * side + (i + r)], d = id[(j + 1 + r) * side + (i + 1 + r)];
+      if (a >= 0 && b >= 0 && c >= 0) {
+        m->f[3 * nf] = a, m->f[3 * nf + 1] = b, m->f[3 * nf + 2] = c;
+        ++nf;
+      }
+      if (b >= 0 && d >= 0 && c >= 0) {
+        m->f[3 * nf] = b, m->f[3 * nf + 1] = d, m->f[3 * nf + 2] = c;
+        ++nf;
+      }
+    }
+  }
+  free(id);
+  m->nf = nf;
+  return 0;
+}
+
 /* The UV layout, shaded by the 3D normal so the shape is recognisable; flipped triangles red. */
 static int write_layout_png(const mesh* m, const double* uv, const char* path) {
   const int size = 1024, margin = 16;
@@ -162,24 +220,70 @@ static int write_layout_png(const mesh* m, const double* uv, const char* path) {
   return rc;
 }
 
+static void usage(const char* prog) {
+  fprintf(stderr,
+          "usage: %s [--solver cg|cholmod|superlu] mesh.{obj,off} [out.obj] [out.png]\n"
+          "       %s [--solver cg|cholmod|superlu] --disk N [out.obj] [out.png]\n",
+          prog, prog);
+}
+
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s mesh.{obj,off} [out.obj] [out.png]\n", argv[0]);
-    return 2;
+  CNCenum solver = CNC_CG;
+  const char* solver_name = "cg";
+  int disk = 0, arg = 1;
+  for (; arg < argc && strncmp(argv[arg], "--", 2) == 0; arg += 2) {
+    if (arg + 1 >= argc) return usage(argv[0]), 2;
+    if (strcmp(argv[arg], "--solver") == 0) {
+      solver_name = argv[arg + 1];
+      if (strcmp(solver_name, "cg") == 0) {
+        solver = CNC_CG;
+      } else if (strcmp(solver_name, "cholmod") == 0) {
+        solver = CNC_CHOLMOD;
+      } else if (strcmp(solver_name, "superlu") == 0) {
+        solver = CNC_SUPERLU;
+      } else {
+        fprintf(stderr, "--solver %s: expected cg, cholmod or superlu\n", solver_name);
+        return 2;
+      }
+    } else if (strcmp(argv[arg], "--disk") == 0) {
+      char* end = NULL;
+      const long n = strtol(argv[arg + 1], &end, 10);
+      if (*end != '\0' || n < 7 || n > 50000000) {
+        fprintf(stderr, "--disk %s: expected a vertex count from 7 to 50000000\n", argv[arg + 1]);
+        return 2;
+      }
+      disk = (int)n;
+    } else {
+      return usage(argv[0]), 2;
+    }
   }
-  const char* out_obj = argc > 2 ? argv[2] : "lscm.obj";
-  const char* out_png = argc > 3 ? argv[3] : "lscm.png";
-  FILE* probe = fopen(argv[1], "r");
-  if (!probe) {
-    printf("skipped: mesh %s not found (shared data absent)\n", argv[1]);
+  const int nfiles = argc - arg, first_out = disk ? arg : arg + 1;
+  if ((!disk && nfiles < 1) || nfiles - (first_out - arg) > 2) return usage(argv[0]), 2;
+  const char* mesh_name = disk ? "disk" : argv[arg];
+  const char* out_obj = argc > first_out ? argv[first_out] : "lscm.obj";
+  const char* out_png = argc > first_out + 1 ? argv[first_out + 1] : "lscm.png";
+  if (solver != CNC_CG && !cncDirectSolverAvailable(solver)) {
+    printf("skipped: the %s library is not available\n", solver_name);
     return 77;
   }
-  fclose(probe);
   mesh m;
-  char err[256];
-  if (mesh_read(argv[1], &m, err, sizeof err) != 0) {
-    fprintf(stderr, "%s\n", err);
-    return 1;
+  if (disk) {
+    if (disk_mesh(disk, &m) != 0) {
+      fprintf(stderr, "out of memory for a disk of %d vertices\n", disk);
+      return 1;
+    }
+  } else {
+    FILE* probe = fopen(mesh_name, "r");
+    if (!probe) {
+      printf("skipped: mesh %s not found (shared data absent)\n", mesh_name);
+      return 77;
+    }
+    fclose(probe);
+    char err[256];
+    if (mesh_read(mesh_name, &m, err, sizeof err) != 0) {
+      fprintf(stderr, "%s\n", err);
+      return 1;
+    }
   }
 
   /* Pins: the two boundary vertices farthest apart (pinning inside the surface would make
@@ -187,7 +291,7 @@ int main(int argc, char** argv) {
    * projection), which CG then improves. */
   int pin0 = 0, pin1 = 0;
   if (boundary_pins(&m, &pin0, &pin1) != 0) {
-    fprintf(stderr, "%s has no boundary: LSCM needs a disk-like mesh\n", argv[1]);
+    fprintf(stderr, "%s has no boundary: LSCM needs a disk-like mesh\n", mesh_name);
     return 1;
   }
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -209,6 +313,7 @@ int main(int argc, char** argv) {
   cncSolverParameteri(CNC_LEAST_SQUARES, CNC_TRUE);
   cncSolverParameterd(CNC_THRESHOLD, 1e-9);
   cncSolverParameteri(CNC_MAX_ITERATIONS, 20 * m.nv + 1000);
+  cncSolverParameteri(CNC_SOLVER, (CNCint)solver);
   cncBegin(CNC_SYSTEM);
   for (int i = 0; i < m.nv; ++i) {
     cncSetVariable(2 * i, m.v[3 * i + ax] - m.v[3 * pin0 + ax]);
@@ -233,7 +338,8 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  printf("lscm: %s, %d vertices, %d triangles, pins %d and %d\n", argv[1], m.nv, m.nf, pin0, pin1);
+  printf("lscm: %s, %d vertices, %d triangles, pins %d and %d, solver %s\n", mesh_name, m.nv, m.nf,
+         pin0, pin1, solver_name);
   demo_report("lscm");
   double residual = 0.0;
   cncGetDoublev(CNC_TRUE_ERROR, &residual);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cnc.h"
 #include "util/error.hpp"
@@ -34,6 +35,13 @@ void* open_library(env::var path_var, std::initializer_list<const char*> sonames
 }
 
 entry first_asymmetric(const csr_view& a) {
+  // |a_ii|, for the scale of entries that are rounding noise: in a least-squares AᵀA, couplings
+  // that cancel in exact arithmetic (LSCM's u-v terms) come out as a_ij = 1e-17 beside
+  // a_ji = -3e-17 where the diagonal is 1.
+  std::vector<double> diagonal(std::size_t(a.n), 0.0);
+  for (std::int32_t i = 0; i < a.n; ++i)
+    for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t)
+      if (a.col[std::size_t(t)] == i) diagonal[std::size_t(i)] = std::abs(a.val[std::size_t(t)]);
   for (std::int32_t i = 0; i < a.n; ++i) {
     for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
       const std::int32_t j = a.col[std::size_t(t)];
@@ -43,7 +51,10 @@ entry first_asymmetric(const csr_view& a) {
       const auto at = std::lower_bound(b, e, i);
       const double v = a.val[std::size_t(t)];
       const double w = at != e && *at == i ? a.val[std::size_t(at - a.col.begin())] : 0.0;
-      if (std::abs(v - w) > 1e-12 * std::max(std::abs(v), std::abs(w))) return {i, j};
+      const double scale =
+          std::max({std::abs(v), std::abs(w),
+                    std::sqrt(diagonal[std::size_t(i)] * diagonal[std::size_t(j)])});
+      if (std::abs(v - w) > 1e-12 * scale) return {i, j};
     }
   }
   return {};

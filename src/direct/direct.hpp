@@ -52,9 +52,10 @@ struct factored {
 // is not symmetric (CHOLMOD) or too large for the library's indices; CNC_ERR_OUT_OF_MEMORY.
 factored factor(method m, const csr_view& a);
 
-// The first entry (row, column) whose mirror differs (|a_ij - a_ji| above 1e-12 of the larger
-// magnitude, a missing mirror counting as 0), or {-1, -1} when A is symmetric. One pass over the
-// entries, a binary search in the mirror row each.
+// The first entry (row, column) whose mirror differs (|a_ij - a_ji| above 1e-12 of the largest
+// of |a_ij|, |a_ji| and sqrt(|a_ii a_jj|): rounding noise beside the diagonal is symmetric; a
+// missing mirror counts as 0), or {-1, -1} when A is symmetric. One pass over the entries, a
+// binary search in the mirror row each.
 struct entry {
   std::int64_t row = -1, col = -1;
 };
