@@ -56,8 +56,8 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 /* max_i ||K v_i - w_i M v_i|| and max |V' M V - I| (M NULL: identity). */
-static void check_pairs(const ts_csr* k, const ts_csr* m, int nev, const double* w,
-                        const double* v, double residual_bound) {
+static void check_pairs(const ts_csr* k, const ts_csr* m, int nev, const double* w, const double* v,
+                        double residual_bound) {
   const size_t n = (size_t)k->n;
   double* kv = (double*)malloc(sizeof(double) * n);
   double* mv = (double*)malloc(sizeof(double) * n);
@@ -161,7 +161,8 @@ static void test_laplacian_2d(void** unused) {
   ts_csr_free(&k);
 }
 
-/* ---- Generalized: K v = lambda M v, M diagonal ------------------------------------------------- */
+/* ---- Generalized: K v = lambda M v, M diagonal -------------------------------------------------
+ */
 static void test_generalized(void** unused) {
   (void)unused;
   const int32_t n = 120;
@@ -195,7 +196,8 @@ static void test_generalized(void** unused) {
   ts_csr_free(&k), ts_csr_free(&m);
 }
 
-/* ---- Refusals: a clear status, nothing written ------------------------------------------------ */
+/* ---- Refusals: a clear status, nothing written ------------------------------------------------
+ */
 static int untouched(size_t len, const double* a) {
   for (size_t i = 0; i < len; ++i)
     if (a[i] != -7.0) return 0;
@@ -215,11 +217,11 @@ static void test_bad_input(void** unused) {
   assert_int_equal(eigen(&k, NULL, 2, 0x1234, 0, w, v), CNC_ERR_INVALID_ENUM);
   assert_int_equal(eigen(&k, NULL, 2, CNC_EIGEN_NEAREST, NAN, w, v), CNC_ERR_NOT_FINITE);
   assert_int_equal(eigen(&k, NULL, 2, CNC_EIGEN_SMALLEST, 0, NULL, v), CNC_ERR_NULL_POINTER);
-  assert_int_equal(cncEigenSolveCSR((CNCuint)n, k.row_ptr, (const CNCuint*)k.col, k.val,
-                                    k.row_ptr, NULL, NULL, 0, 2, CNC_EIGEN_SMALLEST, 0, w, v),
+  assert_int_equal(cncEigenSolveCSR((CNCuint)n, k.row_ptr, (const CNCuint*)k.col, k.val, k.row_ptr,
+                                    NULL, NULL, 0, 2, CNC_EIGEN_SMALLEST, 0, w, v),
                    CNC_ERR_NULL_POINTER);
-  assert_int_equal(cncEigenSolveCSR((CNCuint)n, k.row_ptr, (const CNCuint*)k.col, k.val, NULL,
-                                    NULL, NULL, 2, 2, CNC_EIGEN_SMALLEST, 0, w, v),
+  assert_int_equal(cncEigenSolveCSR((CNCuint)n, k.row_ptr, (const CNCuint*)k.col, k.val, NULL, NULL,
+                                    NULL, 2, 2, CNC_EIGEN_SMALLEST, 0, w, v),
                    CNC_ERR_INVALID_VALUE);
   /* A NaN coefficient; a nonsymmetric K (named); M with a zero on its diagonal. */
   const double saved = k.val[1];
@@ -284,7 +286,8 @@ static void test_iteration_limit(void** unused) {
   ts_csr_free(&k);
 }
 
-/* ---- Without ARPACK (CNC_ARPACK_LIBRARY naming a missing file) ---------------------------------- */
+/* ---- Without ARPACK (CNC_ARPACK_LIBRARY naming a missing file) ----------------------------------
+ */
 static void test_unavailable(void** unused) {
   (void)unused;
   assert_int_equal(cncEigenSolverAvailable(), CNC_FALSE);
@@ -315,8 +318,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test_setup_teardown(test_generalized, ts_setup_context, ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_bad_input, ts_setup_context, ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_singular_shift, ts_setup_context, ts_teardown_context),
-      cmocka_unit_test_setup_teardown(test_iteration_limit, ts_setup_context,
-                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(test_iteration_limit, ts_setup_context, ts_teardown_context),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
