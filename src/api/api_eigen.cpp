@@ -36,8 +36,7 @@ CNC_API CNCstatus cncEigenSolveCSR(CNCuint n, const CNCint64* k_row_ptr, const C
            args);
     const bool has_m = m_row_ptr || m_col_idx || m_values;
     if (has_m && (!m_row_ptr || !m_col_idx || !m_values))
-      fail(CNC_ERR_NULL_POINTER, "(%s): m_row_ptr, m_col_idx and m_values: all or none NULL",
-           args);
+      fail(CNC_ERR_NULL_POINTER, "(%s): m_row_ptr, m_col_idx and m_values: all or none NULL", args);
     if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
       fail(CNC_ERR_STATE, "(%s): not allowed in state %s", args, state_name(c.state));
     if (n < 2 || n > CNCuint(INT32_MAX - 8))
@@ -96,8 +95,8 @@ CNC_API CNCstatus cncEigenSolveCSR(CNCuint n, const CNCint64* k_row_ptr, const C
                     mode == 3   ? "shift-invert: OP = (K - sigma M)^-1 M"
                     : mode == 2 ? "OP = M^-1 K"
                                 : "OP = K",
-                    *r.factored_by ? ", factored by " : "", r.factored_by,
-                    (long long)r.restarts, (long long)r.products);
+                    *r.factored_by ? ", factored by " : "", r.factored_by, (long long)r.restarts,
+                    (long long)r.products);
       s.choice_reason = line;
       s.elapsed = cnc::now_seconds() - t0;
       if (r.reason != CNC_REASON_CONVERGED) {

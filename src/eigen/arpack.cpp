@@ -28,9 +28,9 @@ namespace {
 
 // ARPACK-NG's ISO C bindings (arpack.h, a_int = int in Debian's build): declared here so that the
 // build needs no ARPACK header.
-using saupd_fn = void (*)(int* ido, const char* bmat, int n, const char* which, int nev,
-                          double tol, double* resid, int ncv, double* v, int ldv, int* iparam,
-                          int* ipntr, double* workd, double* workl, int lworkl, int* info);
+using saupd_fn = void (*)(int* ido, const char* bmat, int n, const char* which, int nev, double tol,
+                          double* resid, int ncv, double* v, int ldv, int* iparam, int* ipntr,
+                          double* workd, double* workl, int lworkl, int* info);
 using seupd_fn = void (*)(int rvec, const char* howmny, const int* select, double* d, double* z,
                           int ldz, double sigma, const char* bmat, int n, const char* which,
                           int nev, double tol, double* resid, int ncv, double* v, int ldv,
@@ -54,7 +54,8 @@ const arpack_api& api() {
     a.saupd = reinterpret_cast<saupd_fn>(dlsym(lib, "dsaupd_c"));
     a.seupd = reinterpret_cast<seupd_fn>(dlsym(lib, "dseupd_c"));
     a.ok = a.saupd && a.seupd;
-    if (!a.ok) a.why = "the ARPACK library lacks dsaupd_c/dseupd_c (ARPACK-NG 3.6 or later has them)";
+    if (!a.ok)
+      a.why = "the ARPACK library lacks dsaupd_c/dseupd_c (ARPACK-NG 3.6 or later has them)";
     return a;
   }();
   return loaded;
@@ -116,8 +117,8 @@ void check_symmetric(const csr_view& a, const char* name) {
     throw error(CNC_ERR_UNSUPPORTED,
                 std::string(": the eigen solver (ARPACK's symmetric driver) needs a symmetric ") +
                     name + ", and " + name + "(" + std::to_string(e.row) + ", " +
-                    std::to_string(e.col) + ") differs from " + name + "(" +
-                    std::to_string(e.col) + ", " + std::to_string(e.row) + ")");
+                    std::to_string(e.col) + ") differs from " + name + "(" + std::to_string(e.col) +
+                    ", " + std::to_string(e.row) + ")");
 }
 
 // M must be positive definite: a diagonal entry <= 0 (or absent) rules it out cheaply.
@@ -179,13 +180,15 @@ std::unique_ptr<direct::factorization> factor(const csr_view& a, const std::stri
       by = "CHOLMOD";
       return std::move(r.f);
     }
-    if (o.log) o.log(CNC_LOG_INFO, "eigen solver: CHOLMOD found no Cholesky factor of " + what +
-                                       " (" + r.why + "): SuperLU factors it");
+    if (o.log)
+      o.log(CNC_LOG_INFO, "eigen solver: CHOLMOD found no Cholesky factor of " + what + " (" +
+                              r.why + "): SuperLU factors it");
   }
   if (!direct::available(direct::method::superlu, &why_superlu))
-    throw error(CNC_ERR_UNSUPPORTED, ": the eigen solver must factor " + what +
-                                         " and no direct solver can: " + why_superlu +
-                                         "; CHOLMOD: " + (why_cholmod.empty() ? "indefinite" : why_cholmod));
+    throw error(CNC_ERR_UNSUPPORTED,
+                ": the eigen solver must factor " + what +
+                    " and no direct solver can: " + why_superlu +
+                    "; CHOLMOD: " + (why_cholmod.empty() ? "indefinite" : why_cholmod));
   direct::factored r = direct::factor(direct::method::superlu, a);
   if (!r.f)
     throw error(CNC_ERR_INVALID_VALUE,
@@ -230,13 +233,11 @@ bool available(std::string* why) {
 result solve(const csr_view& k, const csr_view* m, const options& o, double* values,
              double* vectors) {
   std::string why;
-  if (!available(&why))
-    throw error(CNC_ERR_UNSUPPORTED, ": ARPACK is not available: " + why);
+  if (!available(&why)) throw error(CNC_ERR_UNSUPPORTED, ": ARPACK is not available: " + why);
   const int n = k.n;
   if (o.nev < 1 || o.nev >= n)
     throw error(CNC_ERR_INVALID_VALUE, ": nev = " + std::to_string(o.nev) +
-                                           " must be in [1, n - 1] = [1, " +
-                                           std::to_string(n - 1) +
+                                           " must be in [1, n - 1] = [1, " + std::to_string(n - 1) +
                                            "] (ARPACK's Lanczos needs nev < n; a dense "
                                            "eigensolver suits such small problems)");
   if (m && m->n != n) throw error(CNC_ERR_SIZE_MISMATCH, ": K and M differ in size");
@@ -324,14 +325,15 @@ result solve(const csr_view& k, const csr_view* m, const options& o, double* val
     res.why = info == 1 ? "the iteration limit (" + std::to_string(o.max_restarts) +
                               " restarts) was reached with " + std::to_string(res.converged) +
                               " of " + std::to_string(nev) + " eigenpairs converged"
-              : info == 3 ? "ARPACK could apply no shift during a restart (ncv = " +
-                                std::to_string(ncv) + " is too small for this spectrum)"
-                          : std::string("ARPACK: ") + info_text(info);
+              : info == 3
+                  ? "ARPACK could apply no shift during a restart (ncv = " + std::to_string(ncv) +
+                        " is too small for this spectrum)"
+                  : std::string("ARPACK: ") + info_text(info);
     return res;
   }
   if (info != 0)
-    throw error(CNC_ERR_INTERNAL, ": dsaupd returned info = " + std::to_string(info) + " (" +
-                                      info_text(info) + ")");
+    throw error(CNC_ERR_INTERNAL,
+                ": dsaupd returned info = " + std::to_string(info) + " (" + info_text(info) + ")");
   std::vector<int> select(static_cast<std::size_t>(ncv), 1);
   std::vector<double> d(static_cast<std::size_t>(nev)), z(un * static_cast<std::size_t>(nev));
   api().seupd(1, "A", select.data(), d.data(), z.data(), n, o.sigma, bmat, n, target, nev, tol,
@@ -343,8 +345,8 @@ result solve(const csr_view& k, const csr_view* m, const options& o, double* val
     return res;
   }
   if (info != 0)
-    throw error(CNC_ERR_INTERNAL, ": dseupd returned info = " + std::to_string(info) + " (" +
-                                      info_text(info) + ")");
+    throw error(CNC_ERR_INTERNAL,
+                ": dseupd returned info = " + std::to_string(info) + " (" + info_text(info) + ")");
   // Ascending, each vector's largest component positive; the residual of each pair, in double.
   std::vector<int> order(static_cast<std::size_t>(nev));
   std::iota(order.begin(), order.end(), 0);

@@ -29,21 +29,21 @@ bool available(std::string* why);
 struct options {
   int nev = 1;
   eigen::which which = which::smallest;
-  double sigma = 0;                // the shift (which::nearest)
-  std::int64_t max_restarts = 0;   // ARPACK's iteration limit (> 0)
-  double tolerance = 0;            // ARPACK's tol: 0 = machine precision
-  int threads = 0;                 // host threads for the products (0: one per core)
+  double sigma = 0;               // the shift (which::nearest)
+  std::int64_t max_restarts = 0;  // ARPACK's iteration limit (> 0)
+  double tolerance = 0;           // ARPACK's tol: 0 = machine precision
+  int threads = 0;                // host threads for the products (0: one per core)
   std::function<void(int, const std::string&)> log;  // CNC_LOG_* levels; may be empty
 };
 
 struct result {
-  int reason = 0;           // CNC_REASON_CONVERGED, _MAX_ITERATIONS or _BREAKDOWN
-  int converged = 0;        // eigenpairs ARPACK found converged
+  int reason = 0;     // CNC_REASON_CONVERGED, _MAX_ITERATIONS or _BREAKDOWN
+  int converged = 0;  // eigenpairs ARPACK found converged
   std::int64_t restarts = 0;
   std::int64_t products = 0;  // applications of the operator (OP x)
   double factor_time = 0, iterate_time = 0;
-  double residual = 0;        // max over the pairs of |K v − λ M v| / (|K|∞ |v|)
-  std::string why;            // for reasons other than converged
+  double residual = 0;           // max over the pairs of |K v − λ M v| / (|K|∞ |v|)
+  std::string why;               // for reasons other than converged
   const char* factored_by = "";  // "CHOLMOD", "SuperLU" or "" (no factorization)
 };
 
