@@ -18,8 +18,8 @@ namespace cnc::nl {
 
 bool record_eigen_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double value) {
   if (state_of() != CNC_STATE_MATRIX) {
-    fail(ctx, CNC_ERR_STATE, format("%s(i=%u, j=%u): allowed only inside nlBegin/nlEnd(NL_MATRIX)",
-                                    call, i, j));
+    fail(ctx, CNC_ERR_STATE,
+         format("%s(i=%u, j=%u): allowed only inside nlBegin/nlEnd(NL_MATRIX)", call, i, j));
     return false;
   }
   if (i >= ctx->n || j >= ctx->n) {
