@@ -55,8 +55,8 @@ static int subdivide(mesh* m) {
       e[k] = mid[s];
     }
     const int* c = m->f + 3 * t;
-    const int tri[4][3] = {{c[0], e[0], e[2]}, {e[0], c[1], e[1]}, {e[2], e[1], c[2]},
-                           {e[0], e[1], e[2]}};
+    const int tri[4][3] = {
+        {c[0], e[0], e[2]}, {e[0], c[1], e[1]}, {e[2], e[1], c[2]}, {e[0], e[1], e[2]}};
     memcpy(f + 12 * t, tri, sizeof tri);
   }
   free(key), free(mid);
@@ -241,7 +241,8 @@ int main(int argc, char** argv) {
     const double* ve = v + (size_t)e * n;
     spmv(&k, n, ve, kv);
     double r2 = 0;
-    for (size_t i = 0; i < n; ++i) r2 += (kv[i] - w[e] * mass.val[i] * ve[i]) * (kv[i] - w[e] * mass.val[i] * ve[i]);
+    for (size_t i = 0; i < n; ++i)
+      r2 += (kv[i] - w[e] * mass.val[i] * ve[i]) * (kv[i] - w[e] * mass.val[i] * ve[i]);
     worst = fmax(worst, sqrt(r2));
     for (int f = 0; f <= e; ++f) {
       double d = 0;
@@ -262,7 +263,8 @@ int main(int argc, char** argv) {
   /* The picture: eigenvectors 1, 2, 3 and nev - 1, each on its own symmetric colour range. */
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (size_t i = 0; i < n; ++i)
-    for (int c = 0; c < 3; ++c) lo[c] = fmin(lo[c], m.v[3 * i + c]), hi[c] = fmax(hi[c], m.v[3 * i + c]);
+    for (int c = 0; c < 3; ++c)
+      lo[c] = fmin(lo[c], m.v[3 * i + c]), hi[c] = fmax(hi[c], m.v[3 * i + c]);
   const int size = 400;
   const int shown[4] = {nev > 1 ? 1 : 0, nev > 2 ? 2 : 0, nev > 3 ? 3 : 0, nev - 1};
   image* im = image_new(4 * size, size, 255, 255, 255);
