@@ -4,7 +4,7 @@
 # CTest runs them on ../shared/data/meshes; without the data they exit 77 (skipped).
 find_package(PNG QUIET)
 
-add_library(cnc_demo_common STATIC common/mesh.c common/image.c common/report.c)
+add_library(cnc_demo_common STATIC common/mesh.c common/image.c common/render.c common/report.c)
 target_include_directories(cnc_demo_common PUBLIC ${CMAKE_CURRENT_LIST_DIR}/common)
 target_compile_options(cnc_demo_common PRIVATE ${CNC_WARNINGS})
 target_link_libraries(cnc_demo_common PUBLIC cnc m)
@@ -15,7 +15,7 @@ else()
   message(STATUS "libpng not found: the demos write PPM images instead of PNG")
 endif()
 
-foreach(demo lscm smoothing poisson)
+foreach(demo lscm smoothing poisson harmonics)
   add_executable(cnc-${demo} ${demo}/${demo}.c)
   target_link_libraries(cnc-${demo} PRIVATE cnc cnc_demo_common m)
   target_compile_options(cnc-${demo} PRIVATE ${CNC_WARNINGS})
@@ -46,10 +46,13 @@ if(CNC_BUILD_TESTS)
     COMMAND cnc-lscm --disk 2000 ${_out}/disk_cg_uv.obj ${_out}/disk_cg_uv.png)
   add_test(NAME demo_smoothing_bunny
     COMMAND cnc-smoothing ${_meshes}/bunny.off 3 ${_out}/bunny_smooth.obj ${_out}/bunny_smooth.png)
+  # Manifold harmonics: the 20 smallest eigenpairs of the cotangent Laplacian (ARPACK).
+  add_test(NAME demo_harmonics_bunny
+    COMMAND cnc-harmonics ${_meshes}/bunny.off 20 ${_out}/bunny_harmonics.png)
   add_test(NAME demo_poisson COMMAND cnc-poisson -n 32 -o ${_out}/poisson)
   add_test(NAME demo_heat COMMAND cnc-poisson -n 24 --heat 5 -o ${_out}/heat)
   set_tests_properties(demo_lscm_camelhead demo_lscm_lion demo_lscm_camelhead_cholmod
     demo_lscm_disk_cholmod demo_lscm_disk_cg demo_smoothing_bunny demo_poisson demo_heat
-    PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS demo
+    demo_harmonics_bunny PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS demo
     FAIL_REGULAR_EXPRESSION "check: FAILED")
 endif()

@@ -208,6 +208,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_GMRES_RESTART 0x110   /**< int >= 1: Krylov vectors kept by GMRES before a restart (30) */
 #define CNC_SSOR_OMEGA 0x111      /**< double in (0, 2): relaxation factor of CNC_PRECOND_SSOR (1.5) */
 #define CNC_REORDER 0x112         /**< CNC_REORDER_AUTO (default), _NONE or _RCM: see "Reordering" */
+#define CNC_EIGEN_THRESHOLD 0x113 /**< double in [0, 1): ARPACK's tolerance for cncEigenSolveCSR, 0 = machine precision (default) */
 
 /* Values of CNC_SOLVER (0x200) */
 /* CNC_SOLVER_DEFAULT: CG when A is symmetric (CNC_SYMMETRIC, default 1) or the system is least
@@ -282,6 +283,11 @@ typedef struct CNCContextStruct* CNCcontext;
 /* Operators for cncSetOperator (0xD00) */
 #define CNC_OPERATOR_MATRIX 0xD00         /**< y = A x: the matrix, applied by the caller */
 #define CNC_OPERATOR_PRECONDITIONER 0xD01 /**< y = M⁻¹ x: the preconditioner (CNC_PRECOND_USER) */
+
+/* Values of `which` for cncEigenSolveCSR (0xE00) */
+#define CNC_EIGEN_SMALLEST 0xE00 /**< the nev smallest eigenvalues (Lanczos on K, or on M⁻¹K) */
+#define CNC_EIGEN_LARGEST 0xE01  /**< the nev largest eigenvalues */
+#define CNC_EIGEN_NEAREST 0xE02  /**< the nev eigenvalues nearest sigma: shift-invert, K - sigma M factored */
 
 /* ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700) --------------------------------- */
 #define CNC_VERBOSE 0x701        /**< log solver progress and decisions too (to the log callback, else stderr) */
@@ -632,6 +638,53 @@ CNC_API CNCstatus cncSetOperator(CNCenum which, CNCoperator op, void* user_data)
  * those of cncSetOperator's restrictions. Outcomes are read as after cncSolve.
  */
 CNC_API CNCstatus cncSolveOperator(CNCuint n, CNCuint nrhs, const double* b, double* x);
+
+/* ---- Eigen solver --------------------------------------------------------------------------- */
+/**
+ * A few eigenpairs of the symmetric generalized problem K x = lambda M x, K and M symmetric CSR
+ * matrices (M positive definite; M_row_ptr NULL: M = I), by ARPACK's implicitly restarted Lanczos
+ * (dsaupd/dseupd). ARPACK is opened at run time like the direct solvers (Debian's libarpack2:
+ * libarpack.so.2, or the file named by the environment variable CNC_ARPACK_LIBRARY;
+ * cncEigenSolverAvailable says whether it loads); without it the call fails with
+ * CNC_ERR_UNSUPPORTED. It runs on the host, in double, with the current context's CNC_NB_THREADS,
+ * CNC_MAX_ITERATIONS (ARPACK's restarts; automatic: 5 n, at least 100) and CNC_EIGEN_THRESHOLD, in
+ * any state but MATRIX and ROW, without touching the assembled system.
+ *   n            rows and columns of K and M (nev < n)
+ *   k_*, m_*     the matrices as cncSolveCSR takes one (m_* all NULL for M = I), `base`-based
+ *   nev          the number of eigenpairs, 1 <= nev < n (a dense solver suits nev close to n)
+ *   which        CNC_EIGEN_SMALLEST, CNC_EIGEN_LARGEST, or CNC_EIGEN_NEAREST: the nev nearest
+ *                sigma, by shift-invert (ARPACK's mode 3: K - sigma M factored once, CHOLMOD
+ *                first, SuperLU when CHOLMOD is missing or finds K - sigma M indefinite, which it
+ *                is for a sigma inside the spectrum). NEAREST is the fast way to the smallest
+ *                eigenvalues of a large problem (sigma just below them); SMALLEST with M factors
+ *                M (mode 2), without M runs on K alone (mode 1, slow to converge on the smallest)
+ *   sigma        the shift (CNC_EIGEN_NEAREST only; must be finite, not an eigenvalue)
+ *   eigenvalues  nev values, ascending
+ *   eigenvectors n x nev values, column-major: vector i at eigenvectors + i*n, M-orthonormal
+ *                (orthonormal for M = I), its largest component positive
+ * Both outputs are written only when all nev pairs converged. Statistics: CNC_REASON
+ * CNC_REASON_CONVERGED, or MAX_ITERATIONS / BREAKDOWN (ARPACK found no shifts or no Lanczos
+ * basis; the log says which) with the outputs untouched; CNC_USED_ITERATIONS ARPACK's restarts;
+ * CNC_TRUE_ERROR the largest ||K v - lambda M v|| / ((||K|| + |lambda| ||M||) ||v||) (infinity
+ * norms of K and M) over the pairs, in double; CNC_SOLVE_TIME, CNC_ELAPSED_TIME; CNC_CHOICE_REASON
+ * the mode and the factorization. Statuses (nothing changed): CNC_ERR_NULL_POINTER,
+ * CNC_ERR_INVALID_VALUE (n, nev, base out of range, M's diagonal not positive, K - sigma M
+ * singular), CNC_ERR_INVALID_ENUM (which), CNC_ERR_NOT_FINITE (a value or sigma), those of
+ * cncSolveCSR for a bad CSR, CNC_ERR_UNSUPPORTED (K or M not symmetric, naming the entry; no
+ * ARPACK; no direct solver for a mode that factors), CNC_ERR_STATE in MATRIX or ROW.
+ */
+CNC_API CNCstatus cncEigenSolveCSR(CNCuint n, const CNCint64* k_row_ptr, const CNCuint* k_col_idx,
+                                   const double* k_values, const CNCint64* m_row_ptr,
+                                   const CNCuint* m_col_idx, const double* m_values, CNCint base,
+                                   CNCuint nev, CNCenum which, double sigma, double* eigenvalues,
+                                   double* eigenvectors);
+
+/**
+ * Whether the eigen solver can run here: ARPACK loads (opened once per process: libarpack.so.2,
+ * or the file named by the environment variable CNC_ARPACK_LIBRARY). When not,
+ * cncGetLastErrorMessage says why, on the current context if there is one. Needs no context.
+ */
+CNC_API CNCboolean cncEigenSolverAvailable(void);
 
 /* ---- Memory ---------------------------------------------------------------------------------- */
 /**

@@ -57,8 +57,19 @@
  * - NL_GMRES with NL_PRECOND_JACOBI set runs Jacobi-preconditioned (OpenNL's GMRES drops it), and
  *   a BiCGSTAB or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
- *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). Eigen solvers,
- *   NL_FUNC_SOLVER, nlUpdateRightHandSide: reported as unsupported.
+ *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). NL_FUNC_SOLVER,
+ *   nlUpdateRightHandSide: reported as unsupported.
+ * - The eigen solver (OpenNL's ARPACK extension) is cnc's cncEigenSolveCSR: nlInitExtension
+ *   ("ARPACK") answers whether ARPACK loads; NL_EIGEN_SOLVER must be NL_ARPACK_EXT and be set (or
+ *   nlMatrixMode(NL_MASS_MATRIX) called) before nlBegin(NL_MATRIX), from when the stiffness
+ *   matrix's coefficients are recorded for nlEigenSolve; the mass matrix's go to it after
+ *   nlMatrixMode(NL_MASS_MATRIX) (none: M = I). Both must be symmetric (all their entries are
+ *   used, both triangles); no variable may be locked, no least squares. nlEigenSolve finds
+ *   NL_NB_EIGENS (= NL_NB_SYSTEMS) pairs: the nearest NL_EIGEN_SHIFT with NL_EIGEN_SHIFT_INVERT,
+ *   else the smallest; nlGetEigenValue(i) ascending, eigenvector i in nlMultiGetVariable(j, i)
+ *   (and bound buffers), M-orthonormal. NL_EIGEN_THRESHOLD sets ARPACK's tolerance only (default
+ *   0: machine precision; NL_THRESHOLD of linear solves is separate), NL_EIGEN_MAX_ITERATIONS its
+ *   restarts. When ARPACK does not converge nlEigenSolve prints it and no eigenvalue is kept.
  * - nlSetFunction(NL_FUNC_MATRIX, f): nlSolve applies f (y = A x over the free variables, as
  *   OpenNL's function matrix) in place of the assembled matrix, with the right-hand side the
  *   assembly built; nlSetFunction(NL_FUNC_PRECONDITIONER, f) applies f as M⁻¹ and selects
@@ -71,7 +82,7 @@
  *   library (cncDirectSolverAvailable); NL_SOLVER = NL_SUPERLU_EXT, NL_PERM_SUPERLU_EXT,
  *   NL_SYMMETRIC_SUPERLU_EXT (all three: SuperLU with COLAMD) or NL_CHOLMOD_EXT make nlSolve
  *   factor and solve (CNC_SUPERLU / CNC_CHOLMOD), nlMatrixFactorize too (cnc_nl_matrix.h). Other
- *   extensions (ARPACK, MKL, AMGCL, ...) answer NL_FALSE, with a message.
+ *   extensions (MKL, AMGCL, ...) answer NL_FALSE, with a message; "ARPACK": above.
  * - nlGetCurrentMatrix returns NULL (cnc holds the matrix in its own storage), with a message.
  *
  * OpenNL 3.x programs: #define CNC_NL_LEGACY_3 before including. This declares the 3.x spellings
@@ -190,7 +201,7 @@ typedef struct NLMatrixStruct* NLMatrix;
  */
 #define NL_VARIABLES_BUFFER 0x1000
 
-/* ---- Eigen solver (not provided) ---------------------------------------------------------------
+/* ---- Eigen solver (cncEigenSolveCSR through ARPACK: see "What differs" above) ------------------
  */
 #define NL_STIFFNESS_MATRIX 0x3001
 #define NL_MASS_MATRIX 0x3002
@@ -201,7 +212,7 @@ typedef struct NLMatrixStruct* NLMatrix;
 #define NL_EIGEN_SHIFT 0x2001
 #define NL_EIGEN_SHIFT_INVERT 0x2002
 
-/* ---- nl_ext.h: optional extensions (none is provided by cnc; selecting one fails cleanly) ------
+/* ---- nl_ext.h: optional extensions (SuperLU, CHOLMOD, ARPACK in cnc; the others fail cleanly) -
  */
 #define NL_SUPERLU_EXT 0x210
 #define NL_PERM_SUPERLU_EXT 0x211
@@ -287,7 +298,7 @@ NLAPI void NLAPIENTRY nlUpdateRightHandSide(NLdouble* values);
 /** Binds variable storage of system k: element i lives at (char*)addr + i*stride (a double). */
 NLAPI void NLAPIENTRY nlBindBuffer(NLenum buffer, NLuint k, void* addr, NLuint stride);
 
-/* ---- Eigen solver (not provided: each call reports it) -----------------------------------------
+/* ---- Eigen solver (ARPACK, through cncEigenSolveCSR) --------------------------------------------
  */
 NLAPI void NLAPIENTRY nlMatrixMode(NLenum matrix);
 NLAPI void NLAPIENTRY nlEigenSolverParameterd(NLenum pname, NLdouble val);

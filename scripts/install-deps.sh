@@ -7,6 +7,7 @@ pkgs=(build-essential cmake ninja-build pkg-config libcmocka-dev libeigen3-dev l
       clang-format clang-tidy python3 python3-numpy python3-scipy python3-pytest python3-venv
       doxygen clang libclang-rt-14-dev llvm  # doxygen: the API reference; clang's libFuzzer and sanitizer runtimes, llvm-symbolizer
       libsuitesparse-dev libsuperlu-dev  # CHOLMOD and SuperLU: headers at build time, libraries opened at run time
+      libarpack2-dev  # ARPACK (the eigen solver): opened at run time, no header needed
       jq)  # the README's cnc-solve example pipes --json into jq
 missing=()
 for p in "${pkgs[@]}"; do

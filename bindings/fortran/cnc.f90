@@ -80,6 +80,7 @@ module cnc
   integer(c_int), parameter :: CNC_GMRES_RESTART = int(z'110', c_int)
   integer(c_int), parameter :: CNC_SSOR_OMEGA = int(z'111', c_int)
   integer(c_int), parameter :: CNC_REORDER = int(z'112', c_int)
+  integer(c_int), parameter :: CNC_EIGEN_THRESHOLD = int(z'113', c_int)
 
   integer(c_int), parameter :: CNC_SOLVER_DEFAULT = int(z'200', c_int)
   integer(c_int), parameter :: CNC_CG = int(z'201', c_int)
@@ -113,6 +114,10 @@ module cnc
 
   integer(c_int), parameter :: CNC_OPERATOR_MATRIX = int(z'D00', c_int)
   integer(c_int), parameter :: CNC_OPERATOR_PRECONDITIONER = int(z'D01', c_int)
+
+  integer(c_int), parameter :: CNC_EIGEN_SMALLEST = int(z'E00', c_int)
+  integer(c_int), parameter :: CNC_EIGEN_LARGEST = int(z'E01', c_int)
+  integer(c_int), parameter :: CNC_EIGEN_NEAREST = int(z'E02', c_int)
 
   ! ---- Flags for cncEnable / cncDisable / cncIsEnabled -----------------------------------------
   integer(c_int), parameter :: CNC_VERBOSE = int(z'701', c_int)
@@ -432,6 +437,27 @@ module cnc
       real(c_double), intent(inout) :: x(*)
       integer(c_int) :: status
     end function cncSolveCSR
+    ! The eigen solver (ARPACK): K's CSR as cncSolveCSR's; M's three arrays as c_loc(...) or
+    ! c_null_ptr (M = I); eigenvalues(nev), eigenvectors(n*nev).
+    function cncEigenSolveCSR(n, k_row_ptr, k_col_idx, k_values, m_row_ptr, m_col_idx, m_values, &
+                              base, nev, which, sigma, eigenvalues, eigenvectors) result(status) &
+        bind(C, name="cncEigenSolveCSR")
+      import :: c_int, c_int32_t, c_int64_t, c_double, c_ptr
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), intent(in) :: k_row_ptr(*)
+      integer(c_int32_t), intent(in) :: k_col_idx(*)
+      real(c_double), intent(in) :: k_values(*)
+      type(c_ptr), value :: m_row_ptr, m_col_idx, m_values
+      integer(c_int32_t), value :: base, nev
+      integer(c_int), value :: which
+      real(c_double), value :: sigma
+      real(c_double), intent(out) :: eigenvalues(*), eigenvectors(*)
+      integer(c_int) :: status
+    end function cncEigenSolveCSR
+    function cncEigenSolverAvailable() result(available) bind(C, name="cncEigenSolverAvailable")
+      import :: c_int
+      integer(c_int) :: available
+    end function cncEigenSolverAvailable
     ! The same with every array in CUDA device memory (CUDA Fortran, OpenACC/OpenMP device
     ! pointers): addresses passed as c_ptr.
     function cncSolveCSRDevice(n, row_ptr, col_idx, values, base, nrhs, b, x) result(status) &

@@ -23,6 +23,7 @@ constexpr NLulong kNoPosition = ~NLulong(0);  // OpenNL's (NLulong)(-1): no patt
 // OpenNL's nlCRSMatrixAdd on the pattern: the slot of row i that holds j, else its first unused
 // one. A symmetric pattern keeps the lower triangle (j > i is dropped, as OpenNL does).
 NLulong add_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double value) {
+  if (ctx->eigen && !record_eigen_entry(ctx, call, i, j, value)) return kNoPosition;
   if (!ctx->has_pattern) {
     ok(ctx, cncAddIJCoefficient(i, j, value));
     return kNoPosition;
@@ -170,6 +171,9 @@ void begin_matrix(Context* ctx) {
   }
   apply_solver_defaults(ctx, ctx->free_vars.size());
   if (!ok(ctx, cncBegin(CNC_MATRIX))) return;
+  // An eigen problem's K and M start over with the matrix.
+  ctx->k_rows.clear(), ctx->k_cols.clear(), ctx->k_vals.clear();
+  ctx->m_rows.clear(), ctx->m_cols.clear(), ctx->m_vals.clear();
   // Every slot of the pattern starts unused, as cnc's.
   if (ctx->has_pattern) {
     std::fill(ctx->slot_col.begin(), ctx->slot_col.end(), kUnused);

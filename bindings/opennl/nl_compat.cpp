@@ -170,11 +170,19 @@ NLboolean nlInitExtension(const char* extension) {
     }
     remember_extension(cholmod ? "CHOLMOD" : "SUPERLU");
     return NL_TRUE;
+  } else if (extension_is(extension, "ARPACK")) {
+    // cnc's eigen solver: NL_TRUE when ARPACK loads.
+    if (!cncEigenSolverAvailable()) {
+      print_message(format("nlInitExtension(\"%s\"): %s", extension, cncGetLastErrorMessage()));
+      return NL_FALSE;
+    }
+    remember_extension("ARPACK");
+    return NL_TRUE;
   } else {
-    // ARPACK, MKL, AMGCL, ...: not in cnc. OpenNL prints why it could not load one; so does cnc.
+    // MKL, AMGCL, ...: not in cnc. OpenNL prints why it could not load one; so does cnc.
     print_message(
         format("nlInitExtension(\"%s\"): this extension is not available in cnc "
-               "(only CUDA, OPENCL, CNC, CHOLMOD and SUPERLU are)",
+               "(only CUDA, OPENCL, CNC, CHOLMOD, SUPERLU and ARPACK are)",
                extension != nullptr ? extension : "(null)"));
     return NL_FALSE;
   }

@@ -63,6 +63,18 @@ struct Context {
   // nlSetFunction(NL_FUNC_MATRIX / NL_FUNC_PRECONDITIONER): OpenNL's y = A x and y = M⁻¹ x over
   // the free variables, handed to cnc as its operators (cncSetOperator).
   NLfunc matrix_func = nullptr, precond_func = nullptr;
+  // The eigen problem (nlEigenSolve, OpenNL's ARPACK extension): NL_EIGEN_SOLVER or
+  // nlMatrixMode(NL_MASS_MATRIX) makes it one. Coefficients then go to the matrix nlMatrixMode
+  // names: K's to cnc as usual and recorded here too, M's recorded here only; both handed to
+  // cncEigenSolveCSR. The eigenvalues found, ascending (eigenvectors: the variables, one system
+  // each, as NL_NB_EIGENS is NL_NB_SYSTEMS).
+  bool eigen = false;
+  NLenum matrix_mode = NL_STIFFNESS_MATRIX;
+  std::vector<NLuint> k_rows, k_cols, m_rows, m_cols;
+  std::vector<double> k_vals, m_vals;
+  double eigen_shift = 0.0;
+  bool shift_invert = false;
+  std::vector<double> eigen_values;
   // Errors.
   int error = CNC_OK;
   std::string error_message;
@@ -119,6 +131,11 @@ void apply_solver_defaults(Context* ctx, size_t free_variables);
 NLulong add_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double value);
 // Sends a symmetric pattern's lower triangle to cnc, mirrored (at nlEnd(NL_MATRIX)).
 void flush_symmetric_pattern(Context* ctx);
+
+// nl_eigen.cpp
+// Records a_ij += value of an eigen problem in K or M (nlMatrixMode); true when the entry goes on
+// to cnc too (K's), false when it stops here (M's, or refused with a message).
+bool record_eigen_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double value);
 
 // NL_CHOLMOD_EXT and the SuperLU ids: cnc's direct solvers.
 inline bool is_direct(NLenum solver) {

@@ -348,6 +348,12 @@ void nlGetIntegervL(NLenum pname, NLlong* params) {
     case NL_VARIABLES_BUFFER:
       *params = ctx->buffers_enabled;
       return;
+    case NL_EIGEN_SHIFT_INVERT:
+      *params = ctx->shift_invert;
+      return;
+    case NL_EIGEN_SOLVER:
+      *params = ctx->eigen ? NL_ARPACK_EXT : 0;
+      return;
     case NL_MAX_ITERATIONS:  // OpenNL's 100 until nlBegin(NL_MATRIX) chooses, unless set
       if (!ctx->max_iterations_set && !ctx->defaults_applied) {
         *params = 100;
@@ -391,6 +397,9 @@ void nlGetDoublev(NLenum pname, NLdouble* params) {
     case NL_OMEGA:
       *params = ctx->omega;
       return;
+    case NL_EIGEN_SHIFT:
+      *params = ctx->eigen_shift;
+      return;
     case NL_ERROR:  // OpenNL's: the last system's (here its true relative residual)
       ok(ctx, cncGetDoublev(CNC_INTERNAL_LAST_TRUE_ERROR, params));
       return;
@@ -433,7 +442,7 @@ void nlEnable(NLenum pname) {
       ctx->buffers.resize(ctx->nb_systems);
       return;
     case NL_EIGEN_SHIFT_INVERT:
-      fail(ctx, CNC_ERR_UNSUPPORTED, "nlEnable(NL_EIGEN_SHIFT_INVERT): no eigen solver in cnc");
+      ctx->shift_invert = true;
       return;
     default:
       fail(ctx, CNC_ERR_INVALID_ENUM, format("nlEnable(0x%x): unknown flag", pname));
@@ -457,6 +466,7 @@ void nlDisable(NLenum pname) {
       ctx->buffers_enabled = false;
       return;
     case NL_EIGEN_SHIFT_INVERT:
+      ctx->shift_invert = false;
       return;
     default:
       fail(ctx, CNC_ERR_INVALID_ENUM, format("nlDisable(0x%x): unknown flag", pname));

@@ -1,7 +1,7 @@
 // OpenNL's solve (the variables buffers copied in and out; the default solver is cnc's
 // CNC_SOLVER_DEFAULT, the same rule as OpenNL's; CG goes on past indefinite curvature as
 // OpenNL's; a residual that misses the threshold for want of precision is a failure), and
-// what cnc does not provide: updating the right-hand side alone, eigen solvers.
+// what cnc does not provide: updating the right-hand side alone (eigen solves: nl_eigen.cpp).
 #include <cnc.h>
 #include <cnc_nl.h>
 
@@ -111,29 +111,6 @@ void nlUpdateRightHandSide(NLdouble*) {
   if (ctx == nullptr) return;
   fail(ctx, CNC_ERR_UNSUPPORTED,
        "nlUpdateRightHandSide: not provided by cnc; assemble again from nlBegin(NL_MATRIX)");
-}
-
-void nlMatrixMode(NLenum matrix) {
-  Context* ctx = current("nlMatrixMode");
-  if (ctx == nullptr || matrix == NL_STIFFNESS_MATRIX) return;
-  fail(ctx, CNC_ERR_UNSUPPORTED, "nlMatrixMode: only NL_STIFFNESS_MATRIX (no eigen solver in cnc)");
-}
-
-void nlEigenSolverParameterd(NLenum, NLdouble) {
-  fail(g_current.load(), CNC_ERR_UNSUPPORTED, "nlEigenSolverParameterd: no eigen solver in cnc");
-}
-
-void nlEigenSolverParameteri(NLenum, NLint) {
-  fail(g_current.load(), CNC_ERR_UNSUPPORTED, "nlEigenSolverParameteri: no eigen solver in cnc");
-}
-
-void nlEigenSolve(void) {
-  fail(g_current.load(), CNC_ERR_UNSUPPORTED, "nlEigenSolve: no eigen solver in cnc");
-}
-
-double nlGetEigenValue(NLuint) {
-  fail(g_current.load(), CNC_ERR_UNSUPPORTED, "nlGetEigenValue: no eigen solver in cnc");
-  return 0.0;
 }
 
 }  // extern "C"

@@ -18,6 +18,7 @@
 
 #include "../common/image.h"
 #include "../common/mesh.h"
+#include "../common/render.h"
 #include "../common/report.h"
 
 /* Each triangle edge (a, b) adds weight 1/2: an edge shared by two triangles weighs 1. */
@@ -51,31 +52,6 @@ static double laplacian_energy(const mesh* m, const double* p) {
   for (int i = 0; i < 3 * m->nv; ++i) e += lp[i] * lp[i];
   free(lp);
   return e;
-}
-
-/* Draws the mesh with positions p into the panel starting at column x0, looking down -z. */
-static void render(image* im, int x0, int size, const mesh* m, const double* p, const double* lo,
-                   double scale) {
-  const double light[3] = {0.3, 0.4, 0.866};
-  for (int f = 0; f < m->nf; ++f) {
-    const int* v = m->f + 3 * f;
-    double q[3][3];
-    for (int k = 0; k < 3; ++k) {
-      q[k][0] = x0 + 0.05 * size + (p[3 * v[k]] - lo[0]) * scale;
-      q[k][1] = 0.95 * size - (p[3 * v[k] + 1] - lo[1]) * scale;
-      q[k][2] = p[3 * v[k] + 2];
-    }
-    const double *a = p + 3 * v[0], *b = p + 3 * v[1], *c = p + 3 * v[2];
-    const double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    const double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                         e1[0] * e2[1] - e1[1] * e2[0]};
-    const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    const double s = len > 0 ? fabs(n[0] * light[0] + n[1] * light[1] + n[2] * light[2]) / len : 0;
-    const unsigned char rgb[3] = {(unsigned char)(40 + 200 * s), (unsigned char)(45 + 190 * s),
-                                  (unsigned char)(55 + 170 * s)};
-    image_triangle(im, q[0], q[1], q[2], rgb);
-  }
 }
 
 int main(int argc, char** argv) {
@@ -150,8 +126,8 @@ int main(int argc, char** argv) {
   const int size = 512;
   image* im = image_new(2 * size, size, 255, 255, 255);
   const double scale = 0.9 * size / fmax(hi[0] - lo[0], hi[1] - lo[1]);
-  render(im, 0, size, &m, m.v, lo, scale);
-  render(im, size, size, &m, p, lo, scale);
+  render_mesh(im, 0, size, &m, m.v, lo, scale, NULL, 0, 0);
+  render_mesh(im, size, size, &m, p, lo, scale, NULL, 0, 0);
   double* orig = m.v;
   m.v = p;
   const int written = mesh_write_obj(out_obj, &m, NULL) == 0 && image_write_png(im, out_png) == 0;

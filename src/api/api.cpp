@@ -23,6 +23,7 @@
 #include "backends/registry.hpp"
 #include "cnc.h"
 #include "direct/direct.hpp"
+#include "eigen/arpack.hpp"
 #include "util/error.hpp"
 
 using cnc::context;
@@ -287,6 +288,16 @@ CNC_API CNCboolean cncDirectSolverAvailable(CNCenum solver) {
     if (cnc::direct::available(m, &why)) return CNC_TRUE;
     context_free_failure(CNC_OK, std::string("cncDirectSolverAvailable: ") + cnc::direct::name(m) +
                                      " is not available: " + why);
+  } catch (...) {  // no memory for the message: the answer stands
+  }
+  return CNC_FALSE;
+}
+
+CNC_API CNCboolean cncEigenSolverAvailable(void) {
+  try {
+    std::string why;
+    if (cnc::eigen::available(&why)) return CNC_TRUE;
+    context_free_failure(CNC_OK, "cncEigenSolverAvailable: ARPACK is not available: " + why);
   } catch (...) {  // no memory for the message: the answer stands
   }
   return CNC_FALSE;

@@ -27,7 +27,7 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
     std::snprintf(args, sizeof args, "pname=0x%x, value=%g", p, dv);
   else
     std::snprintf(args, sizeof args, "pname=0x%x, value=%lld", p, (long long)iv);
-  const bool real_valued = p == CNC_THRESHOLD || p == CNC_SSOR_OMEGA;
+  const bool real_valued = p == CNC_THRESHOLD || p == CNC_SSOR_OMEGA || p == CNC_EIGEN_THRESHOLD;
   if (is_double && !real_valued) {
     need_finite(dv, "value", args);
     if (dv != std::floor(dv) || std::fabs(dv) > 9.0e18)
@@ -87,6 +87,13 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       if (!(dv > 0.0 && dv < 1.0))
         fail(CNC_ERR_INVALID_VALUE, "(%s): threshold must be in (0, 1)", args);
       c.threshold = dv;
+      break;
+    case CNC_EIGEN_THRESHOLD:
+      if (!is_double) dv = double(iv);
+      need_finite(dv, "threshold", args);
+      if (!(dv >= 0.0 && dv < 1.0))
+        fail(CNC_ERR_INVALID_VALUE, "(%s): the eigen threshold must be in [0, 1)", args);
+      c.eigen_threshold = dv;
       break;
     case CNC_PRECISION:
       one_of({CNC_DOUBLE, CNC_SINGLE, CNC_MIXED}), c.precision_param = int(iv);
@@ -231,6 +238,8 @@ double get_parameter(const context& c, CNCenum p, bool* integral) {
   switch (p) {
     case CNC_THRESHOLD:
       return c.threshold;
+    case CNC_EIGEN_THRESHOLD:
+      return c.eigen_threshold;
     case CNC_SSOR_OMEGA:
       return c.ssor_omega;
     case CNC_ERROR:

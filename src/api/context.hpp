@@ -31,6 +31,7 @@ struct context {
       backend_param = CNC_BACKEND_AUTO;
   std::int64_t max_iterations = 0;  // 0 = automatic
   double threshold = 1e-6;
+  double eigen_threshold = 0;  // CNC_EIGEN_THRESHOLD: ARPACK's tol, 0 = machine precision
   int threads = 0, device_index = -1, check_interval = 0;
   int gmres_restart = 30;  // CNC_GMRES_RESTART
   // CNC_INTERNAL_CG_INDEFINITE (api/cnc_internal.h: for the OpenNL layer only).

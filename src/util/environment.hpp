@@ -31,6 +31,7 @@ enum class var {
   fault_inject,                   // CNC_FAULT_INJECT: make a device call fail (tests; fault.hpp)
   cholmod_library,                // CNC_CHOLMOD_LIBRARY: path of libcholmod to load
   superlu_library,                // CNC_SUPERLU_LIBRARY: path of libsuperlu to load
+  arpack_library,                 // CNC_ARPACK_LIBRARY: path of libarpack to load
 };
 
 const char* name(var v);  // e.g. "CNC_BACKEND"

@@ -480,7 +480,7 @@ static void test_single_precision_shortfall(void** state) {
 /* Extensions cnc does not have answer NL_FALSE, with a message, and are not initialized. */
 static void test_missing_extensions(void** state) {
   (void)state;
-  const char* names[] = {"ARPACK", "MKL", "AMGCL"}; /* SUPERLU, CHOLMOD: test_nl_direct.c */
+  const char* names[] = {"MKL", "AMGCL"}; /* SUPERLU, CHOLMOD, ARPACK: test_nl_direct/eigen.c */
   for (size_t e = 0; e < sizeof names / sizeof names[0]; ++e) {
     capture();
     assert_false(nlInitExtension(names[e]));

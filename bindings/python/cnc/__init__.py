@@ -5,6 +5,7 @@
     x, info = cnc.bicgstab(A, b); x, info = cnc.gmres(A, b, restart=30)
 
     x, info = cnc.solve(A, b, tol=1e-8)          # the richer front: b (n,) or (n, k), GPU arrays
+    w, v = cnc.eigsh(K, k=20, M=M, sigma=-1e-3)  # eigenpairs, scipy's eigsh shape (ARPACK)
     print(info.reason, info.iterations, info.true_residual, info.backend)
 
     with cnc.Context(nb_variables=n) as ctx:     # the OpenNL-style state machine of cnc.h
@@ -37,6 +38,7 @@ from ._scipy import (
     gmres,
 )
 from ._solve import solve
+from ._eigen import ArpackNoConvergence, eigen_solver_available, eigsh
 from . import constants
 from .constants import *  # noqa: F401,F403 -- the cnc.h constants are the module's API
 from .constants import VERSION_MAJOR as _MAJOR, VERSION_MINOR as _MINOR, VERSION_PATCH as _PATCH
@@ -143,6 +145,9 @@ __all__ = [
     "version_string",
     "backend_available",
     "direct_solver_available",
+    "eigsh",
+    "eigen_solver_available",
+    "ArpackNoConvergence",
     "devices",
     "library_path",
 ] + [_name for _name in dir(constants) if _name.isupper()]

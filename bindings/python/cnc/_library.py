@@ -108,6 +108,13 @@ _OPTIONAL_SIGNATURES = {
     "cncSolveOperator": (CNCstatus, [CNCuint, CNCuint, _P(_double), _P(_double)]),
     # Whether CHOLMOD / SuperLU can be loaded.
     "cncDirectSolverAvailable": (CNCboolean, [CNCenum]),
+    # The eigen solver (ARPACK).
+    "cncEigenSolveCSR": (
+        CNCstatus,
+        [CNCuint, _P(CNCint64), _P(CNCuint), _P(_double), _P(CNCint64), _P(CNCuint), _P(_double),
+         CNCint, CNCuint, CNCenum, _double, _P(_double), _P(_double)],
+    ),
+    "cncEigenSolverAvailable": (CNCboolean, []),
 }
 
 _NAMES = ("libcnc.so", "libcnc.so.*", "libcnc.dylib", "libcnc.*.dylib", "cnc.dll", "libcnc.dll")

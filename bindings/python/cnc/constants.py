@@ -56,6 +56,7 @@ CHECK_INTERVAL = 0x10F
 GMRES_RESTART = 0x110
 SSOR_OMEGA = 0x111
 REORDER = 0x112
+EIGEN_THRESHOLD = 0x113  # double in [0, 1): ARPACK's tolerance, 0 = machine precision
 
 # Values of CNC_SOLVER (0x200)
 SOLVER_DEFAULT = 0x200
@@ -96,6 +97,11 @@ REORDER_RCM = 0xC02
 # Operators for cncSetOperator (0xD00)
 OPERATOR_MATRIX = 0xD00
 OPERATOR_PRECONDITIONER = 0xD01
+
+# Values of `which` for cncEigenSolveCSR (0xE00)
+EIGEN_SMALLEST = 0xE00
+EIGEN_LARGEST = 0xE01
+EIGEN_NEAREST = 0xE02  # shift-invert around sigma
 
 # ---- Flags for cncEnable / cncDisable / cncIsEnabled (0x700)
 VERBOSE = 0x701
