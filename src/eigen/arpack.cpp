@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -280,7 +281,9 @@ result solve(const csr_view& k, const csr_view* m, const options& o, double* val
   const char* bmat = mode == 1 || !m ? "I" : "G";
   const char* target = o.which == which::nearest ? "LM" : o.which == which::largest ? "LA" : "SA";
   int ido = 0, info = 1;  // info = 1: resid holds the starting vector
-  const double tol = o.tolerance;
+  // 0 means machine precision, given explicitly: Debian's ARPACK-NG 3.8 with tol = 0 (its own
+  // dlamch) took 218 operator applications where tol = 1e-16 took 77 (a 2D Laplacian, 20 pairs).
+  const double tol = o.tolerance > 0 ? o.tolerance : std::numeric_limits<double>::epsilon();
   auto apply_b = [&](const double* x, double* y) {
     if (mx)
       mx(x, y);
