@@ -6,7 +6,8 @@ pkgs=(build-essential cmake ninja-build pkg-config libcmocka-dev libeigen3-dev l
       zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo gfortran libpng-dev
       clang-format clang-tidy python3 python3-numpy python3-scipy python3-pytest python3-venv
       doxygen clang libclang-rt-14-dev llvm  # doxygen: the API reference; clang's libFuzzer and sanitizer runtimes, llvm-symbolizer
-      libsuitesparse-dev libsuperlu-dev)  # CHOLMOD and SuperLU: headers at build time, libraries opened at run time
+      libsuitesparse-dev libsuperlu-dev  # CHOLMOD and SuperLU: headers at build time, libraries opened at run time
+      libopenmpi-dev openmpi-bin)  # MPI: libcnc_mpi and its tests (built only when found)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
