@@ -15,14 +15,14 @@
 
 static int rank, size, failures;
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      ++failures;                                                                          \
+#define CHECK(cond, ...)                                                                      \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      ++failures;                                                                             \
       fprintf(stderr, "rank %d: %s:%d: CHECK(%s) failed: ", rank, __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                                        \
-      fputc('\n', stderr);                                                                 \
-    }                                                                                      \
+      fprintf(stderr, __VA_ARGS__);                                                           \
+      fputc('\n', stderr);                                                                    \
+    }                                                                                         \
   } while (0)
 
 typedef struct {
@@ -81,12 +81,13 @@ typedef enum { split_even, split_uneven, split_empty_rank } split_kind;
  * rank 1 (when there is one) owns no rows, the others share them evenly. */
 static void my_rows(CNCuint n, split_kind kind, CNCuint* r0, CNCuint* r1) {
   if (kind == split_uneven) {
-    const long long total = (long long)size * (size + 1) / 2, before = (long long)rank * (rank + 1) / 2;
+    const long long total = (long long)size * (size + 1) / 2,
+                    before = (long long)rank * (rank + 1) / 2;
     *r0 = (CNCuint)((long long)n * before / total);
     *r1 = (CNCuint)((long long)n * (before + rank + 1) / total);
   } else if (kind == split_empty_rank && size > 1) {
     const int owners = size - 1, me = rank == 0 ? 0 : rank - 1;
-    if (rank == 1) {  /* between rank 0's rows and rank 2's */
+    if (rank == 1) { /* between rank 0's rows and rank 2's */
       *r0 = *r1 = (CNCuint)((long long)n / owners);
     } else {
       *r0 = (CNCuint)((long long)n * me / owners);
@@ -161,8 +162,7 @@ static outcome solve_case(const char* name, const csr* a, split_kind kind, int b
   cncMPISolverParameteri(c, CNC_SOLVER, solver);
   cncMPISolverParameteri(c, CNC_NB_THREADS, threads);
   cncMPISolverParameterd(c, CNC_THRESHOLD, threshold);
-  const CNCstatus s =
-      cncMPISolveCSR(c, n, r0, r1, mine.rp, mine.col, mine.val, base, nrhs, bl, xl);
+  const CNCstatus s = cncMPISolveCSR(c, n, r0, r1, mine.rp, mine.col, mine.val, base, nrhs, bl, xl);
   CHECK(s == CNC_OK, "%s: cncMPISolveCSR: %d %s", name, s, cncMPIGetErrorMessage(c));
   outcome o;
   cncMPIGetIntegerv(c, CNC_USED_ITERATIONS, &o.iterations);
@@ -199,9 +199,10 @@ static outcome solve_case(const char* name, const csr* a, split_kind kind, int b
    * another order): x agrees far below the threshold's own effect on it. */
   if (rank == 0) {
     CHECK(worst <= 1e-10 * top, "%s: max |x - x_ref| = %g (max |x_ref| = %g)", name, worst, top);
-    printf("%-28s ranks %d: %3d iterations (one process %3d), %lld reductions, "
-           "max |x - x_ref| / max |x_ref| = %.2e\n",
-           name, size, o.iterations, ref.iterations, (long long)o.reductions, worst / top);
+    printf(
+        "%-28s ranks %d: %3d iterations (one process %3d), %lld reductions, "
+        "max |x - x_ref| / max |x_ref| = %.2e\n",
+        name, size, o.iterations, ref.iterations, (long long)o.reductions, worst / top);
   }
   cncMPIDeleteContext(c);
   free(counts), free(displs), free(xall), free(b), free(xref), free(bl), free(xl);
@@ -240,7 +241,7 @@ static void bad_case(const char* name, int bad_rank, spoil_fn spoil, CNCstatus e
 
 static void spoil_column(csr* m, double* b, CNCuint* r0, CNCuint* r1) {
   (void)b, (void)r0, (void)r1;
-  if (m->rp[m->n] > 0) m->col[m->rp[m->n] - 1] = 100000;  /* past n = 144 */
+  if (m->rp[m->n] > 0) m->col[m->rp[m->n] - 1] = 100000; /* past n = 144 */
 }
 static void spoil_value(csr* m, double* b, CNCuint* r0, CNCuint* r1) {
   (void)b, (void)r0, (void)r1;
@@ -254,6 +255,31 @@ static void spoil_tiling(csr* m, double* b, CNCuint* r0, CNCuint* r1) {
   (void)b;
   /* One row fewer at the end: a gap before the next rank (or short of n on the last rank). */
   if (*r1 > *r0) --*r1, --m->n;
+}
+
+/* A parameter that differs between ranks (the last rank's threshold): refused on every rank
+ * when there are several, nothing to disagree with on one. */
+static void differing_parameter_case(void) {
+  csr a = stencil(12, 12, 1, 0.0);
+  CNCuint r0, r1;
+  my_rows(a.n, split_even, &r0, &r1);
+  csr mine = block(&a, r0, r1, 0);
+  const CNCuint rows = r1 - r0;
+  double* b = malloc(sizeof(double) * (rows + 1));
+  double* x = calloc(rows + 1, sizeof(double));
+  for (CNCuint i = 0; i < rows; ++i) b[i] = 1.0;
+  CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
+  cncMPISolverParameterd(c, CNC_THRESHOLD, rank == size - 1 ? 1e-8 : 1e-6);
+  const CNCstatus s = cncMPISolveCSR(c, a.n, r0, r1, mine.rp, mine.col, mine.val, 0, 1, b, x);
+  const CNCstatus expected = size > 1 ? CNC_ERR_INVALID_VALUE : CNC_OK;
+  CHECK(s == expected, "differing threshold: status %d (%s)", s, cncMPIGetErrorMessage(c));
+  check_same_everywhere(&s, (int)sizeof s, "differing threshold");
+  if (size > 1)
+    CHECK(strstr(cncMPIGetErrorMessage(c), "CNC_THRESHOLD differs") != NULL, "message '%s'",
+          cncMPIGetErrorMessage(c));
+  cncMPIDeleteContext(c);
+  free(b), free(x);
+  csr_free(&mine), csr_free(&a);
 }
 
 int main(int argc, char** argv) {
@@ -279,6 +305,7 @@ int main(int argc, char** argv) {
   bad_case("NaN in values", 0, spoil_value, CNC_ERR_NOT_FINITE);
   bad_case("Inf in b", last, spoil_rhs, CNC_ERR_NOT_FINITE);
   bad_case("blocks that do not tile", 0, spoil_tiling, CNC_ERR_INVALID_VALUE);
+  differing_parameter_case();
 
   csr_free(&p2), csr_free(&p3), csr_free(&cd);
   int total = 0;
