@@ -37,10 +37,10 @@
  * reduction sums the ranks' partial sums in rank order, so the bits do not depend on how MPI
  * reduces).
  *
- * Threads: each rank runs its vector operations and its multiplication on its cores (CNC_NB_THREADS,
- * else CNC_NUM_THREADS, else one per core); cnc calls MPI only from the thread that called it,
- * so MPI_THREAD_FUNNELED is enough. The context's communicator is a duplicate of the caller's,
- * so cnc's messages never meet the caller's.
+ * Threads: each rank runs its vector operations and its multiplication on its cores
+ * (CNC_NB_THREADS, else CNC_NUM_THREADS, else one per core); cnc calls MPI only from the thread
+ * that called it, so MPI_THREAD_FUNNELED is enough. The context's communicator is a duplicate of
+ * the caller's, so cnc's messages never meet the caller's.
  *
  * Not offered in this version: the assembly calls of cnc.h through a distributed context, GPU
  * ranks, progress callbacks, SSOR, single and mixed precision, the caller's operators.
@@ -127,8 +127,10 @@ CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, dou
  * (n, nrhs or base out of range or different between ranks, row blocks that do not tile, row_ptr
  * not starting at base or decreasing, parameters that differ between ranks),
  * CNC_ERR_INDEX_OUT_OF_RANGE (a column index outside [base, n + base)), CNC_ERR_NOT_FINITE (NaN or
- * Inf in values, b or x), CNC_ERR_OUT_OF_MEMORY, CNC_ERR_DEVICE (an MPI call failed during the
- * solve: the communicator's error handler is MPI_ERRORS_RETURN), CNC_ERR_INTERNAL.
+ * Inf in values, b or x), CNC_ERR_OUT_OF_MEMORY (agreed before the ranks exchange anything),
+ * CNC_ERR_DEVICE (an MPI call failed: the context's communicator returns MPI's errors instead of
+ * aborting; once the iterations have started, only the ranks whose MPI calls fail see it, as MPI
+ * itself reports a lost process), CNC_ERR_INTERNAL.
  * Numerical outcomes are not errors: read CNC_REASON (as cnc.h's cncSolve).
  */
 CNC_MPI_API CNCstatus cncMPISolveCSR(CNCMPIcontext context, CNCuint n, CNCuint row_begin,

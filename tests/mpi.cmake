@@ -27,3 +27,11 @@ foreach(np 1 2 3 4)
   set_tests_properties(mpi_solve_np${np} PROPERTIES TIMEOUT 120 ENVIRONMENT
     "${CNC_TEST_ENV};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 endforeach()
+# cnc_mpi.h alone, as strict C99 (as test_header_c99 checks cnc.h).
+list(TRANSFORM MPI_C_INCLUDE_DIRS PREPEND "-I" OUTPUT_VARIABLE cnc_mpi_includes)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/header_mpi_c99.c
+     "#include <cnc_mpi.h>\nint main(void) {\n  CNCMPIcontext c = 0;\n  return c != 0;\n}\n")
+add_test(NAME test_header_mpi_c99
+         COMMAND ${CMAKE_C_COMPILER} -std=c99 -pedantic -Werror -Wall -Wextra -Wstrict-prototypes
+                 -fsyntax-only -I${PROJECT_SOURCE_DIR}/include ${cnc_mpi_includes}
+                 ${CMAKE_CURRENT_BINARY_DIR}/header_mpi_c99.c)

@@ -69,10 +69,11 @@ int main(int argc, char** argv) {
   cncMPIGetInteger64v(c, CNC_MPI_HALO_VALUES, &halo);
   MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("%-6s ranks %d threads %d  n %10u  rows/rank %9u  %4d it  %8.3f ms/it  %.2f red/it  "
-           "halo %ld values/product (rank 0)\n",
-           weak ? "weak" : "strong", size, threads, n, rows, it, 1e3 * tmax / it,
-           (double)red / it, (long)halo);
+    printf(
+        "%-6s ranks %d threads %d  n %10u  rows/rank %9u  %4d it  %8.3f ms/it  %.2f red/it  "
+        "halo %ld values/product (rank 0)\n",
+        weak ? "weak" : "strong", size, threads, n, rows, it, 1e3 * tmax / it, (double)red / it,
+        (long)halo);
   cncMPIDeleteContext(c);
   free(rp), free(col), free(val), free(b), free(x);
   MPI_Finalize();

@@ -2,8 +2,6 @@
 // A solve agrees on its arguments before any rank starts the methods: each rank checks its own
 // (and makes its rows canonical), one all-gather gives every rank every rank's verdict, row block
 // and parameters, and every rank then takes the same decision from the same data.
-#include "cnc_mpi.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cnc_mpi.h"
 #include "conversion/convert.hpp"
 #include "mpi/distributed_system.hpp"
 #include "solver/krylov.hpp"
@@ -59,14 +58,22 @@ constexpr int message_bytes = 512;
 
 const char* field_name(int f) {
   switch (f) {
-    case f_n: return "n";
-    case f_base: return "base";
-    case f_nrhs: return "nrhs";
-    case f_solver: return "CNC_SOLVER";
-    case f_precond: return "CNC_PRECONDITIONER";
-    case f_max_iterations: return "CNC_MAX_ITERATIONS";
-    case f_restart: return "CNC_GMRES_RESTART";
-    default: return "CNC_THRESHOLD";
+    case f_n:
+      return "n";
+    case f_base:
+      return "base";
+    case f_nrhs:
+      return "nrhs";
+    case f_solver:
+      return "CNC_SOLVER";
+    case f_precond:
+      return "CNC_PRECONDITIONER";
+    case f_max_iterations:
+      return "CNC_MAX_ITERATIONS";
+    case f_restart:
+      return "CNC_GMRES_RESTART";
+    default:
+      return "CNC_THRESHOLD";
   }
 }
 
@@ -80,7 +87,7 @@ void throw_first_failure(MPI_Comm comm, const std::vector<std::int64_t>& statuse
     if (int(r) == me) std::strncpy(text, mine.c_str(), message_bytes - 1);
     cnc::mpi::check_mpi(MPI_Bcast(text, message_bytes, MPI_CHAR, int(r), comm), "MPI_Bcast");
     text[message_bytes - 1] = '\0';
-    throw error(int(statuses[r]), "rank " + std::to_string(r) + ": " + text);
+    throw error(int(statuses[r]), "cncMPISolveCSR: rank " + std::to_string(r) + ": " + text);
   }
 }
 
@@ -101,6 +108,7 @@ int local_status(std::string& message, F&& f) {
     return CNC_OK;
   } catch (const error& e) {
     message = e.what();
+    if (message.rfind(": ", 0) == 0) message.erase(0, 2);  // memory::reserve's, told without a call
     return e.status();
   } catch (const std::bad_alloc&) {
     message = "out of host memory";
@@ -126,9 +134,9 @@ std::int64_t first_not_finite(const double* v, std::int64_t count) {
                           [&](std::int64_t i) { return !std::isfinite(v[i]); });
 }
 
-void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end,
-           const CNCint64* row_ptr, const CNCuint* col_idx, const double* values, CNCint base,
-           CNCuint nrhs, const double* b, double* x) {
+void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const CNCint64* row_ptr,
+           const CNCuint* col_idx, const double* values, CNCint base, CNCuint nrhs, const double* b,
+           double* x) {
   const double t0 = cnc::now_seconds();
   c->iterations = c->reductions = c->halo_values = 0;
   c->neighbours = 0, c->reason = CNC_REASON_NONE, c->solver_used = 0;
@@ -170,9 +178,9 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end,
   mine[f_restart] = c->restart;
   std::memcpy(&mine[f_threshold_bits], &c->threshold, sizeof(double));
   std::vector<std::int64_t> all(std::size_t(f_count) * std::size_t(c->size));
-  cnc::mpi::check_mpi(MPI_Allgather(mine, f_count, MPI_INT64_T, all.data(), f_count, MPI_INT64_T,
-                                    c->comm),
-                      "MPI_Allgather");
+  cnc::mpi::check_mpi(
+      MPI_Allgather(mine, f_count, MPI_INT64_T, all.data(), f_count, MPI_INT64_T, c->comm),
+      "MPI_Allgather");
   auto at = [&](int r, int f) { return all[std::size_t(r) * f_count + std::size_t(f)]; };
   std::vector<std::int64_t> statuses(std::size_t(c->size));
   for (int r = 0; r < c->size; ++r) statuses[std::size_t(r)] = at(r, f_status);
@@ -180,25 +188,25 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end,
   for (int r = 0; r < c->size; ++r)  // the same data on every rank: the same verdict
     for (int f = f_n; f < f_count; ++f)
       if (at(r, f) != at(0, f))
-        throw error(CNC_ERR_INVALID_VALUE, std::string(field_name(f)) + " differs between rank 0 (" +
-                                               std::to_string(at(0, f)) + ") and rank " +
-                                               std::to_string(r) + " (" +
-                                               std::to_string(at(r, f)) + ")");
+        throw error(CNC_ERR_INVALID_VALUE,
+                    "cncMPISolveCSR: " + std::string(field_name(f)) + " differs between rank 0 (" +
+                        std::to_string(at(0, f)) + ") and rank " + std::to_string(r) + " (" +
+                        std::to_string(at(r, f)) + ")");
   std::vector<std::int64_t> starts(std::size_t(c->size) + 1);
   for (int r = 0; r < c->size; ++r) {
     const std::int64_t expected = r == 0 ? 0 : at(r - 1, f_row_end);
     if (at(r, f_row_begin) != expected)
       throw error(CNC_ERR_INVALID_VALUE,
-                  "the row blocks do not tile [0, n) in rank order: rank " + std::to_string(r) +
-                      " starts at row " + std::to_string(at(r, f_row_begin)) + ", expected " +
-                      std::to_string(expected));
+                  "cncMPISolveCSR: the row blocks do not tile [0, n) in rank order: rank " +
+                      std::to_string(r) + " starts at row " + std::to_string(at(r, f_row_begin)) +
+                      ", expected " + std::to_string(expected));
     starts[std::size_t(r)] = at(r, f_row_begin);
   }
   starts[std::size_t(c->size)] = at(c->size - 1, f_row_end);
   if (starts.back() != std::int64_t(n))
-    throw error(CNC_ERR_INVALID_VALUE, "the row blocks do not tile [0, n): they end at row " +
-                                           std::to_string(starts.back()) + ", not at n=" +
-                                           std::to_string(n));
+    throw error(CNC_ERR_INVALID_VALUE,
+                "cncMPISolveCSR: the row blocks do not tile [0, n): they end at row " +
+                    std::to_string(starts.back()) + ", not at n=" + std::to_string(n));
 
   // 3. The two blocks and the exchange plan; the vectors' memory asked for before anyone enters
   // a collective that another rank's failure would leave waiting.
@@ -219,9 +227,8 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end,
 
   // 4. The method, unchanged, over the distributed system.
   std::int64_t reductions = 0;
-  const auto sys =
-      cnc::mpi::make_distributed_system(c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, threads,
-                                        &reductions);
+  const auto sys = cnc::mpi::make_distributed_system(
+      c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, threads, &reductions);
   cnc::krylov_params kp;
   kp.base.max_iterations =
       c->max_iterations > 0 ? c->max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(n));
@@ -252,8 +259,9 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end,
   c->reason = bad > 0 ? CNC_REASON_NOT_FINITE : r.reason;
   c->iterations = r.iterations;
   c->error = r.residual.empty() ? 0 : *std::max_element(r.residual.begin(), r.residual.end());
-  c->true_error =
-      r.true_residual.empty() ? 0 : *std::max_element(r.true_residual.begin(), r.true_residual.end());
+  c->true_error = r.true_residual.empty()
+                      ? 0
+                      : *std::max_element(r.true_residual.begin(), r.true_residual.end());
   c->reductions = reductions;
   c->halo_values = m.halo_size;
   c->neighbours = int(std::max(m.recv_rank.size(), m.send_rank.size()));
@@ -297,8 +305,8 @@ CNC_MPI_API void cncMPIDeleteContext(CNCMPIcontext context) {
 CNC_MPI_API CNCstatus cncMPISolverParameteri(CNCMPIcontext context, CNCenum pname, CNCint value) {
   return guarded(context, [&] {
     auto bad_value = [&] {
-      throw error(CNC_ERR_INVALID_VALUE, "cncMPISolverParameteri(" + std::to_string(pname) +
-                                             ", " + std::to_string(value) + "): out of range");
+      throw error(CNC_ERR_INVALID_VALUE, "cncMPISolverParameteri(" + std::to_string(pname) + ", " +
+                                             std::to_string(value) + "): out of range");
     };
     auto bad_enum = [&] {
       throw error(CNC_ERR_INVALID_ENUM, "cncMPISolverParameteri(" + std::to_string(pname) + ", " +
@@ -327,7 +335,8 @@ CNC_MPI_API CNCstatus cncMPISolverParameteri(CNCMPIcontext context, CNCenum pnam
         if (value < 0) bad_value();
         context->threads = value;
         break;
-      default: bad_enum();
+      default:
+        bad_enum();
     }
   });
 }
@@ -336,9 +345,8 @@ CNC_MPI_API CNCstatus cncMPISolverParameterd(CNCMPIcontext context, CNCenum pnam
   if (context && pname == CNC_THRESHOLD) {
     return guarded(context, [&] {
       if (!(std::isfinite(value) && value > 0))
-        throw error(CNC_ERR_INVALID_VALUE,
-                    "cncMPISolverParameterd(CNC_THRESHOLD, " + std::to_string(value) +
-                        "): must be finite and > 0");
+        throw error(CNC_ERR_INVALID_VALUE, "cncMPISolverParameterd(CNC_THRESHOLD, " +
+                                               std::to_string(value) + "): must be finite and > 0");
       context->threshold = value;
     });
   }
@@ -353,23 +361,57 @@ CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, dou
   return guarded(context, [&] {
     if (!value) throw error(CNC_ERR_NULL_POINTER, "cncMPIGetDoublev: value is NULL");
     switch (pname) {
-      case CNC_ERROR: *value = context->error; return;
-      case CNC_TRUE_ERROR: *value = context->true_error; return;
-      case CNC_SOLVE_TIME: *value = context->solve_time; return;
-      case CNC_ELAPSED_TIME: *value = context->elapsed; return;
-      case CNC_THRESHOLD: *value = context->threshold; return;
-      case CNC_USED_ITERATIONS: *value = double(context->iterations); return;
-      case CNC_REASON: *value = context->reason; return;
-      case CNC_SOLVER_USED: *value = context->solver_used; return;
-      case CNC_SOLVER: *value = context->solver; return;
-      case CNC_PRECONDITIONER: *value = context->precond; return;
-      case CNC_MAX_ITERATIONS: *value = double(context->max_iterations); return;
-      case CNC_GMRES_RESTART: *value = context->restart; return;
-      case CNC_NB_THREADS: *value = context->threads; return;
-      case CNC_MPI_REDUCTIONS: *value = double(context->reductions); return;
-      case CNC_MPI_HALO_VALUES: *value = double(context->halo_values); return;
-      case CNC_MPI_NEIGHBOURS: *value = context->neighbours; return;
-      case CNC_MPI_RANKS: *value = context->size; return;
+      case CNC_ERROR:
+        *value = context->error;
+        return;
+      case CNC_TRUE_ERROR:
+        *value = context->true_error;
+        return;
+      case CNC_SOLVE_TIME:
+        *value = context->solve_time;
+        return;
+      case CNC_ELAPSED_TIME:
+        *value = context->elapsed;
+        return;
+      case CNC_THRESHOLD:
+        *value = context->threshold;
+        return;
+      case CNC_USED_ITERATIONS:
+        *value = double(context->iterations);
+        return;
+      case CNC_REASON:
+        *value = context->reason;
+        return;
+      case CNC_SOLVER_USED:
+        *value = context->solver_used;
+        return;
+      case CNC_SOLVER:
+        *value = context->solver;
+        return;
+      case CNC_PRECONDITIONER:
+        *value = context->precond;
+        return;
+      case CNC_MAX_ITERATIONS:
+        *value = double(context->max_iterations);
+        return;
+      case CNC_GMRES_RESTART:
+        *value = context->restart;
+        return;
+      case CNC_NB_THREADS:
+        *value = context->threads;
+        return;
+      case CNC_MPI_REDUCTIONS:
+        *value = double(context->reductions);
+        return;
+      case CNC_MPI_HALO_VALUES:
+        *value = double(context->halo_values);
+        return;
+      case CNC_MPI_NEIGHBOURS:
+        *value = context->neighbours;
+        return;
+      case CNC_MPI_RANKS:
+        *value = context->size;
+        return;
       default:
         throw error(CNC_ERR_INVALID_ENUM,
                     "cncMPIGet: " + std::to_string(pname) + " is not a parameter or statistic");
@@ -416,8 +458,9 @@ CNC_MPI_API CNCstatus cncMPISolveCSR(CNCMPIcontext context, CNCuint n, CNCuint r
                                      CNCuint nrhs, const double* b, double* x) {
   if (!context) return CNC_ERR_NULL_POINTER;  // no communicator: nothing to agree over
   context->message.clear();
-  return guarded(context,
-                 [&] { solve(context, n, row_begin, row_end, row_ptr, col_idx, values, base, nrhs, b, x); });
+  return guarded(context, [&] {
+    solve(context, n, row_begin, row_end, row_ptr, col_idx, values, base, nrhs, b, x);
+  });
 }
 
 CNC_MPI_API const char* cncMPIGetErrorMessage(CNCMPIcontext context) {

@@ -18,7 +18,8 @@ void check_mpi(int code, const char* call) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
-  throw error(CNC_ERR_DEVICE, std::string(call) + " failed: " + std::string(text, std::size_t(len)));
+  throw error(CNC_ERR_DEVICE,
+              std::string(call) + " failed: " + std::string(text, std::size_t(len)));
 }
 
 namespace {
@@ -66,18 +67,16 @@ class halo_product {
               "MPI_Waitall");
     if (m_.halo_size == 0) return;
     const csr_matrix& h = m_.halo;
-    parallel_pieces(m_.n, row_grain, threads_,
-                    [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
-                      for (std::int64_t r = r0; r < r1; ++r) {
-                        const std::int64_t e0 = h.row_ptr[std::size_t(r)],
-                                           e1 = h.row_ptr[std::size_t(r) + 1];
-                        if (e0 == e1) continue;
-                        double s = 0.0;
-                        for (std::int64_t e = e0; e < e1; ++e)
-                          s += h.val[std::size_t(e)] * halo_[std::size_t(h.col[std::size_t(e)])];
-                        y[r] += s;
-                      }
-                    });
+    parallel_pieces(m_.n, row_grain, threads_, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t e0 = h.row_ptr[std::size_t(r)], e1 = h.row_ptr[std::size_t(r) + 1];
+        if (e0 == e1) continue;
+        double s = 0.0;
+        for (std::int64_t e = e0; e < e1; ++e)
+          s += h.val[std::size_t(e)] * halo_[std::size_t(h.col[std::size_t(e)])];
+        y[r] += s;
+      }
+    });
   }
 
  private:
@@ -168,8 +167,8 @@ class distributed_system final : public device_system {
 
 }  // namespace
 
-distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64_t>& starts,
-                              int me, int threads) {
+distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64_t>& starts, int me,
+                              int threads) {
   const std::int64_t lo = starts[std::size_t(me)], hi = starts[std::size_t(me) + 1];
   distributed_matrix m;
   m.n = rows.n;
@@ -243,8 +242,8 @@ void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::
   // themselves (one all-to-all-v), which each owner turns into its rows to send.
   std::vector<int> need(std::size_t(size), 0), give(std::size_t(size), 0);
   for (const std::int32_t c : halo_cols) {
-    const auto owner = std::upper_bound(starts.begin(), starts.end(), std::int64_t(c)) -
-                       starts.begin() - 1;
+    const auto owner =
+        std::upper_bound(starts.begin(), starts.end(), std::int64_t(c)) - starts.begin() - 1;
     ++need[std::size_t(owner)];
   }
   check_mpi(MPI_Alltoall(need.data(), 1, MPI_INT, give.data(), 1, MPI_INT, comm), "MPI_Alltoall");

@@ -40,8 +40,8 @@ struct distributed_matrix {
 // Splits this process's canonical rows [starts[me], starts[me+1]) (`rows`: 0-based, global
 // columns, sorted) into the local and halo blocks (local work: whatever it throws, the processes
 // agree on before any of them enters the collective plan_exchange). starts: size + 1 offsets.
-distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64_t>& starts,
-                              int me, int threads);
+distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64_t>& starts, int me,
+                              int threads);
 // Agrees with the other processes on who sends what to whom (collective over comm: two
 // all-to-all calls) and fills m's message lists.
 void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::int64_t>& starts);
