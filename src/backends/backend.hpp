@@ -107,6 +107,13 @@ class device_system {
   // Rows whose SpMV work is cut into pieces summed in a fixed order (rows far longer than the
   // average, which would otherwise hold a whole launch or sweep up); 0 when none.
   virtual std::int64_t long_rows() const { return 0; }
+  // A system split over processes (libcnc_mpi's distributed system) holds a block of rows of
+  // each vector; its `dots` already return global sums. The methods' host-side quantities that
+  // come from anything else (‖b‖² from the host's b, GMRES's cap of the Krylov space at n) go
+  // through this, so that every process takes the same decisions from the same numbers and none
+  // is left waiting in a collective: values[i] becomes its sum over the processes, identical on
+  // every one. A collective where it is not a no-op: every process calls it at the same points.
+  virtual void sum_over_ranks([[maybe_unused]] double* values, [[maybe_unused]] int count) {}
 };
 
 // A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the

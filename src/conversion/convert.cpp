@@ -80,8 +80,9 @@ void check_row_ptr(std::int32_t n, const std::int64_t* row_ptr, int base) {
 }
 
 user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                       const double* val, int base) {
+                       const double* val, int base, std::int32_t cols) {
   check_row_ptr(n, row_ptr, base);
+  const std::int32_t ncols = cols < 0 ? n : cols;
   const int threads = host_threads();
   const std::int64_t pieces = piece_count(n, row_grain);
   std::vector<piece_error> errs(static_cast<std::size_t>(pieces));
@@ -101,7 +102,7 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
       const std::int64_t k0 = row_ptr[i] - base, k1 = row_ptr[i + 1] - base;
       // Branch-free scan (columns in range, values finite, strictly increasing); the exact
       // error is looked for only in a row that has one.
-      const std::uint32_t lo = std::uint32_t(base), span = std::uint32_t(n);
+      const std::uint32_t lo = std::uint32_t(base), span = std::uint32_t(ncols);
       std::uint32_t bad = 0, unsorted = 0;
       for (std::int64_t k = k0; k < k1; ++k) {
         std::uint64_t bits;
@@ -112,14 +113,14 @@ user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::u
       }
       for (std::int64_t k = k0; bad && k < k1; ++k) {
         const std::int64_t c = std::int64_t(col[k]) - base;
-        if (c < 0 || c >= n || !std::isfinite(val[k])) {
+        if (c < 0 || c >= ncols || !std::isfinite(val[k])) {
           char m[160];
-          if (c < 0 || c >= n)
+          if (c < 0 || c >= ncols)
             std::snprintf(m, sizeof m, "col_idx[%lld]=%lld out of range for n=%d, base=%d",
-                          (long long)k, (long long)col[k], n, base);
+                          (long long)k, (long long)col[k], ncols, base);
           else
             std::snprintf(m, sizeof m, "values[%lld]=%g is not finite", (long long)k, val[k]);
-          errs[p] = {k, c < 0 || c >= n ? CNC_ERR_INDEX_OUT_OF_RANGE : CNC_ERR_NOT_FINITE, m};
+          errs[p] = {k, c < 0 || c >= ncols ? CNC_ERR_INDEX_OUT_OF_RANGE : CNC_ERR_NOT_FINITE, m};
           return;
         }
       }

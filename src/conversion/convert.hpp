@@ -28,8 +28,10 @@ struct user_csr {
 // The row offsets of a caller's CSR: row_ptr[0] == base and never decreasing (what must hold
 // before the entries can be read). Throws cnc::error naming the first bad offset.
 void check_row_ptr(std::int32_t n, const std::int64_t* row_ptr, int base);
+// `cols`: the column count when it is not n (a process's block of rows of a larger matrix, whose
+// columns keep their global numbers: libcnc_mpi); negative means n.
 user_csr csr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                       const double* val, int base);
+                       const double* val, int base, std::int32_t cols = -1);
 
 // Stored blocks if `a` were cut into b x b blocks (for the fill ratio, without building).
 std::int64_t count_blocks(const csr_view& a, int b);

@@ -90,8 +90,11 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
   if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
   krylov_ops ops(sys, k, prm);
   const std::size_t ks = std::size_t(k);
-  // At most n columns: a Krylov space has no more (and a huge restart asks for no memory).
-  const int m = int(std::max<std::int64_t>(1, std::min<std::int64_t>(prm.restart, a.n)));
+  // At most n columns: a Krylov space has no more (and a huge restart asks for no memory). n is
+  // every process's rows where the system is split (a.n is this process's).
+  double rows = double(a.n);
+  sys.sum_over_ranks(&rows, 1);
+  const int m = int(std::max<double>(1, std::min<double>(prm.restart, rows)));
   // V[0] is the steps' r, w their q, z their p; V[1..m-1] are made here.
   const int X = device_system::vec_x, w = device_system::vec_q, z = device_system::vec_p;
   std::vector<int> V(static_cast<std::size_t>(m) + 1);  // V[c] for c <= m; V[m] is w's slot

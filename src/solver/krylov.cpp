@@ -105,7 +105,8 @@ krylov_track::krylov_track(device_system& sys, int n, int nsys, const double* b,
   const std::size_t ks = std::size_t(nsys), nn = std::size_t(n);
   bnorm2.assign(ks, 0.0), thr2.assign(ks, 0.0), reason.assign(ks, 0), iters.assign(ks, 0);
   res2.assign(ks, 0.0), restarts.assign(ks, 0);
-  const bool x_zero = host_norms(b, x, nn, nsys, bnorm2.data());
+  const bool x_zero = host_norms(b, x, nn, nsys, bnorm2.data());  // this process's rows
+  sys.sum_over_ranks(bnorm2.data(), nsys);  // every process's rows (backend.hpp)
   bool any_zero = false;
   for (std::size_t j = 0; j < ks; ++j) {
     thr2[j] = threshold * threshold * bnorm2[j];

@@ -89,7 +89,8 @@ pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* 
 // per-system outcome, and the final true-residual check (converged but true residual above the
 // slack -> stagnated).
 struct krylov_track {
-  // Uploads b and x (x = 0 for systems whose b is 0) and computes ‖b‖² on the host.
+  // Uploads b and x (x = 0 for systems whose b is 0) and computes ‖b‖² on the host (over every
+  // process's rows where the system is split: device_system::sum_over_ranks).
   krylov_track(device_system& sys, int n, int k, const double* b, const double* x,
                double threshold);
   int k;

@@ -1,0 +1,148 @@
+/*
+ * cnc_mpi.h -- distributed solves over MPI (libcnc_mpi), on top of cnc.h's constants.
+ *
+ * Each process (rank) of an MPI communicator owns a contiguous block of rows of one square
+ * sparse matrix, given as a CSR whose column indices are GLOBAL, and the same rows of b and x.
+ * CG, BiCGSTAB and GMRES (cnc's own Krylov methods, written once) run on the whole system: each
+ * rank multiplies its rows, receiving the values of x it needs from the ranks that own them (the
+ * halo, exchanged with non-blocking point-to-point messages while the rank multiplies the
+ * columns it owns), and every dot product is one collective call for all the values it needs.
+ * libcnc_mpi is a separate library built when CMake finds MPI; libcnc itself does not use MPI.
+ *
+ * Example: a 1D Laplacian of n rows, split evenly.
+ *
+ *     #include <cnc_mpi.h>
+ *
+ *     MPI_Init(&argc, &argv);
+ *     int rank, size;
+ *     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+ *     MPI_Comm_size(MPI_COMM_WORLD, &size);
+ *     CNCuint n = 1000, r0 = n * rank / size, r1 = n * (rank + 1) / size;
+ *     // ... build row_ptr (r1 - r0 + 1 offsets), col (global columns), val, b (r1 - r0 values)
+ *     CNCMPIcontext ctx = cncMPINewContext(MPI_COMM_WORLD);
+ *     cncMPISolverParameterd(ctx, CNC_THRESHOLD, 1e-10);
+ *     CNCstatus s = cncMPISolveCSR(ctx, n, r0, r1, row_ptr, col, val, 0, 1, b, x);
+ *     CNCint it;
+ *     cncMPIGetIntegerv(ctx, CNC_USED_ITERATIONS, &it);   // the same on every rank
+ *     cncMPIDeleteContext(ctx);
+ *     MPI_Finalize();
+ *
+ * Collective calls: cncMPINewContext, cncMPIDeleteContext and cncMPISolveCSR are collective over
+ * the context's communicator (every rank calls them, in the same order). The other calls are
+ * local. A solve returns the same status on every rank: each rank checks its own arguments, and
+ * one collective makes every rank return the first failing rank's status (its message, prefixed
+ * with that rank's number, is every rank's cncMPIGetErrorMessage); no rank is left waiting and
+ * nothing aborts. Outcomes (iterations, reason, residuals) are the same on every rank: every
+ * decision of the methods is taken from globally reduced scalars, identical on every rank (each
+ * reduction sums the ranks' partial sums in rank order, so the bits do not depend on how MPI
+ * reduces).
+ *
+ * Threads: each rank runs its vector operations and its multiplication on its cores
+ * (CNC_NB_THREADS, else CNC_NUM_THREADS, else one per core); cnc calls MPI only from the thread
+ * that called it, so MPI_THREAD_FUNNELED is enough. The context's communicator is a duplicate of
+ * the caller's, so cnc's messages never meet the caller's.
+ *
+ * Not offered in this version: the assembly calls of cnc.h through a distributed context, GPU
+ * ranks, progress callbacks, SSOR, single and mixed precision, the caller's operators.
+ */
+#ifndef CNC_MPI_H
+#define CNC_MPI_H
+
+#include <mpi.h>
+
+#include "cnc.h"
+
+#if defined(__GNUC__) && defined(CNC_MPI_BUILDING_LIBRARY)
+#define CNC_MPI_API __attribute__((visibility("default")))
+#else
+#define CNC_MPI_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque handle to a distributed context: a communicator, solver parameters, statistics. */
+typedef struct CNCMPIContextStruct* CNCMPIcontext;
+
+/* clang-format off */
+/* ---- Statistics of the last solve particular to distributed solves (0xE00) ------------------- */
+#define CNC_MPI_REDUCTIONS 0xE01   /**< int64: collective reductions of the last solve (each `dots` of the methods is one; CG: 2 an iteration) */
+#define CNC_MPI_HALO_VALUES 0xE02  /**< int64: values this rank receives from other ranks per product A x (per right-hand side; differs between ranks) */
+#define CNC_MPI_NEIGHBOURS 0xE03   /**< int: ranks this rank exchanges halo values with (differs between ranks) */
+#define CNC_MPI_RANKS 0xE04        /**< int: processes of the context's communicator */
+/* clang-format on */
+
+/**
+ * Creates a context over a duplicate of `comm` (collective over comm). Default parameters are
+ * cnc.h's: CNC_CG, CNC_PRECOND_JACOBI, CNC_THRESHOLD 1e-6, CNC_MAX_ITERATIONS 5 n (at least 100),
+ * CNC_GMRES_RESTART 30, CNC_NB_THREADS 0. NULL when out of memory or when MPI is not
+ * initialized (or already finalized); every rank then gets NULL only if all of them fail.
+ */
+CNC_MPI_API CNCMPIcontext cncMPINewContext(MPI_Comm comm);
+/** Frees a context and its communicator (collective over it). NULL is ignored. */
+CNC_MPI_API void cncMPIDeleteContext(CNCMPIcontext context);
+
+/**
+ * Sets a parameter: CNC_SOLVER (CNC_CG, CNC_BICGSTAB, CNC_GMRES; CNC_SOLVER_DEFAULT is CG),
+ * CNC_PRECONDITIONER (CNC_PRECOND_NONE or CNC_PRECOND_JACOBI), CNC_MAX_ITERATIONS (> 0; 0 brings
+ * back the default), CNC_GMRES_RESTART (>= 1), CNC_NB_THREADS (>= 0). Local: every rank must
+ * set the same values before a solve (a solve whose ranks disagree fails with
+ * CNC_ERR_INVALID_VALUE on every rank). CNC_ERR_INVALID_ENUM for another name or value,
+ * CNC_ERR_INVALID_VALUE for a value out of range, CNC_ERR_NULL_POINTER for a NULL context.
+ */
+CNC_MPI_API CNCstatus cncMPISolverParameteri(CNCMPIcontext context, CNCenum pname, CNCint value);
+/** Sets CNC_THRESHOLD (finite, > 0), or an integer parameter given as an integral double. */
+CNC_MPI_API CNCstatus cncMPISolverParameterd(CNCMPIcontext context, CNCenum pname, double value);
+
+/**
+ * Reads a parameter or a statistic of the last solve: CNC_USED_ITERATIONS, CNC_REASON,
+ * CNC_SOLVER_USED, CNC_MPI_NEIGHBOURS, CNC_MPI_RANKS (and CNC_MPI_REDUCTIONS, CNC_MPI_HALO_VALUES,
+ * saturated) as integers; CNC_ERROR, CNC_TRUE_ERROR, CNC_SOLVE_TIME, CNC_ELAPSED_TIME,
+ * CNC_THRESHOLD as doubles (cncMPIGetDoublev also reads every integer one). The statistics of a
+ * solve are the same on every rank, but for the CNC_MPI_HALO_VALUES and CNC_MPI_NEIGHBOURS of
+ * each rank's own rows and the times (each rank's own clock). Before a solve and after a failed
+ * one: iterations 0, reason CNC_REASON_NONE.
+ */
+CNC_MPI_API CNCstatus cncMPIGetIntegerv(CNCMPIcontext context, CNCenum pname, CNCint* value);
+CNC_MPI_API CNCstatus cncMPIGetInteger64v(CNCMPIcontext context, CNCenum pname, CNCint64* value);
+CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, double* value);
+
+/**
+ * Solves A x = b for a matrix of n rows and columns whose rows are split over the context's
+ * ranks (collective). This rank passes its rows [row_begin, row_end):
+ *   n          the global size (the same on every rank)
+ *   row_ptr    row_end - row_begin + 1 offsets into col_idx/values (64-bit), row_ptr[0] == base
+ *   col_idx    GLOBAL column indices, `base`-based, in [base, n + base)
+ *   values     coefficients (duplicates within a row are summed)
+ *   base       0 or 1 (the same on every rank)
+ *   nrhs       right-hand sides (>= 1, the same on every rank)
+ *   b          nrhs * (row_end - row_begin) values: this rank's rows of system k at b + k*rows
+ *   x          the same layout: initial guess on input, this rank's rows of the solution on output
+ * The row blocks must tile [0, n) in rank order: rank 0 starts at 0, each rank starts where the
+ * previous one ends, the last ends at n; a rank may own no rows (row_begin == row_end; its
+ * pointers may then be NULL but for row_ptr, one offset). x is written only when the call
+ * succeeds, on every rank. The solver parameters are the context's; the statistics are read
+ * with cncMPIGet*. Statuses (the same on every rank): CNC_ERR_NULL_POINTER, CNC_ERR_INVALID_VALUE
+ * (n, nrhs or base out of range or different between ranks, row blocks that do not tile, row_ptr
+ * not starting at base or decreasing, parameters that differ between ranks),
+ * CNC_ERR_INDEX_OUT_OF_RANGE (a column index outside [base, n + base)), CNC_ERR_NOT_FINITE (NaN or
+ * Inf in values, b or x), CNC_ERR_OUT_OF_MEMORY (agreed before the ranks exchange anything),
+ * CNC_ERR_DEVICE (an MPI call failed: the context's communicator returns MPI's errors instead of
+ * aborting; once the iterations have started, only the ranks whose MPI calls fail see it, as MPI
+ * itself reports a lost process), CNC_ERR_INTERNAL.
+ * Numerical outcomes are not errors: read CNC_REASON (as cnc.h's cncSolve).
+ */
+CNC_MPI_API CNCstatus cncMPISolveCSR(CNCMPIcontext context, CNCuint n, CNCuint row_begin,
+                                     CNCuint row_end, const CNCint64* row_ptr,
+                                     const CNCuint* col_idx, const double* values, CNCint base,
+                                     CNCuint nrhs, const double* b, double* x);
+
+/** Message of the last failed call on this context ("" if none); valid until the next call. */
+CNC_MPI_API const char* cncMPIGetErrorMessage(CNCMPIcontext context);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CNC_MPI_H */

@@ -1,0 +1,470 @@
+// The C API of libcnc_mpi (include/cnc_mpi.h): distributed contexts and cncMPISolveCSR.
+// A solve agrees on its arguments before any rank starts the methods: each rank checks its own
+// (and makes its rows canonical), one all-gather gives every rank every rank's verdict, row block
+// and parameters, and every rank then takes the same decision from the same data.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "cnc_mpi.h"
+#include "conversion/convert.hpp"
+#include "mpi/distributed_system.hpp"
+#include "solver/krylov.hpp"
+#include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/parallel.hpp"
+#include "util/timer.hpp"
+
+struct CNCMPIContextStruct {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  // Parameters (cnc.h's names and defaults).
+  int solver = CNC_CG, precond = CNC_PRECOND_JACOBI, restart = 30, threads = 0;
+  std::int64_t max_iterations = 0;  // 0: 5 n, at least 100
+  double threshold = 1e-6;
+  // Statistics of the last solve.
+  std::int64_t iterations = 0, reductions = 0, halo_values = 0;
+  int neighbours = 0, reason = CNC_REASON_NONE, solver_used = 0;
+  double error = 0, true_error = 0, solve_time = 0, elapsed = 0;
+  std::string message;
+};
+
+namespace {
+
+using cnc::error;
+
+// What each rank tells the others before a solve: its verdict on its own arguments, its row
+// block and the arguments that must agree.
+enum field : int {
+  f_status,
+  f_row_begin,
+  f_row_end,
+  f_n,
+  f_base,
+  f_nrhs,
+  f_solver,
+  f_precond,
+  f_max_iterations,
+  f_restart,
+  f_threshold_bits,
+  f_count
+};
+constexpr int message_bytes = 512;
+
+const char* field_name(int f) {
+  switch (f) {
+    case f_n:
+      return "n";
+    case f_base:
+      return "base";
+    case f_nrhs:
+      return "nrhs";
+    case f_solver:
+      return "CNC_SOLVER";
+    case f_precond:
+      return "CNC_PRECONDITIONER";
+    case f_max_iterations:
+      return "CNC_MAX_ITERATIONS";
+    case f_restart:
+      return "CNC_GMRES_RESTART";
+    default:
+      return "CNC_THRESHOLD";
+  }
+}
+
+// Every rank's (status, message): when some rank failed, every rank throws the first failing
+// rank's status and message (one broadcast from it); otherwise returns. `statuses`: one a rank.
+void throw_first_failure(MPI_Comm comm, const std::vector<std::int64_t>& statuses, int me,
+                         const std::string& mine) {
+  for (std::size_t r = 0; r < statuses.size(); ++r) {
+    if (statuses[r] == CNC_OK) continue;
+    char text[message_bytes] = {};
+    if (int(r) == me) std::strncpy(text, mine.c_str(), message_bytes - 1);
+    cnc::mpi::check_mpi(MPI_Bcast(text, message_bytes, MPI_CHAR, int(r), comm), "MPI_Bcast");
+    text[message_bytes - 1] = '\0';
+    throw error(int(statuses[r]), "cncMPISolveCSR: rank " + std::to_string(r) + ": " + text);
+  }
+}
+
+// One all-gather of each rank's status; throws (on every rank) as throw_first_failure.
+void agree(MPI_Comm comm, int size, int me, int status, const std::string& message) {
+  std::int64_t s = status;
+  std::vector<std::int64_t> all(std::size_t(size), 0);
+  cnc::mpi::check_mpi(MPI_Allgather(&s, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm),
+                      "MPI_Allgather");
+  throw_first_failure(comm, all, me, message);
+}
+
+// Runs f, turning what it throws into (status, message).
+template <class F>
+int local_status(std::string& message, F&& f) {
+  try {
+    f();
+    return CNC_OK;
+  } catch (const error& e) {
+    message = e.what();
+    if (message.rfind(": ", 0) == 0) message.erase(0, 2);  // memory::reserve's, told without a call
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    message = "out of host memory";
+    return CNC_ERR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return CNC_ERR_INTERNAL;
+  }
+}
+
+template <class F>
+CNCstatus guarded(CNCMPIcontext c, F&& f) {
+  if (!c) return CNC_ERR_NULL_POINTER;
+  std::string message;
+  const int s = local_status(message, f);
+  if (s != CNC_OK) c->message = message;
+  return s;
+}
+
+std::int64_t first_not_finite(const double* v, std::int64_t count) {
+  if (count <= 0) return -1;
+  return cnc::first_index(count, std::int64_t(1) << 16, cnc::host_threads(),
+                          [&](std::int64_t i) { return !std::isfinite(v[i]); });
+}
+
+void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const CNCint64* row_ptr,
+           const CNCuint* col_idx, const double* values, CNCint base, CNCuint nrhs, const double* b,
+           double* x) {
+  const double t0 = cnc::now_seconds();
+  c->iterations = c->reductions = c->halo_values = 0;
+  c->neighbours = 0, c->reason = CNC_REASON_NONE, c->solver_used = 0;
+  c->error = c->true_error = c->solve_time = c->elapsed = 0;
+  const int threads = cnc::host_threads(c->threads);
+  const std::int64_t rows = std::int64_t(row_end) - std::int64_t(row_begin);
+
+  // 1. This rank's arguments, its rows made canonical (global columns).
+  cnc::user_csr a;
+  std::string message;
+  const int status = local_status(message, [&] {
+    if (n == 0 || n > CNCuint(std::numeric_limits<std::int32_t>::max()))
+      throw error(CNC_ERR_INVALID_VALUE, "n=" + std::to_string(n) + " is out of range");
+    if (base != 0 && base != 1)
+      throw error(CNC_ERR_INVALID_VALUE, "base=" + std::to_string(base) + " is neither 0 nor 1");
+    if (nrhs == 0) throw error(CNC_ERR_INVALID_VALUE, "nrhs=0");
+    if (row_begin > row_end || row_end > n)
+      throw error(CNC_ERR_INVALID_VALUE, "rows [" + std::to_string(row_begin) + ", " +
+                                             std::to_string(row_end) + ") are not inside [0, " +
+                                             std::to_string(n) + ")");
+    if (!row_ptr) throw error(CNC_ERR_NULL_POINTER, "row_ptr is NULL");
+    if (rows > 0 && (!b || !x)) throw error(CNC_ERR_NULL_POINTER, "b or x is NULL");
+    cnc::check_row_ptr(std::int32_t(rows), row_ptr, base);
+    if (row_ptr[rows] > base && (!col_idx || !values))
+      throw error(CNC_ERR_NULL_POINTER, "col_idx or values is NULL");
+    a = cnc::csr_from_user(std::int32_t(rows), row_ptr, col_idx, values, base, std::int32_t(n));
+    const std::int64_t len = rows * std::int64_t(nrhs);
+    if (const std::int64_t i = first_not_finite(b, len); i >= 0)
+      throw error(CNC_ERR_NOT_FINITE, "b[" + std::to_string(i) + "] is not finite");
+    if (const std::int64_t i = first_not_finite(x, len); i >= 0)
+      throw error(CNC_ERR_NOT_FINITE, "x[" + std::to_string(i) + "] is not finite");
+  });
+
+  // 2. Every rank's verdict, block and parameters, in one all-gather.
+  std::int64_t mine[f_count];
+  mine[f_status] = status, mine[f_row_begin] = row_begin, mine[f_row_end] = row_end;
+  mine[f_n] = n, mine[f_base] = base, mine[f_nrhs] = nrhs, mine[f_solver] = c->solver;
+  mine[f_precond] = c->precond, mine[f_max_iterations] = c->max_iterations;
+  mine[f_restart] = c->restart;
+  std::memcpy(&mine[f_threshold_bits], &c->threshold, sizeof(double));
+  std::vector<std::int64_t> all(std::size_t(f_count) * std::size_t(c->size));
+  cnc::mpi::check_mpi(
+      MPI_Allgather(mine, f_count, MPI_INT64_T, all.data(), f_count, MPI_INT64_T, c->comm),
+      "MPI_Allgather");
+  auto at = [&](int r, int f) { return all[std::size_t(r) * f_count + std::size_t(f)]; };
+  std::vector<std::int64_t> statuses(std::size_t(c->size));
+  for (int r = 0; r < c->size; ++r) statuses[std::size_t(r)] = at(r, f_status);
+  throw_first_failure(c->comm, statuses, c->rank, message);
+  for (int r = 0; r < c->size; ++r)  // the same data on every rank: the same verdict
+    for (int f = f_n; f < f_count; ++f)
+      if (at(r, f) != at(0, f))
+        throw error(CNC_ERR_INVALID_VALUE,
+                    "cncMPISolveCSR: " + std::string(field_name(f)) + " differs between rank 0 (" +
+                        std::to_string(at(0, f)) + ") and rank " + std::to_string(r) + " (" +
+                        std::to_string(at(r, f)) + ")");
+  std::vector<std::int64_t> starts(std::size_t(c->size) + 1);
+  for (int r = 0; r < c->size; ++r) {
+    const std::int64_t expected = r == 0 ? 0 : at(r - 1, f_row_end);
+    if (at(r, f_row_begin) != expected)
+      throw error(CNC_ERR_INVALID_VALUE,
+                  "cncMPISolveCSR: the row blocks do not tile [0, n) in rank order: rank " +
+                      std::to_string(r) + " starts at row " + std::to_string(at(r, f_row_begin)) +
+                      ", expected " + std::to_string(expected));
+    starts[std::size_t(r)] = at(r, f_row_begin);
+  }
+  starts[std::size_t(c->size)] = at(c->size - 1, f_row_end);
+  if (starts.back() != std::int64_t(n))
+    throw error(CNC_ERR_INVALID_VALUE,
+                "cncMPISolveCSR: the row blocks do not tile [0, n): they end at row " +
+                    std::to_string(starts.back()) + ", not at n=" + std::to_string(n));
+
+  // 3. The two blocks and the exchange plan; the vectors' memory asked for before anyone enters
+  // a collective that another rank's failure would leave waiting.
+  const int k = int(nrhs);
+  const int vectors = 5 + (c->solver == CNC_GMRES ? c->restart + 3 : 4);
+  cnc::mpi::distributed_matrix m;
+  message.clear();
+  const int split = local_status(message, [&] {
+    cnc::memory::reserve(double(rows) * k * 8.0 * vectors, [&] {
+      return "the distributed solve's vectors (" + std::to_string(vectors) + " of " +
+             std::to_string(rows) + " rows x " + std::to_string(k) + " systems)";
+    });
+    m = cnc::mpi::split_rows(a.view, starts, c->rank, threads);
+  });
+  agree(c->comm, c->size, c->rank, split, message);
+  cnc::mpi::plan_exchange(c->comm, m, starts);
+  a = cnc::user_csr();  // the two blocks are all the solve needs
+
+  // 4. The method, unchanged, over the distributed system.
+  std::int64_t reductions = 0;
+  const auto sys = cnc::mpi::make_distributed_system(
+      c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, threads, &reductions);
+  cnc::krylov_params kp;
+  kp.base.max_iterations =
+      c->max_iterations > 0 ? c->max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(n));
+  kp.base.threshold = c->threshold;
+  kp.base.device_residual = true;  // the system's residual is b - A x in double, global
+  kp.restart = c->restart;
+  kp.rows = rows;  // the byte and flop counts are this rank's
+  kp.nnz = m.local.nnz() + m.halo.nnz();
+  kp.matrix_bytes = 12.0 * double(kp.nnz) + 8.0 * double(rows);
+  kp.vector_bytes = 8;
+  cnc::csr_view shape;
+  shape.n = std::int32_t(rows);  // the methods read only its n (the residual is the system's)
+  const double ts = cnc::now_seconds();
+  const int method = c->solver == CNC_SOLVER_DEFAULT ? CNC_CG : c->solver;
+  const cnc::pcg_result r = method == CNC_BICGSTAB ? cnc::bicgstab_solve(*sys, shape, k, b, x, kp)
+                            : method == CNC_GMRES  ? cnc::gmres_solve(*sys, shape, k, b, x, kp)
+                                                   : cnc::cg_solve(*sys, shape, k, b, x, kp);
+  c->solve_time = cnc::now_seconds() - ts;
+
+  // 5. As cnc's pipeline: a converged residual says nothing of x where A does not see it. One
+  // more collective, so that every rank reports the same reason.
+  double bad = 0.0;
+  for (int j = 0; j < k; ++j)
+    if (r.reasons[std::size_t(j)] == CNC_REASON_CONVERGED &&
+        first_not_finite(x + std::size_t(j) * std::size_t(rows), rows) >= 0)
+      bad = 1.0;
+  sys->sum_over_ranks(&bad, 1);
+  c->reason = bad > 0 ? CNC_REASON_NOT_FINITE : r.reason;
+  c->iterations = r.iterations;
+  c->error = r.residual.empty() ? 0 : *std::max_element(r.residual.begin(), r.residual.end());
+  c->true_error = r.true_residual.empty()
+                      ? 0
+                      : *std::max_element(r.true_residual.begin(), r.true_residual.end());
+  c->reductions = reductions;
+  c->halo_values = m.halo_size;
+  c->neighbours = int(std::max(m.recv_rank.size(), m.send_rank.size()));
+  c->solver_used = method;
+  c->elapsed = cnc::now_seconds() - t0;
+}
+
+}  // namespace
+
+extern "C" {
+
+CNC_MPI_API CNCMPIcontext cncMPINewContext(MPI_Comm comm) {
+  int initialized = 0, finalized = 0;
+  if (MPI_Initialized(&initialized) != MPI_SUCCESS || !initialized) return nullptr;
+  if (MPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return nullptr;
+  auto* c = new (std::nothrow) CNCMPIContextStruct;
+  int ok = c ? 1 : 0, all_ok = 0;
+  // Every rank learns whether every rank could allocate: all get a context or none does.
+  const int reduced = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!c) return nullptr;
+  if (reduced != MPI_SUCCESS || !all_ok) {
+    delete c;
+    return nullptr;
+  }
+  if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
+    delete c;
+    return nullptr;
+  }
+  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(c->comm, &c->rank);
+  MPI_Comm_size(c->comm, &c->size);
+  return c;
+}
+
+CNC_MPI_API void cncMPIDeleteContext(CNCMPIcontext context) {
+  if (!context) return;
+  if (context->comm != MPI_COMM_NULL) MPI_Comm_free(&context->comm);
+  delete context;
+}
+
+CNC_MPI_API CNCstatus cncMPISolverParameteri(CNCMPIcontext context, CNCenum pname, CNCint value) {
+  return guarded(context, [&] {
+    auto bad_value = [&] {
+      throw error(CNC_ERR_INVALID_VALUE, "cncMPISolverParameteri(" + std::to_string(pname) + ", " +
+                                             std::to_string(value) + "): out of range");
+    };
+    auto bad_enum = [&] {
+      throw error(CNC_ERR_INVALID_ENUM, "cncMPISolverParameteri(" + std::to_string(pname) + ", " +
+                                            std::to_string(value) + "): not accepted");
+    };
+    switch (pname) {
+      case CNC_SOLVER:
+        if (value != CNC_SOLVER_DEFAULT && value != CNC_CG && value != CNC_BICGSTAB &&
+            value != CNC_GMRES)
+          bad_enum();
+        context->solver = value == CNC_SOLVER_DEFAULT ? CNC_CG : value;
+        break;
+      case CNC_PRECONDITIONER:
+        if (value != CNC_PRECOND_NONE && value != CNC_PRECOND_JACOBI) bad_enum();
+        context->precond = value;
+        break;
+      case CNC_MAX_ITERATIONS:
+        if (value < 0) bad_value();
+        context->max_iterations = value;
+        break;
+      case CNC_GMRES_RESTART:
+        if (value < 1) bad_value();
+        context->restart = value;
+        break;
+      case CNC_NB_THREADS:
+        if (value < 0) bad_value();
+        context->threads = value;
+        break;
+      default:
+        bad_enum();
+    }
+  });
+}
+
+CNC_MPI_API CNCstatus cncMPISolverParameterd(CNCMPIcontext context, CNCenum pname, double value) {
+  if (context && pname == CNC_THRESHOLD) {
+    return guarded(context, [&] {
+      if (!(std::isfinite(value) && value > 0))
+        throw error(CNC_ERR_INVALID_VALUE, "cncMPISolverParameterd(CNC_THRESHOLD, " +
+                                               std::to_string(value) + "): must be finite and > 0");
+      context->threshold = value;
+    });
+  }
+  if (context && !(std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 2e9)) {
+    context->message = "cncMPISolverParameterd: " + std::to_string(value) + " is not an integer";
+    return CNC_ERR_INVALID_VALUE;
+  }
+  return cncMPISolverParameteri(context, pname, CNCint(value));
+}
+
+CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, double* value) {
+  return guarded(context, [&] {
+    if (!value) throw error(CNC_ERR_NULL_POINTER, "cncMPIGetDoublev: value is NULL");
+    switch (pname) {
+      case CNC_ERROR:
+        *value = context->error;
+        return;
+      case CNC_TRUE_ERROR:
+        *value = context->true_error;
+        return;
+      case CNC_SOLVE_TIME:
+        *value = context->solve_time;
+        return;
+      case CNC_ELAPSED_TIME:
+        *value = context->elapsed;
+        return;
+      case CNC_THRESHOLD:
+        *value = context->threshold;
+        return;
+      case CNC_USED_ITERATIONS:
+        *value = double(context->iterations);
+        return;
+      case CNC_REASON:
+        *value = context->reason;
+        return;
+      case CNC_SOLVER_USED:
+        *value = context->solver_used;
+        return;
+      case CNC_SOLVER:
+        *value = context->solver;
+        return;
+      case CNC_PRECONDITIONER:
+        *value = context->precond;
+        return;
+      case CNC_MAX_ITERATIONS:
+        *value = double(context->max_iterations);
+        return;
+      case CNC_GMRES_RESTART:
+        *value = context->restart;
+        return;
+      case CNC_NB_THREADS:
+        *value = context->threads;
+        return;
+      case CNC_MPI_REDUCTIONS:
+        *value = double(context->reductions);
+        return;
+      case CNC_MPI_HALO_VALUES:
+        *value = double(context->halo_values);
+        return;
+      case CNC_MPI_NEIGHBOURS:
+        *value = context->neighbours;
+        return;
+      case CNC_MPI_RANKS:
+        *value = context->size;
+        return;
+      default:
+        throw error(CNC_ERR_INVALID_ENUM,
+                    "cncMPIGet: " + std::to_string(pname) + " is not a parameter or statistic");
+    }
+  });
+}
+
+CNC_MPI_API CNCstatus cncMPIGetInteger64v(CNCMPIcontext context, CNCenum pname, CNCint64* value) {
+  if (context && !value) {
+    context->message = "cncMPIGetInteger64v: value is NULL";
+    return CNC_ERR_NULL_POINTER;
+  }
+  if (context && pname == CNC_USED_ITERATIONS) return *value = context->iterations, CNC_OK;
+  if (context && pname == CNC_MPI_REDUCTIONS) return *value = context->reductions, CNC_OK;
+  if (context && pname == CNC_MPI_HALO_VALUES) return *value = context->halo_values, CNC_OK;
+  if (context && pname == CNC_MAX_ITERATIONS) return *value = context->max_iterations, CNC_OK;
+  if (context && (pname == CNC_ERROR || pname == CNC_TRUE_ERROR || pname == CNC_SOLVE_TIME ||
+                  pname == CNC_ELAPSED_TIME || pname == CNC_THRESHOLD)) {
+    context->message = "cncMPIGetInteger64v: " + std::to_string(pname) + " is a double";
+    return CNC_ERR_INVALID_ENUM;
+  }
+  double d = 0;
+  const CNCstatus s = cncMPIGetDoublev(context, pname, &d);
+  if (s == CNC_OK) *value = CNCint64(d);
+  return s;
+}
+
+CNC_MPI_API CNCstatus cncMPIGetIntegerv(CNCMPIcontext context, CNCenum pname, CNCint* value) {
+  if (context && !value) {
+    context->message = "cncMPIGetIntegerv: value is NULL";
+    return CNC_ERR_NULL_POINTER;
+  }
+  CNCint64 v = 0;
+  const CNCstatus s = cncMPIGetInteger64v(context, pname, &v);
+  if (s == CNC_OK)
+    *value = CNCint(std::clamp<CNCint64>(v, std::numeric_limits<CNCint>::min(),
+                                         std::numeric_limits<CNCint>::max()));
+  return s;
+}
+
+CNC_MPI_API CNCstatus cncMPISolveCSR(CNCMPIcontext context, CNCuint n, CNCuint row_begin,
+                                     CNCuint row_end, const CNCint64* row_ptr,
+                                     const CNCuint* col_idx, const double* values, CNCint base,
+                                     CNCuint nrhs, const double* b, double* x) {
+  if (!context) return CNC_ERR_NULL_POINTER;  // no communicator: nothing to agree over
+  context->message.clear();
+  return guarded(context, [&] {
+    solve(context, n, row_begin, row_end, row_ptr, col_idx, values, base, nrhs, b, x);
+  });
+}
+
+CNC_MPI_API const char* cncMPIGetErrorMessage(CNCMPIcontext context) {
+  return context ? context->message.c_str() : "";
+}
+
+}  // extern "C"

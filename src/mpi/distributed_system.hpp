@@ -1,0 +1,59 @@
+// A device_system split over the processes of an MPI communicator (libcnc_mpi): each process owns
+// a contiguous block of rows of every vector, held as an operator system's host vectors
+// (solver/operator_system.hpp), so CG, BiCGSTAB and GMRES of solver/krylov.hpp run on it
+// unchanged. What differs from one process is in three places:
+// - spmv (and residual, which calls it): the halo values of x are exchanged with non-blocking
+//   messages while the block of columns this process owns is multiplied, then the off-process
+//   block is added;
+// - dots: the local sums, then one collective for all the values of the call;
+// - sum_over_ranks (backend.hpp): the methods' other host-side sums, through the same collective.
+// Both reductions gather every process's partial sums and add them in rank order, so every
+// process gets the same bits (and so takes the same decisions) whatever MPI's reduction order.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "matrix/matrix.hpp"
+
+namespace cnc::mpi {
+
+// One process's rows of the matrix, split for the halo exchange.
+struct distributed_matrix {
+  std::int32_t n = 0;          // this process's rows
+  csr_matrix local;            // columns this process owns, renumbered from 0 (n x n)
+  csr_matrix halo;             // n rows; columns index the halo buffer (values other processes own)
+  std::int32_t halo_size = 0;  // values received per product, per right-hand side
+  std::vector<std::int32_t> halo_global;  // the global row of each halo value, increasing
+  // Messages of one product: halo values [recv_at[i], recv_at[i+1]) come from rank recv_rank[i];
+  // to send_rank[i] go this process's rows send_row[send_at[i] .. send_at[i+1]).
+  std::vector<int> recv_rank, send_rank;
+  std::vector<std::int32_t> recv_at, send_at, send_row;
+  std::vector<double> inv_diag;  // Jacobi: 1 / a_ii, 1 where a_ii is zero, absent or subnormal
+  std::int64_t zero_diagonals = 0;
+};
+
+// Splits this process's canonical rows [starts[me], starts[me+1]) (`rows`: 0-based, global
+// columns, sorted) into the local and halo blocks (local work: whatever it throws, the processes
+// agree on before any of them enters the collective plan_exchange). starts: size + 1 offsets.
+distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64_t>& starts, int me,
+                              int threads);
+// Agrees with the other processes on who sends what to whom (collective over comm: two
+// all-to-all calls) and fills m's message lists.
+void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::int64_t>& starts);
+
+// Throws cnc::error(CNC_ERR_DEVICE) naming the call when an MPI call did not succeed (the
+// communicator's error handler is MPI_ERRORS_RETURN).
+void check_mpi(int code, const char* call);
+
+// The system over `m` for k right-hand sides; jacobi: z = d∘r, else z = r. `reductions` (may be
+// null) counts the collective reductions issued.
+std::unique_ptr<device_system> make_distributed_system(MPI_Comm comm, const distributed_matrix& m,
+                                                       int k, bool jacobi, int threads,
+                                                       std::int64_t* reductions);
+
+}  // namespace cnc::mpi
