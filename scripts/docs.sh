@@ -50,10 +50,8 @@ for c in build/libcnc.so build-test/libcnc.so; do
   [ -z "$lib" ] && [ -f "$c" ] && lib=$PWD/$c
 done
 # The first interpreter that has numpy (the package needs it): python3 on PATH, else Debian's.
-py=""
-for c in ${PYTHON:-} python3 /usr/bin/python3; do
-  [ -z "$py" ] && command -v "$c" >/dev/null && "$c" -c "import numpy" 2>/dev/null && py=$c
-done
+. "$(dirname "$0")/find-python.sh"
+py=$(find_python numpy)
 if [ -n "$lib" ] && [ -n "$py" ]; then
   mkdir -p "$out/python"
   modules=(cnc cnc.context cnc.info cnc.errors)

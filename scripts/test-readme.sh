@@ -160,7 +160,9 @@ if [[ -z $only || $only != python || -z $python ]]; then
   export LD_LIBRARY_PATH="$libdir" CMAKE_PREFIX_PATH="$tmp/prefix"
 fi
 if [[ -z $python ]]; then
-  python=${PYTHON:-python3}
+  . "$repo/scripts/find-python.sh"
+  python=$(find_python numpy scipy)
+  python=${python:-${PYTHON:-python3}}  # none has them: the block's own error says so
   export PYTHONPATH="$repo/bindings/python" CNC_LIBRARY="$libdir/libcnc.so"
 fi
 
