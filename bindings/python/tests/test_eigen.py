@@ -37,6 +37,14 @@ def test_closed_form_smallest_largest():
     assert np.allclose(w, exact[-3:], atol=1e-11, rtol=0)
 
 
+# M and shift-invert need a factorization; inside the spectrum an indefinite one (SuperLU).
+needs_superlu = pytest.mark.skipif(
+    not cnc.direct_solver_available("superlu"),
+    reason="SKIP: SuperLU not available (Debian: libsuperlu5; a libcnc built with its header)",
+)
+
+
+@needs_superlu
 def test_against_dense_eigh_generalized():
     A = poisson2d(12)  # 144 unknowns
     n = A.shape[0]
