@@ -16,36 +16,8 @@
 
 #include <cnc_nl.h>
 
+#include "nl_messages.h"
 #include "nl_test_util.h"
-
-/* Messages printed through nlPrintfFuncs, kept for the checks. */
-static char g_messages[8192];
-
-static int capture_fprintf(FILE* out, const char* fmt, ...) {
-  (void)out;
-  va_list ap;
-  va_start(ap, fmt);
-  const size_t used = strlen(g_messages);
-  const int r = vsnprintf(g_messages + used, sizeof g_messages - used, fmt, ap);
-  va_end(ap);
-  return r;
-}
-
-static int capture_printf(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  const size_t used = strlen(g_messages);
-  const int r = vsnprintf(g_messages + used, sizeof g_messages - used, fmt, ap);
-  va_end(ap);
-  return r;
-}
-
-static void capture(void) {
-  g_messages[0] = 0;
-  nlPrintfFuncs(capture_printf, capture_fprintf);
-}
-
-static void release(void) { nlPrintfFuncs(NULL, NULL); }
 
 /* The symmetric indefinite 2x2 system [1 -5; -5 4] x = (5, 6) (eigenvalues of both signs):
  * x = (-50/21, -31/21). */
@@ -73,7 +45,7 @@ static void test_indefinite_cg(void** state) {
   (void)state;
   const NLenum solvers[2] = {NL_CG, NL_SOLVER_DEFAULT}; /* plain CG; Jacobi CG (NL_SYMMETRIC) */
   for (int s = 0; s < 2; ++s) {
-    capture();
+    nl_capture();
     NLContext ctx = nlNewContext();
     assemble_indefinite(solvers[s], s == 1, 0);
     assert_true(nlSolve());
@@ -85,10 +57,10 @@ static void test_indefinite_cg(void** state) {
     double err = 1.0;
     nlGetDoublev(NL_ERROR, &err);
     assert_true(err < 1e-10);
-    assert_non_null(strstr(g_messages, "not positive definite"));
+    assert_non_null(strstr(nl_messages, "not positive definite"));
     assert_int_equal(nlGetErrorCNC(), 0);
     nlDeleteContext(ctx);
-    release();
+    nl_release();
   }
 }
 
@@ -97,7 +69,7 @@ static void test_indefinite_cg(void** state) {
 static void test_indefinite_cg_buffer(void** state) {
   (void)state;
   double x[2] = {1.0, 1.0};
-  capture();
+  nl_capture();
   NLContext ctx = nlNewContext();
   nlEnable(NL_VARIABLES_BUFFER);
   nlSolverParameteri(NL_NB_VARIABLES, 2);
@@ -121,14 +93,14 @@ static void test_indefinite_cg_buffer(void** state) {
   nlGetIntegerv(NL_USED_ITERATIONS, &it);
   assert_int_equal(it, 2);
   nlDeleteContext(ctx);
-  release();
+  nl_release();
 }
 
 /* Stopped after one step, x is that step's iterate, never zeros: x1 = (r'r / p'Ap) b with
  * r = p = b = (5, 6), A b = (-25, -1), so x1 = (61 / -131) (5, 6). */
 static void test_indefinite_last_iterate(void** state) {
   (void)state;
-  capture();
+  nl_capture();
   NLContext ctx = nlNewContext();
   assemble_indefinite(NL_CG, 0, 1);
   assert_true(nlSolve()); /* the iteration limit is not a failure in OpenNL */
@@ -138,7 +110,7 @@ static void test_indefinite_last_iterate(void** state) {
   nlGetIntegerv(NL_USED_ITERATIONS, &it);
   assert_int_equal(it, 1);
   nlDeleteContext(ctx);
-  release();
+  nl_release();
 }
 
 /* diag(1, 4, 9, ..., n^2) x = 1: condition number n^2; plain CG needs far more than 100
@@ -365,10 +337,10 @@ static void test_pattern_positions(void** state) {
     nlAddIRightHandSide(i, b);
   }
   /* A full row is refused with a message, not an abort. */
-  capture();
+  nl_capture();
   assert_int_equal(nlAddIJCoefficient(0, 3, 1.0), (NLulong)-1);
-  assert_non_null(strstr(g_messages, "full"));
-  release();
+  assert_non_null(strstr(nl_messages, "full"));
+  nl_release();
   nlEnd(NL_MATRIX);
   nlEnd(NL_SYSTEM);
   nlClearErrorCNC();
@@ -467,14 +439,14 @@ static NLboolean solve_float(double threshold, double* true_err) {
 static void test_single_precision_shortfall(void** state) {
   (void)state;
   double err = 0.0;
-  capture();
+  nl_capture();
   assert_false(solve_float(1e-10, &err));
   assert_true(err > 1e-10);
-  assert_non_null(strstr(g_messages, "NL_THRESHOLD"));
-  g_messages[0] = 0;
+  assert_non_null(strstr(nl_messages, "NL_THRESHOLD"));
+  nl_messages[0] = 0;
   assert_true(solve_float(1e-4, &err));
   assert_true(err <= 2e-4);
-  release();
+  nl_release();
 }
 
 /* Extensions cnc does not have answer NL_FALSE, with a message, and are not initialized. */
@@ -482,11 +454,11 @@ static void test_missing_extensions(void** state) {
   (void)state;
   const char* names[] = {"MKL", "AMGCL"}; /* SUPERLU, CHOLMOD, ARPACK: test_nl_direct/eigen.c */
   for (size_t e = 0; e < sizeof names / sizeof names[0]; ++e) {
-    capture();
+    nl_capture();
     assert_false(nlInitExtension(names[e]));
-    assert_non_null(strstr(g_messages, names[e]));
+    assert_non_null(strstr(nl_messages, names[e]));
     assert_false(nlExtensionIsInitialized(names[e]));
-    release();
+    nl_release();
   }
 }
 

@@ -18,28 +18,8 @@
 
 #include <cnc_nl.h>
 
+#include "nl_messages.h"
 #include "nl_test_util.h"
-
-static char g_messages[4096];
-
-static int capture_fprintf(FILE* out, const char* fmt, ...) {
-  (void)out;
-  va_list ap;
-  va_start(ap, fmt);
-  const size_t used = strlen(g_messages);
-  const int r = vsnprintf(g_messages + used, sizeof g_messages - used, fmt, ap);
-  va_end(ap);
-  return r;
-}
-
-static int capture_printf(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  const size_t used = strlen(g_messages);
-  const int r = vsnprintf(g_messages + used, sizeof g_messages - used, fmt, ap);
-  va_end(ap);
-  return r;
-}
 
 enum { kN = 100 }; /* variables; 0 and kN-1 locked */
 
@@ -122,12 +102,11 @@ static void test_matrix_function_jacobi(void** state) {
   NLContext ctx = nlNewContext();
   assemble_line(NL_SOLVER_DEFAULT);
   nlSetFunction(NL_FUNC_MATRIX, (NLfunc)chain);
-  g_messages[0] = 0;
-  nlPrintfFuncs(capture_printf, capture_fprintf);
+  nl_capture();
   g_matrix_calls = 0;
   assert_false(nlSolve());
-  nlPrintfFuncs(NULL, NULL);
-  assert_non_null(strstr(g_messages, "JACOBI"));
+  nl_release();
+  assert_non_null(strstr(nl_messages, "JACOBI"));
   assert_int_equal(g_matrix_calls, 0);
   assert_double_equal(nlGetVariable(50), 0.0, 0.0);
   /* With NL_PRECOND_NONE it solves. */
@@ -198,11 +177,10 @@ static void test_preconditioner_function(void** state) {
 static void test_solver_function_refused(void** state) {
   (void)state;
   NLContext ctx = nlNewContext();
-  g_messages[0] = 0;
-  nlPrintfFuncs(capture_printf, capture_fprintf);
+  nl_capture();
   nlSetFunction(NL_FUNC_SOLVER, (NLfunc)chain);
-  nlPrintfFuncs(NULL, NULL);
-  assert_non_null(strstr(g_messages, "user solver function"));
+  nl_release();
+  assert_non_null(strstr(nl_messages, "user solver function"));
   NLfunc back = (NLfunc)chain;
   nlGetFunction(NL_FUNC_SOLVER, &back);
   assert_null(back);

@@ -21,6 +21,7 @@
 #include <NL/nl_matrix.h>
 #include <NL/nl_private.h>
 
+#include "nl_messages.h"
 #include "nl_test_util.h"
 
 /* ---- Values and types (OpenNL 4's nl.h, nl_ext.h, nl_matrix.h) --------------------------------
@@ -174,23 +175,6 @@ static void test_every_function_links(void** state) {
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; ++i) assert_non_null(fns[i]);
 }
 
-/* Messages, captured. */
-static char g_messages[4096];
-static int capture_fprintf(FILE* out, const char* fmt, ...) {
-  (void)out;
-  va_list ap;
-  va_start(ap, fmt);
-  const size_t used = strlen(g_messages);
-  const int r = vsnprintf(g_messages + used, sizeof g_messages - used, fmt, ap);
-  va_end(ap);
-  return r;
-}
-static void capture(void) {
-  g_messages[0] = 0;
-  nlPrintfFuncs(NULL, capture_fprintf);
-}
-static void release(void) { nlPrintfFuncs(NULL, NULL); }
-
 /* The 4 x 4 matrix used below (nonsymmetric), and y = A x computed densely. */
 static const double kA[4][4] = {{4, -1, 0, 2}, {0, 3, 0, 0}, {1, 0, 5, -2}, {0, -3, 0, 6}};
 static const double kX[4] = {1.0, -2.0, 0.5, 3.0};
@@ -233,10 +217,10 @@ static void test_crs_matrix(void** state) {
       ++offset;
     }
   }
-  capture(); /* OpenNL asserts on a full row: a message and (NLulong)-1 here */
+  nl_capture(); /* OpenNL asserts on a full row: a message and (NLulong)-1 here */
   assert_int_equal(nlCRSMatrixAdd(M, 1, 3, 1.0), (NLulong)-1);
-  assert_true(strlen(g_messages) > 0);
-  release();
+  assert_true(strlen(nl_messages) > 0);
+  nl_release();
   double y[4], ref[4];
   dense_mult(kA, kX, ref);
   nlMultMatrixVector((NLMatrix)M, kX, y);
@@ -258,10 +242,10 @@ static void test_crs_matrix(void** state) {
   assert_int_equal(ftruncate(fileno(f), 20), 0);
   fclose(f);
   NLCRSMatrix* T = NL_NEW(NLCRSMatrix);
-  capture();
+  nl_capture();
   assert_false(nlCRSMatrixLoad(T, path));
-  assert_non_null(strstr(g_messages, "truncated"));
-  release();
+  assert_non_null(strstr(nl_messages, "truncated"));
+  nl_release();
   free(T);
   unlink(path);
   nlDeleteMatrix((NLMatrix)L);
@@ -360,17 +344,17 @@ static void test_function_and_product(void** state) {
   nlMultMatrixVector(P, kX, y);
   for (int i = 0; i < 4; ++i) assert_double_equal(y[i], 2.0 * ref[i], 1e-12);
   assert_int_equal(nlMatrixNNZ(P), 16); /* not sparse: m n */
-  capture();
+  nl_capture();
   assert_null(nlMatrixFactorize(S, NL_CG)); /* not a direct solver (test_nl_direct.c: those) */
-  assert_non_null(strstr(g_messages, "direct solver"));
-  release();
+  assert_non_null(strstr(nl_messages, "direct solver"));
+  nl_release();
   nlDeleteMatrix(P); /* deletes S and F, which it owns */
 
   NLContext ctx = nlNewContext();
-  capture();
+  nl_capture();
   assert_null(nlGetCurrentMatrix());
-  assert_true(strlen(g_messages) > 0);
-  release();
+  assert_true(strlen(nl_messages) > 0);
+  nl_release();
   nlDeleteContext(ctx);
 }
 
