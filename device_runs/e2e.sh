@@ -5,6 +5,14 @@
 # Debian's packages, which that machine cannot fetch). Make it here, once, from the repository root:
 #   mkdir -p .devfull/debs && (cd .devfull/debs && apt-get download libcmocka0 libcmocka-dev \
 #     opencl-c-headers ocl-icd-libopencl1 libxxhash-dev && for f in *.deb; do dpkg -x $f ../root; done)
+# The direct and eigen solvers' libraries (dlopen'ed; runs 47-50) go there the same way, with the
+# headers copied from this machine's /usr/include/{suitesparse,superlu} into .devfull/root/usr/include:
+#   apt-get download libcholmod3 libsuitesparseconfig5 libamd2 libcamd2 libcolamd2 libccolamd2 \
+#     libmetis5 libopenblas0-pthread libsuperlu5 libgfortran5 libquadmath0 libarpack2
+# (drop the reference blas/ and lapack/ folders: the carry is capped at 64 MiB), configure with
+# -DCNC_CHOLMOD_INCLUDE_DIR=$C/usr/include/suitesparse -DCNC_SUPERLU_INCLUDE_DIR=$C/usr/include/superlu
+# and run with LD_LIBRARY_PATH=$L/openblas-pthread:... CNC_CHOLMOD_LIBRARY=$L/libcholmod.so.3
+# CNC_SUPERLU_LIBRARY=$L/libsuperlu.so.5 CNC_ARPACK_LIBRARY=$L/libarpack.so.2.
 # then pass carry [".devfull"] to the device tool. Usage: bash device_runs/e2e.sh [build|tests|bench|python|all]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
