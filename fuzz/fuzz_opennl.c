@@ -316,9 +316,11 @@ static void one_call(fuzz_input* in, NLContext* ctx) {
         case 2:
           nlEigenSolverParameterd(fz_pname(in), fz_double(in));
           break;
-        case 3:
-          nlEigenSolverParameteri(fz_pname(in), (NLint)fz_u32(in));
+        case 3: { /* OpenNL's eigen parameters include NL_NB_VARIABLES: capped the same way */
+          const NLenum p = fz_pname(in);
+          nlEigenSolverParameteri(p, fz_value(in, p));
           break;
+        }
         case 4:
           nlEigenSolve();
           break;

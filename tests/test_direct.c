@@ -322,6 +322,52 @@ static void test_superlu_singular(void** unused) {
   assert_int_equal(read_stats().reason, CNC_REASON_BREAKDOWN);
   assert_true(all_equal(3, x, 7.0));
   assert_non_null(strstr(choice_reason(), "singular"));
+  /* Structurally singular: a 2 x 2 matrix with one entry (an empty row and an empty column; SuperLU
+   * 5.3 itself wrote out of bounds on it, found by fuzz_opennl). */
+  CNCint64 rp1[3] = {0, 1, 1};
+  CNCuint ci1[1] = {1};
+  double v1[1] = {1e-202}, b1[2] = {1, 1}, x1[2] = {7, 7};
+  assert_int_equal(cncSolveCSR(2, rp1, ci1, v1, 0, 1, b1, x1), CNC_OK);
+  assert_int_equal(read_stats().reason, CNC_REASON_BREAKDOWN);
+  assert_true(all_equal(2, x1, 7.0));
+  assert_non_null(strstr(choice_reason(), "holds no entry"));
+}
+
+/* Coefficients whose sum overflows double, assembled through the state machine (cncSolveCSR
+ * refuses non-finite values itself): never handed to the library (SuperLU's pivot search wrote out
+ * of bounds on such a matrix), reason NOT_FINITE, the variables as they were. */
+static void test_overflowed_sum(void** unused) {
+  (void)unused;
+  const CNCenum solvers[2] = {CNC_CHOLMOD, CNC_SUPERLU};
+  for (int s = 0; s < 2; ++s) {
+    if (!cncDirectSolverAvailable(solvers[s])) continue;
+    CNCcontext c = cncNewContext();
+    CNCcontext prev = cncGetCurrent();
+    cncMakeCurrent(c);
+    assert_int_equal(cncSolverParameteri(CNC_NB_VARIABLES, 2), CNC_OK);
+    assert_int_equal(cncSolverParameteri(CNC_SOLVER, solvers[s]), CNC_OK);
+    assert_int_equal(cncBegin(CNC_SYSTEM), CNC_OK);
+    assert_int_equal(cncSetVariable(0, 7.0), CNC_OK);
+    assert_int_equal(cncSetVariable(1, 7.0), CNC_OK);
+    assert_int_equal(cncBegin(CNC_MATRIX), CNC_OK);
+    assert_int_equal(cncAddIJCoefficient(0, 0, 1e308), CNC_OK);
+    assert_int_equal(cncAddIJCoefficient(0, 0, 1e308), CNC_OK); /* the sum: not finite */
+    assert_int_equal(cncAddIJCoefficient(0, 1, 1.0), CNC_OK);
+    assert_int_equal(cncAddIJCoefficient(1, 0, 1.0), CNC_OK);
+    assert_int_equal(cncAddIJCoefficient(1, 1, 2.0), CNC_OK);
+    assert_int_equal(cncAddIRightHandSide(0, 1.0), CNC_OK);
+    assert_int_equal(cncAddIRightHandSide(1, 1.0), CNC_OK);
+    assert_int_equal(cncEnd(CNC_MATRIX), CNC_OK);
+    assert_int_equal(cncEnd(CNC_SYSTEM), CNC_OK);
+    assert_int_equal(cncSolve(), CNC_OK);
+    assert_int_equal(read_stats().reason, CNC_REASON_NOT_FINITE);
+    double x0 = 0, x1 = 0;
+    assert_int_equal(cncGetVariable(0, &x0), CNC_OK);
+    assert_int_equal(cncGetVariable(1, &x1), CNC_OK);
+    assert_true(x0 == 7.0 && x1 == 7.0);
+    cncMakeCurrent(prev);
+    cncDeleteContext(c);
+  }
 }
 
 /* ---- The kept factorization ------------------------------------------------------------------ */
@@ -418,6 +464,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test_setup_teardown(test_cholmod_rounding_noise, ts_setup_context,
                                       ts_teardown_context),
       cmocka_unit_test_setup_teardown(test_superlu_singular, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test(test_overflowed_sum),
       cmocka_unit_test(test_kept_factorization),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

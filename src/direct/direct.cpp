@@ -11,6 +11,7 @@
 
 #include "cnc.h"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 namespace cnc::direct {
 
@@ -64,6 +65,19 @@ factored factor(method m, const csr_view& a) {
   std::string why;
   if (!available(m, &why))
     throw error(CNC_ERR_UNSUPPORTED, std::string(": ") + name(m) + " is not available: " + why);
+  // Inf or NaN (coefficients whose sum overflowed) never reach the libraries: SuperLU's pivot
+  // search wrote out of bounds on such a matrix (found by fuzz_opennl), CHOLMOD factors NaN.
+  const std::int64_t bad = first_index(a.nnz(), std::int64_t(1) << 16, host_threads(),
+                                       [&](std::int64_t e) { return !std::isfinite(a.val[e]); });
+  if (bad >= 0) {
+    const auto row = std::upper_bound(a.row_ptr.begin(), a.row_ptr.end(), bad) - 1;
+    factored r;
+    r.reason = CNC_REASON_NOT_FINITE;
+    r.why = std::string(name(m)) + ": A holds " + std::to_string(a.val[std::size_t(bad)]) +
+            " at row " + std::to_string(row - a.row_ptr.begin()) + ", column " +
+            std::to_string(a.col[std::size_t(bad)]) + ": not factored, x unchanged";
+    return r;
+  }
   if (m == method::cholmod) {
     const entry e = first_asymmetric(a);
     if (e.row >= 0)

@@ -94,6 +94,17 @@ class superlu_factorization final : public factorization {
     if (a.nnz() > INT_MAX)
       throw error(CNC_ERR_UNSUPPORTED, ": SuperLU indexes with int: " + std::to_string(a.nnz()) +
                                            " entries are too many (at most 2^31 - 1)");
+    // A row or column without any entry is singular, and SuperLU 5.3's pivot search writes out of
+    // bounds on such an empty column (a 2 x 2 matrix with one entry, found by fuzz_opennl).
+    std::vector<char> used(static_cast<std::size_t>(n), 0);
+    for (const std::int32_t c : a.col) used[std::size_t(c)] = 1;
+    for (std::int32_t i = 0; i < n; ++i) {
+      const bool empty_row = a.row_ptr[std::size_t(i) + 1] == a.row_ptr[std::size_t(i)];
+      if (!empty_row && used[std::size_t(i)]) continue;
+      reason = CNC_REASON_BREAKDOWN;
+      return "SuperLU: A is singular (" + std::string(empty_row ? "row " : "column ") +
+             std::to_string(i) + " holds no entry): not factored";
+    }
     // The CSR's arrays as Aᵀ's CSC (SuperLU reads them only, though its types are not const).
     std::vector<int> offsets(a.row_ptr.begin(), a.row_ptr.end());
     std::vector<int> rows(a.col.begin(), a.col.end());
