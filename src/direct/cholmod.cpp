@@ -8,7 +8,6 @@
 #ifdef CNC_HAVE_CHOLMOD_H
 
 #include <cholmod.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstring>
@@ -30,13 +29,6 @@ struct cholmod_api {
   std::string why;
 };
 
-template <typename F>
-bool resolve(void* lib, const char* symbol, F& fn, std::string& why) {
-  fn = reinterpret_cast<F>(dlsym(lib, symbol));
-  if (!fn) why = std::string("the CHOLMOD library lacks ") + symbol;
-  return fn != nullptr;
-}
-
 // Opened once per process, kept open (its handle is never closed).
 const cholmod_api& api() {
   static const cholmod_api loaded = [] {
@@ -45,14 +37,14 @@ const cholmod_api& api() {
                              "libcholmod3", a.why);
     if (!lib) return a;
     std::string& w = a.why;
-    a.ok = resolve(lib, "cholmod_l_start", a.start, w) &&
-           resolve(lib, "cholmod_l_finish", a.finish, w) &&
-           resolve(lib, "cholmod_l_analyze", a.analyze, w) &&
-           resolve(lib, "cholmod_l_factorize", a.factorize, w) &&
-           resolve(lib, "cholmod_l_solve", a.solve, w) &&
-           resolve(lib, "cholmod_l_free_factor", a.free_factor, w) &&
-           resolve(lib, "cholmod_l_free_dense", a.free_dense, w) &&
-           resolve(lib, "cholmod_l_change_factor", a.change_factor, w);
+    a.ok = resolve(lib, "CHOLMOD", "cholmod_l_start", a.start, w) &&
+           resolve(lib, "CHOLMOD", "cholmod_l_finish", a.finish, w) &&
+           resolve(lib, "CHOLMOD", "cholmod_l_analyze", a.analyze, w) &&
+           resolve(lib, "CHOLMOD", "cholmod_l_factorize", a.factorize, w) &&
+           resolve(lib, "CHOLMOD", "cholmod_l_solve", a.solve, w) &&
+           resolve(lib, "CHOLMOD", "cholmod_l_free_factor", a.free_factor, w) &&
+           resolve(lib, "CHOLMOD", "cholmod_l_free_dense", a.free_dense, w) &&
+           resolve(lib, "CHOLMOD", "cholmod_l_change_factor", a.change_factor, w);
     return a;
   }();
   return loaded;

@@ -61,6 +61,12 @@ entry first_asymmetric(const csr_view& a) {
   return {};
 }
 
+void* library_symbol(void* lib, const char* library, const char* symbol, std::string& why) {
+  void* f = dlsym(lib, symbol);
+  if (!f) why = std::string("the ") + library + " library lacks " + symbol;
+  return f;
+}
+
 factored factor(method m, const csr_view& a) {
   std::string why;
   if (!available(m, &why))

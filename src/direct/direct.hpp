@@ -66,6 +66,14 @@ entry first_asymmetric(const csr_view& a);
 // it open for the process); nullptr with `why` set (naming Debian's `package`) when none loads.
 void* open_library(env::var path_var, std::initializer_list<const char*> sonames,
                    const char* package, std::string& why);
+// The function `symbol` of an opened library (dlsym); nullptr, with `why` naming `library` and
+// the symbol, when it lacks it.
+void* library_symbol(void* lib, const char* library, const char* symbol, std::string& why);
+template <typename F>
+bool resolve(void* lib, const char* library, const char* symbol, F& fn, std::string& why) {
+  fn = reinterpret_cast<F>(library_symbol(lib, library, symbol, why));
+  return fn != nullptr;
+}
 bool cholmod_loadable(std::string* why);
 factored factor_with_cholmod(const csr_view& a);
 bool superlu_loadable(std::string* why);

@@ -9,8 +9,6 @@
 
 #ifdef CNC_HAVE_SUPERLU_H
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -39,13 +37,6 @@ struct superlu_api {
   std::string why;
 };
 
-template <typename F>
-bool resolve(void* lib, const char* symbol, F& fn, std::string& why) {
-  fn = reinterpret_cast<F>(dlsym(lib, symbol));
-  if (!fn) why = std::string("the SuperLU library lacks ") + symbol;
-  return fn != nullptr;
-}
-
 // Opened once per process, kept open.
 const superlu_api& api() {
   static const superlu_api loaded = [] {
@@ -54,17 +45,20 @@ const superlu_api& api() {
                              "libsuperlu5", a.why);
     if (!lib) return a;
     std::string& w = a.why;
-    a.ok = resolve(lib, "set_default_options", a.default_options, w) &&
-           resolve(lib, "StatInit", a.stat_init, w) && resolve(lib, "StatFree", a.stat_free, w) &&
-           resolve(lib, "dCreate_CompCol_Matrix", a.create_csc, w) &&
-           resolve(lib, "dCreate_Dense_Matrix", a.create_dense, w) &&
-           resolve(lib, "get_perm_c", a.perm_c, w) && resolve(lib, "sp_preorder", a.preorder, w) &&
-           resolve(lib, "sp_ienv", a.ienv, w) && resolve(lib, "dgstrf", a.gstrf, w) &&
-           resolve(lib, "dgstrs", a.gstrs, w) &&
-           resolve(lib, "Destroy_SuperMatrix_Store", a.destroy_store, w) &&
-           resolve(lib, "Destroy_SuperNode_Matrix", a.destroy_supernode, w) &&
-           resolve(lib, "Destroy_CompCol_Matrix", a.destroy_csc, w) &&
-           resolve(lib, "Destroy_CompCol_Permuted", a.destroy_permuted, w);
+    a.ok = resolve(lib, "SuperLU", "set_default_options", a.default_options, w) &&
+           resolve(lib, "SuperLU", "StatInit", a.stat_init, w) &&
+           resolve(lib, "SuperLU", "StatFree", a.stat_free, w) &&
+           resolve(lib, "SuperLU", "dCreate_CompCol_Matrix", a.create_csc, w) &&
+           resolve(lib, "SuperLU", "dCreate_Dense_Matrix", a.create_dense, w) &&
+           resolve(lib, "SuperLU", "get_perm_c", a.perm_c, w) &&
+           resolve(lib, "SuperLU", "sp_preorder", a.preorder, w) &&
+           resolve(lib, "SuperLU", "sp_ienv", a.ienv, w) &&
+           resolve(lib, "SuperLU", "dgstrf", a.gstrf, w) &&
+           resolve(lib, "SuperLU", "dgstrs", a.gstrs, w) &&
+           resolve(lib, "SuperLU", "Destroy_SuperMatrix_Store", a.destroy_store, w) &&
+           resolve(lib, "SuperLU", "Destroy_SuperNode_Matrix", a.destroy_supernode, w) &&
+           resolve(lib, "SuperLU", "Destroy_CompCol_Matrix", a.destroy_csc, w) &&
+           resolve(lib, "SuperLU", "Destroy_CompCol_Permuted", a.destroy_permuted, w);
     return a;
   }();
   return loaded;
