@@ -7,6 +7,17 @@
  * rank multiplies its rows, receiving the values of x it needs from the ranks that own them (the
  * halo, exchanged with non-blocking point-to-point messages while the rank multiplies the
  * columns it owns), and every dot product is one collective call for all the values it needs.
+ * CG is the fused Jacobi-PCG of libcnc: on one rank it is exactly cncSolveCSR's solve (no
+ * collective but two), on several its per-step sums are made global between steps.
+ *
+ * Backends: each rank holds its rows on a backend of its own, chosen by CNC_BACKEND (the
+ * context's, else the CNC_BACKEND environment variable, else automatic: CUDA for a block of at
+ * least 12000 entries where a GPU is present, else the CPU): the CPU (its threads and SIMD
+ * kernels, in the format cnc chooses) or CUDA (the rank's GPU is its index among the ranks of its
+ * node, modulo the GPUs there, unless CNC_DEVICE_INDEX names one). Halo values go through host
+ * memory (Open MPI need not be CUDA-aware): gathered on the GPU and copied down before the local
+ * product is queued, sent while it runs, copied up and added after. OpenCL has no halo operations
+ * yet: asked for, a solve fails with CNC_ERR_UNSUPPORTED on every rank.
  * libcnc_mpi is a separate library built when CMake finds MPI; libcnc itself does not use MPI.
  *
  * Example: a 1D Laplacian of n rows, split evenly.
@@ -38,12 +49,13 @@
  * reduces).
  *
  * Threads: each rank runs its vector operations and its multiplication on its cores
- * (CNC_NB_THREADS, else CNC_NUM_THREADS, else one per core); cnc calls MPI only from the thread
+ * (CNC_NB_THREADS, else CNC_NUM_THREADS, else the node's cores divided by its ranks); cnc calls
+ * MPI only from the thread
  * that called it, so MPI_THREAD_FUNNELED is enough. The context's communicator is a duplicate of
  * the caller's, so cnc's messages never meet the caller's.
  *
- * Not offered in this version: the assembly calls of cnc.h through a distributed context, GPU
- * ranks, progress callbacks, SSOR, single and mixed precision, the caller's operators.
+ * Not offered in this version: the assembly calls of cnc.h through a distributed context, OpenCL
+ * ranks, NCCL, progress callbacks, SSOR, single and mixed precision, the caller's operators.
  */
 #ifndef CNC_MPI_H
 #define CNC_MPI_H
@@ -86,7 +98,9 @@ CNC_MPI_API void cncMPIDeleteContext(CNCMPIcontext context);
 /**
  * Sets a parameter: CNC_SOLVER (CNC_CG, CNC_BICGSTAB, CNC_GMRES; CNC_SOLVER_DEFAULT is CG),
  * CNC_PRECONDITIONER (CNC_PRECOND_NONE or CNC_PRECOND_JACOBI), CNC_MAX_ITERATIONS (> 0; 0 brings
- * back the default), CNC_GMRES_RESTART (>= 1), CNC_NB_THREADS (>= 0). Local: every rank must
+ * back the default), CNC_GMRES_RESTART (>= 1), CNC_NB_THREADS (>= 0), CNC_BACKEND
+ * (CNC_BACKEND_AUTO, _CPU, _CUDA; _OPENCL is refused at the solve), CNC_DEVICE_INDEX (>= -1: the
+ * GPU of this rank, -1 = by node-local rank; may differ between ranks). Local: every rank must
  * set the same values before a solve (a solve whose ranks disagree fails with
  * CNC_ERR_INVALID_VALUE on every rank). CNC_ERR_INVALID_ENUM for another name or value,
  * CNC_ERR_INVALID_VALUE for a value out of range, CNC_ERR_NULL_POINTER for a NULL context.
@@ -97,12 +111,13 @@ CNC_MPI_API CNCstatus cncMPISolverParameterd(CNCMPIcontext context, CNCenum pnam
 
 /**
  * Reads a parameter or a statistic of the last solve: CNC_USED_ITERATIONS, CNC_REASON,
- * CNC_SOLVER_USED, CNC_MPI_NEIGHBOURS, CNC_MPI_RANKS (and CNC_MPI_REDUCTIONS, CNC_MPI_HALO_VALUES,
+ * CNC_SOLVER_USED, CNC_MPI_NEIGHBOURS, CNC_MPI_RANKS, CNC_BACKEND_USED and CNC_FORMAT_USED (this
+ * rank's: 0 on a rank without rows), the parameters (and CNC_MPI_REDUCTIONS, CNC_MPI_HALO_VALUES,
  * saturated) as integers; CNC_ERROR, CNC_TRUE_ERROR, CNC_SOLVE_TIME, CNC_ELAPSED_TIME,
  * CNC_THRESHOLD as doubles (cncMPIGetDoublev also reads every integer one). The statistics of a
  * solve are the same on every rank, but for the CNC_MPI_HALO_VALUES and CNC_MPI_NEIGHBOURS of
- * each rank's own rows and the times (each rank's own clock). Before a solve and after a failed
- * one: iterations 0, reason CNC_REASON_NONE.
+ * each rank's own rows, its backend and format, and the times (each rank's own clock). Before a
+ * solve and after a failed one: iterations 0, reason CNC_REASON_NONE.
  */
 CNC_MPI_API CNCstatus cncMPIGetIntegerv(CNCMPIcontext context, CNCenum pname, CNCint* value);
 CNC_MPI_API CNCstatus cncMPIGetInteger64v(CNCMPIcontext context, CNCenum pname, CNCint64* value);

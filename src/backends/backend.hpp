@@ -48,7 +48,11 @@ class device_system {
     }
   }
   virtual void read_state(rhs_state* out) = 0;  // k structs, synchronizes with the device
-  virtual void get_x(double* x) = 0;            // host, column-major
+  // Sets the k structs the next step reads (queued in order with the steps): a system split over
+  // processes (libcnc_mpi) replaces each step's local sums by their global ones between steps.
+  // Backends without it throw CNC_ERR_UNSUPPORTED.
+  virtual void write_state(const rhs_state* in);
+  virtual void get_x(double* x) = 0;  // host, column-major
   // y = A x for k host columns, through the backend's SpMV (for tests and the true residual
   // check). Clobbers p and q: call it outside an iteration sequence.
   virtual void apply(const double* x, double* y) = 0;
@@ -114,6 +118,28 @@ class device_system {
   // is left waiting in a collective: values[i] becomes its sum over the processes, identical on
   // every one. A collective where it is not a no-op: every process calls it at the same points.
   virtual void sum_over_ranks([[maybe_unused]] double* values, [[maybe_unused]] int count) {}
+
+  // --- Halo operations: this system holds one process's rows of a matrix split over processes
+  // (libcnc_mpi) and its matrix is the block of columns that process owns. The rest of the
+  // product, the "halo" block, multiplies values other processes send; these three calls are
+  // all libcnc_mpi asks of a backend. Host buffers of halo values hold all k columns interleaved:
+  // value t of column j at [t * k + j], so one process's share of a message is contiguous.
+  //
+  // Keeps the plan: rows send_rows[0 .. send_count) of each vector are what other processes read;
+  // `halo` (this system's rows, canonical, columns < halo_size) multiplies what they send. False,
+  // nothing kept, when this system has no halo operations.
+  virtual bool set_halo([[maybe_unused]] const csr_view& halo,
+                        [[maybe_unused]] std::int32_t halo_size,
+                        [[maybe_unused]] const std::int32_t* send_rows,
+                        [[maybe_unused]] std::int32_t send_count) {
+    return false;
+  }
+  // out[t * k + j] = v_j[send_rows[t]] for every column j (masked or not): queued after the
+  // operations before it, and waited for (out is on the host when this returns).
+  virtual void gather_halo(int v, double* out);
+  // y_j += alpha (halo h_j) for the columns the mask leaves active, h[c * k + j] on the host (read
+  // before the call returns); queued like spmv.
+  virtual void add_halo(const double* h, double alpha, int y);
 };
 
 // A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the

@@ -63,6 +63,16 @@ void device_system::ssor(int, int, double) {
               ": SSOR runs on the CPU backend only (its sweeps are sequential)");
 }
 
+void device_system::write_state(const rhs_state*) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend cannot set the PCG steps' state");
+}
+void device_system::gather_halo(int, double*) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no halo operations (libcnc_mpi)");
+}
+void device_system::add_halo(const double*, double, int) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no halo operations (libcnc_mpi)");
+}
+
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
                                                                   int, bool, device_build&) {
   no_device_arrays(*this);

@@ -9,12 +9,16 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "cnc_mpi.h"
 #include "conversion/convert.hpp"
 #include "mpi/distributed_system.hpp"
 #include "solver/krylov.hpp"
+#include "solver/pcg.hpp"
+#include "util/environment.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 #include "util/parallel.hpp"
@@ -25,11 +29,18 @@ struct CNCMPIContextStruct {
   int rank = 0, size = 1;
   // Parameters (cnc.h's names and defaults).
   int solver = CNC_CG, precond = CNC_PRECOND_JACOBI, restart = 30, threads = 0;
+  int backend = CNC_BACKEND_AUTO, device_index = -1;
+  // This process's place on its node (MPI_COMM_TYPE_SHARED): the GPU a rank takes and the
+  // default thread count are drawn from it.
+  int local_rank = 0, local_size = 1;
+  // The backend of the last solve, kept for the next (making one costs a device context).
+  std::unique_ptr<cnc::backend> be;
+  int be_kind = 0, be_device = -2, be_threads = 0;
   std::int64_t max_iterations = 0;  // 0: 5 n, at least 100
   double threshold = 1e-6;
   // Statistics of the last solve.
   std::int64_t iterations = 0, reductions = 0, halo_values = 0;
-  int neighbours = 0, reason = CNC_REASON_NONE, solver_used = 0;
+  int neighbours = 0, reason = CNC_REASON_NONE, solver_used = 0, backend_used = 0, format_used = 0;
   double error = 0, true_error = 0, solve_time = 0, elapsed = 0;
   std::string message;
 };
@@ -134,14 +145,66 @@ std::int64_t first_not_finite(const double* v, std::int64_t count) {
                           [&](std::int64_t i) { return !std::isfinite(v[i]); });
 }
 
+int api_format(const std::string& name) {
+  return name == "sell"    ? CNC_FORMAT_SELL
+         : name == "bcrs2" ? CNC_FORMAT_BCRS2
+         : name == "bcrs4" ? CNC_FORMAT_BCRS4
+                           : CNC_FORMAT_CSR;
+}
+
+// The backend this rank runs on: the context's CNC_BACKEND, else the CNC_BACKEND environment
+// variable, else CUDA for a block of at least auto_gpu_min_nnz entries where a GPU is present, else
+// the CPU (OpenCL has no halo operations: asked for, it is refused when the system is made). The
+// GPU is the rank's node-local index modulo the GPUs present, unless CNC_DEVICE_INDEX names one.
+// Kept in the context for the next solve with the same choice.
+cnc::backend* rank_backend(CNCMPIcontext c, std::int64_t local_nnz, int threads) {
+  const int requested =
+      c->backend != CNC_BACKEND_AUTO ? c->backend : cnc::backend_from_environment();
+  int device = c->device_index;
+  auto fits = [&](int kind) {
+    if (device < 0 && kind == CNC_BACKEND_CUDA) {
+      std::string why;
+      const std::size_t gpus = cnc::list_cuda_devices(why).size();
+      device = gpus > 0 ? int(std::size_t(c->local_rank) % gpus) : -1;
+    }
+    if (c->be && c->be_kind == kind && c->be_device == device && c->be_threads == threads)
+      return true;
+    cnc::backend_options o;
+    o.threads = threads, o.device_index = device;
+    std::string why;
+    std::unique_ptr<cnc::backend> b = cnc::make_backend(kind, o, why);
+    if (!b) {
+      if (requested != CNC_BACKEND_AUTO)
+        throw error(CNC_ERR_BACKEND_UNAVAILABLE, "the requested backend is unavailable: " + why);
+      return false;
+    }
+    c->be = std::move(b), c->be_kind = kind, c->be_device = device, c->be_threads = threads;
+    return true;
+  };
+  if (requested != CNC_BACKEND_AUTO) {
+    fits(requested);
+  } else if (!(local_nnz >= cnc::auto_gpu_min_nnz && fits(CNC_BACKEND_CUDA))) {
+    device = -1;
+    fits(CNC_BACKEND_CPU);
+  }
+  return c->be.get();
+}
+
 void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const CNCint64* row_ptr,
            const CNCuint* col_idx, const double* values, CNCint base, CNCuint nrhs, const double* b,
            double* x) {
   const double t0 = cnc::now_seconds();
   c->iterations = c->reductions = c->halo_values = 0;
   c->neighbours = 0, c->reason = CNC_REASON_NONE, c->solver_used = 0;
+  c->backend_used = c->format_used = 0;
   c->error = c->true_error = c->solve_time = c->elapsed = 0;
-  const int threads = cnc::host_threads(c->threads);
+  // Threads: the context's, else CNC_NUM_THREADS, else this node's cores shared by its ranks.
+  const long long env_threads = cnc::env::integer(cnc::env::var::num_threads, 0);
+  const int threads =
+      c->threads > 0 ? c->threads
+      : env_threads > 0 && env_threads <= 1 << 16
+          ? int(env_threads)
+          : std::max(1, int(std::max(1u, std::thread::hardware_concurrency())) / c->local_size);
   const std::int64_t rows = std::int64_t(row_end) - std::int64_t(row_begin);
 
   // 1. This rank's arguments, its rows made canonical (global columns).
@@ -213,22 +276,33 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
   const int k = int(nrhs);
   const int vectors = 5 + (c->solver == CNC_GMRES ? c->restart + 3 : 4);
   cnc::mpi::distributed_matrix m;
+  cnc::backend* be = nullptr;
   message.clear();
   const int split = local_status(message, [&] {
-    cnc::memory::reserve(double(rows) * k * 8.0 * vectors, [&] {
-      return "the distributed solve's vectors (" + std::to_string(vectors) + " of " +
-             std::to_string(rows) + " rows x " + std::to_string(k) + " systems)";
-    });
+    if (rows > 0) be = rank_backend(c, a.view.nnz(), threads);
+    if (!be || be->api_id() == CNC_BACKEND_CPU)
+      cnc::memory::reserve(double(rows) * k * 8.0 * vectors, [&] {
+        return "the distributed solve's vectors (" + std::to_string(vectors) + " of " +
+               std::to_string(rows) + " rows x " + std::to_string(k) + " systems)";
+      });
     m = cnc::mpi::split_rows(a.view, starts, c->rank, threads);
   });
   agree(c->comm, c->size, c->rank, split, message);
   cnc::mpi::plan_exchange(c->comm, m, starts);
   a = cnc::user_csr();  // the two blocks are all the solve needs
 
-  // 4. The method, unchanged, over the distributed system.
+  // 4. The method, unchanged, over the distributed system (made on every rank before any enters
+  // the method's collectives: a rank that cannot make its own tells the others).
   std::int64_t reductions = 0;
-  const auto sys = cnc::mpi::make_distributed_system(
-      c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, threads, &reductions);
+  std::unique_ptr<cnc::device_system> sys;
+  const char* format = "";
+  const int made = local_status(message, [&] {
+    sys = cnc::mpi::make_distributed_system(c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, be,
+                                            threads, &reductions, &format);
+  });
+  agree(c->comm, c->size, c->rank, made, message);
+  c->backend_used = be ? be->api_id() : 0;
+  c->format_used = be ? api_format(format) : 0;
   cnc::krylov_params kp;
   kp.base.max_iterations =
       c->max_iterations > 0 ? c->max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(n));
@@ -243,9 +317,13 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
   shape.n = std::int32_t(rows);  // the methods read only its n (the residual is the system's)
   const double ts = cnc::now_seconds();
   const int method = c->solver == CNC_SOLVER_DEFAULT ? CNC_CG : c->solver;
+  // CG: the fused PCG steps of one process (pcg_solve), their sums made global between steps;
+  // on one rank exactly libcnc's solve. Between two state reads: the backend's own interval on
+  // one rank; every step reads it on several.
+  kp.base.check_interval = c->size == 1 && be ? be->default_check_interval() : 1;
   const cnc::pcg_result r = method == CNC_BICGSTAB ? cnc::bicgstab_solve(*sys, shape, k, b, x, kp)
                             : method == CNC_GMRES  ? cnc::gmres_solve(*sys, shape, k, b, x, kp)
-                                                   : cnc::cg_solve(*sys, shape, k, b, x, kp);
+                                                   : cnc::pcg_solve(*sys, shape, k, b, x, kp.base);
   c->solve_time = cnc::now_seconds() - ts;
 
   // 5. As cnc's pipeline: a converged residual says nothing of x where A does not see it. One
@@ -293,6 +371,14 @@ CNC_MPI_API CNCMPIcontext cncMPINewContext(MPI_Comm comm) {
   MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node) ==
+          MPI_SUCCESS &&
+      node != MPI_COMM_NULL) {
+    MPI_Comm_rank(node, &c->local_rank);
+    MPI_Comm_size(node, &c->local_size);
+    MPI_Comm_free(&node);
+  }
   return c;
 }
 
@@ -334,6 +420,16 @@ CNC_MPI_API CNCstatus cncMPISolverParameteri(CNCMPIcontext context, CNCenum pnam
       case CNC_NB_THREADS:
         if (value < 0) bad_value();
         context->threads = value;
+        break;
+      case CNC_BACKEND:
+        if (value != CNC_BACKEND_AUTO && value != CNC_BACKEND_CPU && value != CNC_BACKEND_OPENCL &&
+            value != CNC_BACKEND_CUDA)
+          bad_enum();
+        context->backend = value;
+        break;
+      case CNC_DEVICE_INDEX:
+        if (value < -1) bad_value();
+        context->device_index = value;
         break;
       default:
         bad_enum();
@@ -399,6 +495,18 @@ CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, dou
         return;
       case CNC_NB_THREADS:
         *value = context->threads;
+        return;
+      case CNC_BACKEND:
+        *value = context->backend;
+        return;
+      case CNC_DEVICE_INDEX:
+        *value = context->device_index;
+        return;
+      case CNC_BACKEND_USED:
+        *value = context->backend_used;
+        return;
+      case CNC_FORMAT_USED:
+        *value = context->format_used;
         return;
       case CNC_MPI_REDUCTIONS:
         *value = double(context->reductions);

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "cnc.h"
+#include "conversion/convert.hpp"
+#include "pipeline/pipeline.hpp"
 #include "solver/operator_system.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
@@ -37,98 +39,47 @@ int comm_size(MPI_Comm comm) {
   return s;
 }
 
-// The halo exchange and the two blocks' products of one column: what the operator system calls
-// as its matrix.
-class halo_product {
- public:
-  halo_product(MPI_Comm comm, const distributed_matrix& m, int threads)
-      : comm_(comm),
-        m_(m),
-        threads_(threads),
-        local_(csr_operator(m.local, threads)),
-        halo_(std::size_t(m.halo_size)),
-        send_(m.send_row.size()),
-        requests_(m.recv_rank.size() + m.send_rank.size(), MPI_REQUEST_NULL) {}
-
-  void apply(const double* x, double* y) {
-    const std::size_t nr = m_.recv_rank.size(), ns = m_.send_rank.size();
-    // Receives first, so that no message waits in an unexpected queue.
-    for (std::size_t i = 0; i < nr; ++i)
-      check_mpi(MPI_Irecv(halo_.data() + m_.recv_at[i], m_.recv_at[i + 1] - m_.recv_at[i],
-                          MPI_DOUBLE, m_.recv_rank[i], tag, comm_, &requests_[i]),
-                "MPI_Irecv");
-    for (std::size_t t = 0; t < m_.send_row.size(); ++t) send_[t] = x[m_.send_row[t]];
-    for (std::size_t i = 0; i < ns; ++i)
-      check_mpi(MPI_Isend(send_.data() + m_.send_at[i], m_.send_at[i + 1] - m_.send_at[i],
-                          MPI_DOUBLE, m_.send_rank[i], tag, comm_, &requests_[nr + i]),
-                "MPI_Isend");
-    local_(x, y);  // while the halo travels
-    check_mpi(MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
-              "MPI_Waitall");
-    if (m_.halo_size == 0) return;
-    const csr_matrix& h = m_.halo;
-    parallel_pieces(m_.n, row_grain, threads_, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
-      for (std::int64_t r = r0; r < r1; ++r) {
-        const std::int64_t e0 = h.row_ptr[std::size_t(r)], e1 = h.row_ptr[std::size_t(r) + 1];
-        if (e0 == e1) continue;
-        double s = 0.0;
-        for (std::int64_t e = e0; e < e1; ++e)
-          s += h.val[std::size_t(e)] * halo_[std::size_t(h.col[std::size_t(e)])];
-        y[r] += s;
-      }
-    });
-  }
-
- private:
-  static constexpr int tag = 14;
-  MPI_Comm comm_;
-  const distributed_matrix& m_;
-  int threads_;
-  column_operator local_;
-  std::vector<double> halo_, send_;
-  std::vector<MPI_Request> requests_;
-};
-
+// The system of one process: the backend's system over the local block (its vectors, vector
+// surface and SpMV), whose halo operations (backend.hpp) gather the rows other processes read and
+// add the halo block's product. A process that owns no rows has an empty operator system instead.
 class distributed_system final : public device_system {
  public:
-  distributed_system(MPI_Comm comm, const distributed_matrix& m, int k, bool jacobi, int threads,
-                     std::int64_t* reductions)
+  distributed_system(MPI_Comm comm, const distributed_matrix& m, int k, bool jacobi, backend* be,
+                     int threads, std::int64_t* reductions)
       : k_(k),
         comm_(comm),
         size_(comm_size(comm)),
         reductions_(reductions),
-        product_(std::make_unique<halo_product>(comm, m, threads)) {
-    halo_product* hp = product_.get();
-    column_operator a = [hp](const double* x, double* y) { hp->apply(x, y); };
-    column_operator d;
-    if (jacobi) {
-      const double* inv = m.inv_diag.data();
-      const std::int32_t n = m.n;
-      d = [inv, n, threads](const double* r, double* z) {
-        parallel_pieces(n, std::int64_t(1) << 14, threads,
-                        [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
-                          for (std::int64_t i = i0; i < i1; ++i) z[i] = inv[i] * r[i];
-                        });
-      };
+        m_(m),
+        rows_(m.n > 0),
+        send_(m.send_row.size() * std::size_t(k)),
+        halo_(std::size_t(m.halo_size) * std::size_t(k)),
+        requests_(m.recv_rank.size() + m.send_rank.size(), MPI_REQUEST_NULL) {
+    if (m.n == 0 || !be) {
+      if (m.n > 0) throw error(CNC_ERR_INTERNAL, "a distributed system without a backend");
+      inner_ = make_operator_system(
+          0, k, [](const double*, double*) {}, {}, threads);
+      return;
     }
-    inner_ = make_operator_system(m.n, k, std::move(a), std::move(d), threads);
+    prep_.fmt = choose_format(m.local, sizeof(double), be->prefers_sliced());
+    build_system(*be, m.local, precision::f64, jacobi, k, prep_);
+    inner_ = std::move(prep_.dev);
+    if (!inner_->set_halo(m.halo, m.halo_size, m.send_row.data(), std::int32_t(m.send_row.size())))
+      throw error(CNC_ERR_UNSUPPORTED,
+                  std::string("the ") + be->name() +
+                      " backend has no halo operations: distributed solves run on the CPU or "
+                      "CUDA backends");
   }
 
-  // Everything but the reductions is this process's rows: the operator system's.
+  const char* format() const { return format_name(prep_.fmt); }
+
+  // Everything but the products and the reductions is this process's rows: the inner system's.
   void set_vectors(const double* b, const double* x) override { inner_->set_vectors(b, x); }
-  void init(const double* thr2) override { inner_->init(thr2); }
-  void spmv_dot() override { inner_->spmv_dot(); }
-  void update_xr() override { inner_->update_xr(); }
-  void update_p() override { inner_->update_p(); }
-  void read_state(rhs_state* out) override { inner_->read_state(out); }
   void get_x(double* x) override { inner_->get_x(x); }
-  void apply(const double* x, double* y) override { inner_->apply(x, y); }
   int add_vectors(int count) override { return inner_->add_vectors(count); }
   void release_vectors() override { inner_->release_vectors(); }
   void set_mask(const std::uint8_t* active) override { inner_->set_mask(active); }
-  void spmv(int in, int out) override { inner_->spmv(in, out); }
   void precondition(int in, int out) override { inner_->precondition(in, out); }
-  void residual(int in, int out) override { inner_->residual(in, out); }
   void axpby(const double* alpha, int x, const double* beta, int y) override {
     inner_->axpby(alpha, x, beta, y);
   }
@@ -136,6 +87,78 @@ class distributed_system final : public device_system {
     inner_->combine(v, count, coef, beta, y);
   }
   void read(int v, double* out) override { inner_->read(v, out); }
+  std::int64_t long_rows() const override { return inner_->long_rows(); }
+
+  // The fused PCG steps (pcg_contract.h), so that pcg_solve runs here as in one process. One
+  // process: the backend's own steps. Several: the steps' local sums become global between steps
+  // (the state is read, its sums added over the processes, and written back), and the two steps
+  // that multiply by A are made of the surface's operations, which know the halo.
+  void init(const double* thr2) override {
+    if (size_ == 1) return inner_->init(thr2);
+    all_.assign(std::size_t(k_), 1);
+    set_mask(all_.data());
+    residual(vec_x, vec_r);  // r = b - A x
+    precondition(vec_r, vec_p);
+    const int rp[2] = {vec_p, vec_r};
+    sums_.resize(2 * std::size_t(k_));
+    dots(vec_r, rp, 2, sums_.data());  // r·d r and r·r, global
+    state_.resize(std::size_t(k_));
+    for (int j = 0; j < k_; ++j) {
+      const double rz = sums_[std::size_t(j)], rr = sums_[std::size_t(k_) + std::size_t(j)];
+      state_[std::size_t(j)] =
+          rhs_state{rz, 0.0, rr, 0.0, thr2[j], cnc_status_of_residual(rr, rz, thr2[j]), 0};
+    }
+    if (rows_) inner_->write_state(state_.data());
+  }
+  void spmv_dot() override {
+    if (size_ == 1) return inner_->spmv_dot();
+    running_.assign(std::size_t(k_), 0);
+    bool any = false;
+    for (int j = 0; j < k_; ++j) {
+      running_[std::size_t(j)] = state_[std::size_t(j)].status == running ? 1 : 0;
+      any = any || running_[std::size_t(j)] != 0;
+    }
+    if (!any) return;  // the same on every process: the same state
+    set_mask(running_.data());
+    spmv(vec_p, vec_q);
+    const int q = vec_q;
+    sums_.resize(std::size_t(k_));
+    dots(vec_p, &q, 1, sums_.data());
+    for (int j = 0; j < k_; ++j)
+      if (running_[std::size_t(j)]) state_[std::size_t(j)].pq = sums_[std::size_t(j)];
+    if (rows_) inner_->write_state(state_.data());
+  }
+  void update_xr() override {
+    if (size_ == 1) return inner_->update_xr();
+    local_step([&] { inner_->update_xr(); }, true);
+  }
+  void update_p() override {
+    if (size_ == 1) return inner_->update_p();
+    local_step([&] { inner_->update_p(); }, false);
+  }
+  void read_state(rhs_state* out) override {
+    if (size_ == 1) return inner_->read_state(out);
+    std::copy(state_.begin(), state_.end(), out);
+  }
+  void iterate(int count) override {
+    if (size_ == 1) return inner_->iterate(count);
+    device_system::iterate(count);
+  }
+  void apply(const double*, double*) override {
+    throw error(CNC_ERR_INTERNAL, "a distributed system has no host product");
+  }
+
+  // The halo travels while the local block is multiplied; its block is added once it is here.
+  void spmv(int in, int out) override {
+    begin_exchange(in);
+    inner_->spmv(in, out);
+    end_exchange(1.0, out);
+  }
+  void residual(int in, int out) override {  // b - A_local in - A_halo h
+    begin_exchange(in);
+    inner_->residual(in, out);
+    end_exchange(-1.0, out);
+  }
 
   // The local sums in their fixed order, then one collective for all of them.
   void dots(int u, const int* v, int count, double* out) override {
@@ -156,13 +179,81 @@ class distributed_system final : public device_system {
   }
 
  private:
+  static constexpr int tag = 14;
+
+  // Runs a step on this process's rows; with `sums` (update_xr), the systems still running after
+  // it have their r·z and r·r (local sums) replaced by the global ones, in one collective.
+  template <class Step>
+  void local_step(Step&& step, bool sums) {
+    bool any = false;
+    for (const rhs_state& st : state_) any = any || st.status == running;
+    if (!any) return;  // a no-op by the contract, on every process alike
+    if (!rows_) {      // no rows here: the contract's scalar part, on the host
+      host_step(sums);
+    } else {
+      step();
+      inner_->read_state(state_.data());
+    }
+    if (!sums) return;
+    sums_.clear();
+    for (const rhs_state& st : state_)
+      if (st.status == running) sums_.push_back(st.rz_new), sums_.push_back(st.rr);
+    sum_over_ranks(sums_.data(), int(sums_.size()));  // the same count on every process
+    std::size_t i = 0;
+    for (rhs_state& st : state_)
+      if (st.status == running) st.rz_new = sums_[i], st.rr = sums_[i + 1], i += 2;
+    if (rows_) inner_->write_state(state_.data());
+  }
+  // The steps' scalars for a process without rows (its local sums are 0).
+  void host_step(bool xr) {
+    for (rhs_state& st : state_) {
+      if (st.status != running) continue;
+      if (xr) {
+        st.status = cnc_status_of_pq(st.pq);
+        if (st.status != running) continue;
+        st.rz_new = 0.0, st.rr = 0.0, ++st.iters;
+      } else {
+        st.status = cnc_status_of_residual(st.rr, st.rz_new, st.thr2);
+        if (st.status == running) st.rz = st.rz_new;
+      }
+    }
+  }
+
+  // Receives first (so that no message waits in an unexpected queue), then the rows the others
+  // read, gathered from `in` (every column: a message holds all k), then the sends.
+  void begin_exchange(int in) {
+    const std::size_t nr = m_.recv_rank.size(), ns = m_.send_rank.size();
+    const int k = k_;
+    for (std::size_t i = 0; i < nr; ++i)
+      check_mpi(MPI_Irecv(halo_.data() + std::size_t(m_.recv_at[i]) * k,
+                          (m_.recv_at[i + 1] - m_.recv_at[i]) * k, MPI_DOUBLE, m_.recv_rank[i], tag,
+                          comm_, &requests_[i]),
+                "MPI_Irecv");
+    if (!m_.send_row.empty()) inner_->gather_halo(in, send_.data());
+    for (std::size_t i = 0; i < ns; ++i)
+      check_mpi(MPI_Isend(send_.data() + std::size_t(m_.send_at[i]) * k,
+                          (m_.send_at[i + 1] - m_.send_at[i]) * k, MPI_DOUBLE, m_.send_rank[i], tag,
+                          comm_, &requests_[nr + i]),
+                "MPI_Isend");
+  }
+  void end_exchange(double alpha, int out) {
+    check_mpi(MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    if (m_.halo_size > 0) inner_->add_halo(halo_.data(), alpha, out);
+  }
+
   int k_;  // dots write count * k values
   MPI_Comm comm_;
   int size_;
   std::int64_t* reductions_;
-  std::unique_ptr<halo_product> product_;  // before inner_: the operator system calls it
+  const distributed_matrix& m_;
+  bool rows_;             // this process owns rows (else inner_ is an empty operator system)
+  prepared_system prep_;  // the local block's layout (a CPU backend reads it) and format
   std::unique_ptr<device_system> inner_;
-  std::vector<double> gathered_;
+  std::vector<double> send_, halo_, gathered_, sums_;
+  std::vector<MPI_Request> requests_;
+  std::vector<rhs_state> state_;  // several processes: the steps' state, global sums
+  std::vector<std::uint8_t> all_, running_;
 };
 
 }  // namespace
@@ -278,9 +369,12 @@ void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::
 }
 
 std::unique_ptr<device_system> make_distributed_system(MPI_Comm comm, const distributed_matrix& m,
-                                                       int k, bool jacobi, int threads,
-                                                       std::int64_t* reductions) {
-  return std::make_unique<distributed_system>(comm, m, k, jacobi, threads, reductions);
+                                                       int k, bool jacobi, backend* be, int threads,
+                                                       std::int64_t* reductions,
+                                                       const char** format) {
+  auto sys = std::make_unique<distributed_system>(comm, m, k, jacobi, be, threads, reductions);
+  if (format) *format = sys->format();
+  return sys;
 }
 
 }  // namespace cnc::mpi

@@ -1,10 +1,10 @@
 // A device_system split over the processes of an MPI communicator (libcnc_mpi): each process owns
-// a contiguous block of rows of every vector, held as an operator system's host vectors
-// (solver/operator_system.hpp), so CG, BiCGSTAB and GMRES of solver/krylov.hpp run on it
-// unchanged. What differs from one process is in three places:
-// - spmv (and residual, which calls it): the halo values of x are exchanged with non-blocking
-//   messages while the block of columns this process owns is multiplied, then the off-process
-//   block is added;
+// a contiguous block of rows of every vector, held by a backend's system over the block of columns
+// it owns (or, for a process without rows, an empty operator system), so CG, BiCGSTAB and GMRES
+// of solver/krylov.hpp run on it unchanged. What differs from one process is in three places:
+// - spmv (and residual): the rows other processes read are gathered (the backend's gather_halo),
+//   the halo values travel by non-blocking messages while the backend multiplies the local block,
+//   then the backend adds the off-process block's product (add_halo);
 // - dots: the local sums, then one collective for all the values of the call;
 // - sum_over_ranks (backend.hpp): the methods' other host-side sums, through the same collective.
 // Both reductions gather every process's partial sums and add them in rank order, so every
@@ -50,10 +50,15 @@ void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::
 // communicator's error handler is MPI_ERRORS_RETURN).
 void check_mpi(int code, const char* call);
 
-// The system over `m` for k right-hand sides; jacobi: z = d∘r, else z = r. `reductions` (may be
-// null) counts the collective reductions issued.
+// The system over `m` (kept by the caller while the system lives) for k right-hand sides, on
+// backend `be` (its system over m.local, in the format choose_format picks, double precision; be
+// may be null only where m.n is 0); jacobi: z = d∘r, else z = r. `reductions` (may be null)
+// counts the collective reductions issued; *format (may be null): the local block's format name.
+// Local work, no collective: throws cnc::error (CNC_ERR_UNSUPPORTED where the backend has no halo
+// operations).
 std::unique_ptr<device_system> make_distributed_system(MPI_Comm comm, const distributed_matrix& m,
-                                                       int k, bool jacobi, int threads,
-                                                       std::int64_t* reductions);
+                                                       int k, bool jacobi, backend* be, int threads,
+                                                       std::int64_t* reductions,
+                                                       const char** format);
 
 }  // namespace cnc::mpi

@@ -133,33 +133,42 @@ void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t 
   prep_.fmt = o.format == CNC_FORMAT_AUTO
                   ? choose_format(a, value_bytes(o.prec), be_->prefers_sliced())
                   : from_api_format(o.format);
-  const format fmt = prep_.fmt;
-  const bool on_device = be_->builds_on_device(fmt);
-  const double tf = now_seconds();
-  if (is_block(fmt)) prep_.bcrs = csr_to_bcrs(a, block_size(fmt));
-  if (fmt == format::sell && !on_device) prep_.sell = csr_to_sell(a);
-  const double td = now_seconds();
-  host_matrix hm;
-  hm.fmt = fmt, hm.csr = a;
-  hm.bcrs = is_block(fmt) ? &prep_.bcrs : nullptr;
-  hm.sell = fmt == format::sell && !on_device ? &prep_.sell : nullptr;
-  // Every backend copies the diagonal into its own system: it is not kept here.
-  const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), o.jacobi, &prep_.zero_diagonals);
-  const double tu = now_seconds();
-  stats.conversion = tu - tc;
-  prep_.dev = be_->create_system(hm, d, o.prec, k);
-  stats.upload = now_seconds() - tu;
+  const build_times t = build_system(*be_, a, o.prec, o.jacobi, k, prep_);
+  stats.conversion = now_seconds() - tc - t.system;
+  stats.upload = t.system;
   char line[200];
   std::snprintf(line, sizeof line,
                 "host conversion: format choice %.3f ms, %s layout %.3f ms%s, diagonal %.3f ms; "
                 "backend's system %.3f ms",
-                1e3 * (tf - tc), format_name(fmt), 1e3 * (td - tf),
-                on_device ? " (filled on the device)" : "", 1e3 * (tu - td), 1e3 * stats.upload);
+                1e3 * (stats.conversion - t.layout - t.diagonal), format_name(prep_.fmt),
+                1e3 * t.layout, be_->builds_on_device(prep_.fmt) ? " (filled on the device)" : "",
+                1e3 * t.diagonal, 1e3 * t.system);
   log_to(o, CNC_LOG_INFO, line);
-  prep_.stored = fmt == format::sell && on_device ? sell_entries(a) : stored_units(prep_);
-  prep_.nnz = a.nnz();
-  prep_.n_padded = hm.n_padded();
-  if (!be_->keeps_host_matrix()) prep_.bcrs = bcrs_matrix{}, prep_.sell = sell_matrix{};
+}
+
+build_times build_system(backend& be, const csr_view& a, precision p, bool jacobi, int k,
+                         prepared_system& prep) {
+  build_times t;
+  const format fmt = prep.fmt;
+  const bool on_device = be.builds_on_device(fmt);
+  const double t0 = now_seconds();
+  if (is_block(fmt)) prep.bcrs = csr_to_bcrs(a, block_size(fmt));
+  if (fmt == format::sell && !on_device) prep.sell = csr_to_sell(a);
+  const double t1 = now_seconds();
+  host_matrix hm;
+  hm.fmt = fmt, hm.csr = a;
+  hm.bcrs = is_block(fmt) ? &prep.bcrs : nullptr;
+  hm.sell = fmt == format::sell && !on_device ? &prep.sell : nullptr;
+  // Every backend copies the diagonal into its own system: it is not kept here.
+  const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
+  const double t2 = now_seconds();
+  prep.dev = be.create_system(hm, d, p, k);
+  t.layout = t1 - t0, t.diagonal = t2 - t1, t.system = now_seconds() - t2;
+  prep.stored = fmt == format::sell && on_device ? sell_entries(a) : stored_units(prep);
+  prep.nnz = a.nnz();
+  prep.n_padded = hm.n_padded();
+  if (!be.keeps_host_matrix()) prep.bcrs = bcrs_matrix{}, prep.sell = sell_matrix{};
+  return t;
 }
 
 void pipeline::run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,

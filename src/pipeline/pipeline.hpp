@@ -89,6 +89,18 @@ struct prepared_system {
   std::unique_ptr<device_system> dev;
 };
 
+// The times build_system spent, in seconds.
+struct build_times {
+  double layout = 0, diagonal = 0, system = 0;
+};
+// The backend's system over the canonical CSR `a` in the format prep.fmt (set by the caller):
+// the BCRS/SELL layout on the host (unless the backend builds it), the inverse diagonal (ones
+// without jacobi), then be.create_system. Fills prep's layout, stored, nnz, n_padded,
+// zero_diagonals and dev; a backend that does not keep the host matrix leaves no layout behind.
+// The caller keeps `a` alive as long as prep.dev where be.keeps_host_matrix().
+build_times build_system(backend& be, const csr_view& a, precision p, bool jacobi, int k,
+                         prepared_system& prep);
+
 // The caller's CSR as handed over (cncSolveCSR: host memory; cncSolveCSRDevice: CUDA device
 // memory), `base`-based.
 struct caller_csr {

@@ -147,6 +147,7 @@ pcg_result pcg_solve(device_system& sys, const csr_view& a, int k, const double*
     for (int j = 0; j < k; ++j) bnorm2[j] = st[j].rr;
   } else {
     x_zero = host_norms(b, x, n, k, bnorm2.data());
+    sys.sum_over_ranks(bnorm2.data(), k);  // a system split over processes: ‖b‖² of all of b
   }
   bool all_zero = true, any_zero = false;
   for (int j = 0; j < k; ++j) {

@@ -186,6 +186,9 @@ class cpu_system final : public device_system {
   void read_state(rhs_state* out) override {
     std::memcpy(out, state_.data(), sizeof(rhs_state) * std::size_t(k_));
   }
+  void write_state(const rhs_state* in) override {
+    std::memcpy(state_.data(), in, sizeof(rhs_state) * std::size_t(k_));
+  }
 
   void get_x(double* x) override {
     for (int j = 0; j < k_; ++j)
@@ -376,6 +379,51 @@ class cpu_system final : public device_system {
 
   std::int64_t long_rows() const override { return parts_.long_rows(); }
 
+  // Halo operations (backend.hpp): the halo block kept as a CSR of its own, applied row-parallel
+  // in fixed pieces of rows (each row's sum in entry order: the same bits for any thread count).
+  bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,
+                std::int32_t send_count) override {
+    halo_.n = halo.n;
+    halo_.row_ptr.assign(halo.row_ptr.begin(), halo.row_ptr.end());
+    halo_.col.assign(halo.col.begin(), halo.col.end());
+    halo_.val.assign(halo.val.begin(), halo.val.end());
+    halo_size_ = halo_size;
+    send_rows_.assign(send_rows, send_rows + send_count);
+    return true;
+  }
+
+  void gather_halo(int v, double* out) override {
+    const VT* src = vectors_.at(v);
+    const std::size_t count = send_rows_.size();
+    for (std::size_t t = 0; t < count; ++t)
+      for (int j = 0; j < k_; ++j)
+        out[t * std::size_t(k_) + std::size_t(j)] =
+            double(src[std::int64_t(send_rows_[t]) * k_ + j]);
+  }
+
+  void add_halo(const double* h, double alpha, int y) override {
+    if (halo_.nnz() == 0) return;
+    VT* yv = vectors_.at(y);
+    constexpr std::int32_t rows_per_item = 4096;
+    const std::int32_t items = (halo_.n + rows_per_item - 1) / rows_per_item;
+    for_items(items, [&](std::int32_t w) {
+      const std::int32_t r1 = std::min(halo_.n, (w + 1) * rows_per_item);
+      for (std::int32_t r = w * rows_per_item; r < r1; ++r) {
+        const std::int64_t e0 = halo_.row_ptr[std::size_t(r)],
+                           e1 = halo_.row_ptr[std::size_t(r) + 1];
+        if (e0 == e1) continue;
+        for (int j = 0; j < k_; ++j) {
+          if (!mask_[std::size_t(j)]) continue;
+          double s = 0.0;
+          for (std::int64_t e = e0; e < e1; ++e)
+            s += halo_.val[std::size_t(e)] *
+                 h[std::size_t(halo_.col[std::size_t(e)]) * std::size_t(k_) + std::size_t(j)];
+          yv[std::int64_t(r) * k_ + j] += VT(alpha * s);
+        }
+      }
+    });
+  }
+
   void read(int v, double* out) override {
     const VT* src = vectors_.at(v);
     for (int j = 0; j < k_; ++j)
@@ -513,6 +561,9 @@ class cpu_system final : public device_system {
   std::vector<std::unique_ptr<pool_vector<VT>>> extra_;
   std::vector<std::uint8_t> mask_;
   std::vector<double> dot_part_;
+  csr_matrix halo_;  // set_halo's block and plan (libcnc_mpi); empty elsewhere
+  std::int32_t halo_size_ = 0;
+  std::vector<std::int32_t> send_rows_;
 };
 
 class cpu_backend final : public backend {

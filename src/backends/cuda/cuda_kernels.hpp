@@ -162,6 +162,14 @@ struct combine_coefs {  // one combine launch: up to max_fused_dots vectors, per
   double coef[max_fused_dots][8] = {};
   double beta[8] = {};
 };
+// Halo operations (kernels/cuda/halo.cu; double vectors): out[t*stride + j0 + j] =
+// v[rows[t]*kc + j] for j < k; and y[r*kc + j] += alpha Σ val h[col*stride + j0 + j] over row r
+// of the halo CSR (rp, col, val; n rows) for the slots set in mask.
+cudaError_t halo_gather(const double* v, int kc, int k, const std::int32_t* rows,
+                        std::int32_t count, double* out, int stride, int j0, cudaStream_t s);
+cudaError_t halo_add(int kc, int k, unsigned int mask, std::int32_t n, const std::int64_t* rp,
+                     const std::int32_t* col, const double* val, const double* h, int stride,
+                     int j0, double alpha, double* y, cudaStream_t s);
 cudaError_t blas_copy(precision pr, const group_view& g, unsigned int mask, const void* in,
                       void* out,
                       cudaStream_t s);  // out = in

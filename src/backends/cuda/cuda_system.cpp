@@ -380,6 +380,14 @@ void cuda_system::read_state(rhs_state* out) {
   check(cudaStreamSynchronize(stream_), "iterations");
 }
 
+void cuda_system::write_state(const rhs_state* in) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  // From pageable memory: staged before the call returns, then queued behind the steps before.
+  check(
+      cudaMemcpyAsync(state_.get(), in, sizeof(rhs_state) * nrhs_, cudaMemcpyHostToDevice, stream_),
+      "state upload");
+}
+
 void cuda_system::get_x(double* x) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   gather_all(

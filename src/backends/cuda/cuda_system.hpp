@@ -51,6 +51,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void update_p() override;
   void iterate(int count) override;
   void read_state(rhs_state* out) override;
+  void write_state(const rhs_state* in) override;
   void get_x(double* x) override;
   void apply(const double* x, double* y) override;
 
@@ -66,6 +67,11 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override;
   void read(int v, double* out) override;
   bool refill_values(const double* val, bool jacobi, std::int64_t* zero_diagonals) override;
+  // Halo operations (cuda_halo.cpp): double vectors only.
+  bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,
+                std::int32_t send_count) override;
+  void gather_halo(int v, double* out) override;
+  void add_halo(const double* h, double alpha, int y) override;
 
   // probe
   void read_vector(cuda::vec_id v, double* out) override;
@@ -137,6 +143,11 @@ class cuda_system final : public device_system, public cuda::system_probe {
   device_buffer dot_result_;
   pinned_buffer dot_host_;
   std::vector<const void*> dot_ptrs_;
+  // Halo operations: the halo CSR, the rows to send, and device + pinned host buffers of the
+  // values gathered (send_count * nrhs, and a pinned copy) and received (halo_size * nrhs).
+  std::int32_t halo_rows_ = 0, halo_size_ = 0, send_count_ = 0;
+  device_buffer halo_rp_, halo_col_, halo_val_, send_rows_, send_dev_, recv_dev_;
+  pinned_buffer send_host_;
 };
 
 template <class Pick>

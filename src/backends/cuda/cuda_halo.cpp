@@ -1,0 +1,78 @@
+// The halo operations of the CUDA device_system (backend.hpp; libcnc_mpi's distributed systems):
+// the rows other processes read are gathered on the device and copied to a pinned buffer once
+// per product, and the values they send go up once and are multiplied by the halo block, all on
+// the system's stream, so a product's local part (spmv, queued after the gather) runs while the
+// caller exchanges the halo. Received values go up straight from the caller's (pageable) buffer.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+
+#include "backends/cuda/cuda_kernels.hpp"
+#include "backends/cuda/cuda_system.hpp"
+#include "cnc.h"
+#include "util/error.hpp"
+
+namespace cnc::cuda_host {
+
+bool cuda_system::set_halo(const csr_view& halo, std::int32_t halo_size,
+                           const std::int32_t* send_rows, std::int32_t send_count) {
+  if (vsize_ != sizeof(double)) return false;  // single-precision vectors: not offered
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  const std::size_t k = std::size_t(nrhs_);
+  // Everything is allocated before anything is kept.
+  device_buffer rp(sizeof(std::int64_t) * halo.row_ptr.size());
+  device_buffer col(sizeof(std::int32_t) * halo.col.size());
+  device_buffer val(sizeof(double) * halo.val.size());
+  device_buffer rows(sizeof(std::int32_t) * std::size_t(send_count));
+  device_buffer send(sizeof(double) * std::size_t(send_count) * k);
+  device_buffer recv(sizeof(double) * std::size_t(halo_size) * k);
+  pinned_buffer send_host(send.bytes());
+  if (send.bytes() && !send_host.as<double>())
+    throw error(CNC_ERR_OUT_OF_MEMORY, "CUDA backend: cannot pin the halo send buffer (" +
+                                           std::to_string(send.bytes()) + " bytes)");
+  auto up = [](device_buffer& d, const void* h) {
+    if (d.bytes()) check(cudaMemcpy(d.get(), h, d.bytes(), cudaMemcpyHostToDevice), "halo upload");
+  };
+  up(rp, halo.row_ptr.data()), up(col, halo.col.data()), up(val, halo.val.data());
+  up(rows, send_rows);
+  halo_rows_ = halo.n, halo_size_ = halo_size, send_count_ = send_count;
+  halo_rp_ = std::move(rp), halo_col_ = std::move(col), halo_val_ = std::move(val);
+  send_rows_ = std::move(rows), send_dev_ = std::move(send), recv_dev_ = std::move(recv);
+  send_host_ = std::move(send_host);
+  return true;
+}
+
+void cuda_system::gather_halo(int v, double* out) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check_index(v);
+  if (send_count_ == 0) return;
+  for (group& g : groups_)
+    check(cuda::halo_gather(static_cast<const double*>(vec(g, v)), g.view.kc, g.view.k,
+                            send_rows_.as<std::int32_t>(), send_count_, send_dev_.as<double>(),
+                            nrhs_, g.j0, stream_),
+          "halo gather launch");
+  check(cudaMemcpyAsync(send_host_.as<double>(), send_dev_.get(), send_dev_.bytes(),
+                        cudaMemcpyDeviceToHost, stream_),
+        "halo read-back");
+  check(cudaStreamSynchronize(stream_), "halo gather");
+  std::memcpy(out, send_host_.as<double>(), send_dev_.bytes());
+}
+
+void cuda_system::add_halo(const double* h, double alpha, int y) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check_index(y);
+  if (halo_size_ == 0 || halo_rows_ == 0) return;
+  // From pageable memory: the call returns once h is staged (h may change after), and queues the
+  // transfer behind the local product already on the stream.
+  check(cudaMemcpyAsync(recv_dev_.get(), h, recv_dev_.bytes(), cudaMemcpyHostToDevice, stream_),
+        "halo upload");
+  for (group& g : groups_)
+    check(
+        cuda::halo_add(g.view.kc, g.view.k, g.mask, halo_rows_, halo_rp_.as<std::int64_t>(),
+                       halo_col_.as<std::int32_t>(), halo_val_.as<double>(), recv_dev_.as<double>(),
+                       nrhs_, g.j0, alpha, static_cast<double*>(vec(g, y)), stream_),
+        "halo product launch");
+}
+
+}  // namespace cnc::cuda_host
