@@ -134,12 +134,17 @@ class device_system {
                         [[maybe_unused]] std::int32_t send_count) {
     return false;
   }
-  // out[t * k + j] = v_j[send_rows[t]] for every column j (masked or not): queued after the
-  // operations before it, and waited for (out is on the host when this returns).
-  virtual void gather_halo(int v, double* out);
-  // y_j += alpha (halo h_j) for the columns the mask leaves active, h[c * k + j] on the host (read
-  // before the call returns); queued like spmv.
-  virtual void add_halo(const double* h, double alpha, int y);
+  // The host buffers set_halo made (pinned where the backend copies through them): what
+  // gather_halo writes (send_count * k values) and what add_halo reads (halo_size * k), so that
+  // the caller sends and receives in place.
+  virtual double* halo_send();
+  virtual double* halo_recv();
+  // halo_send()[t * k + j] = v_j[send_rows[t]] for every column j (masked or not), after the
+  // operations queued before, all of which have run when this returns (so halo_recv() is free).
+  virtual void gather_halo(int v);
+  // y_j += alpha (halo h_j) for the columns the mask leaves active, h = halo_recv() (h[c * k + j],
+  // read before the next gather_halo returns); queued like spmv.
+  virtual void add_halo(double alpha, int y);
 };
 
 // A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the

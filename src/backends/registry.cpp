@@ -66,12 +66,15 @@ void device_system::ssor(int, int, double) {
 void device_system::write_state(const rhs_state*) {
   throw error(CNC_ERR_UNSUPPORTED, ": this backend cannot set the PCG steps' state");
 }
-void device_system::gather_halo(int, double*) {
+namespace {
+[[noreturn]] void no_halo() {
   throw error(CNC_ERR_UNSUPPORTED, ": this backend has no halo operations (libcnc_mpi)");
 }
-void device_system::add_halo(const double*, double, int) {
-  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no halo operations (libcnc_mpi)");
-}
+}  // namespace
+double* device_system::halo_send() { no_halo(); }
+double* device_system::halo_recv() { no_halo(); }
+void device_system::gather_halo(int) { no_halo(); }
+void device_system::add_halo(double, int) { no_halo(); }
 
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
                                                                   int, bool, device_build&) {

@@ -52,8 +52,6 @@ class distributed_system final : public device_system {
         reductions_(reductions),
         m_(m),
         rows_(m.n > 0),
-        send_(m.send_row.size() * std::size_t(k)),
-        halo_(std::size_t(m.halo_size) * std::size_t(k)),
         requests_(m.recv_rank.size() + m.send_rank.size(), MPI_REQUEST_NULL) {
     if (m.n == 0 || !be) {
       if (m.n > 0) throw error(CNC_ERR_INTERNAL, "a distributed system without a backend");
@@ -188,12 +186,13 @@ class distributed_system final : public device_system {
     bool any = false;
     for (const rhs_state& st : state_) any = any || st.status == running;
     if (!any) return;  // a no-op by the contract, on every process alike
-    if (!rows_) {      // no rows here: the contract's scalar part, on the host
-      host_step(sums);
-    } else {
-      step();
+    if (rows_) step();
+    // update_xr's sums are read back; update_p's scalar part is comparisons and copies of values
+    // every process holds (rr, rz_new, thr2), mirrored here without a read.
+    if (rows_ && sums)
       inner_->read_state(state_.data());
-    }
+    else
+      host_step(sums);
     if (!sums) return;
     sums_.clear();
     for (const rhs_state& st : state_)
@@ -204,7 +203,8 @@ class distributed_system final : public device_system {
       if (st.status == running) st.rz_new = sums_[i], st.rr = sums_[i + 1], i += 2;
     if (rows_) inner_->write_state(state_.data());
   }
-  // The steps' scalars for a process without rows (its local sums are 0).
+  // The steps' scalars by the contract: update_xr's for a process without rows (its local sums
+  // are 0), update_p's for every process.
   void host_step(bool xr) {
     for (rhs_state& st : state_) {
       if (st.status != running) continue;
@@ -219,27 +219,30 @@ class distributed_system final : public device_system {
     }
   }
 
-  // Receives first (so that no message waits in an unexpected queue), then the rows the others
-  // read, gathered from `in` (every column: a message holds all k), then the sends.
+  // The rows the others read, gathered from `in` (every column: a message holds all k; the
+  // backend's previous use of its receive buffer has run when this returns), then the receives
+  // into the backend's receive buffer and the sends from its send buffer.
   void begin_exchange(int in) {
     const std::size_t nr = m_.recv_rank.size(), ns = m_.send_rank.size();
     const int k = k_;
+    if (rows_) inner_->gather_halo(in);
+    double* recv = rows_ ? inner_->halo_recv() : nullptr;
+    const double* send = rows_ ? inner_->halo_send() : nullptr;
     for (std::size_t i = 0; i < nr; ++i)
-      check_mpi(MPI_Irecv(halo_.data() + std::size_t(m_.recv_at[i]) * k,
-                          (m_.recv_at[i + 1] - m_.recv_at[i]) * k, MPI_DOUBLE, m_.recv_rank[i], tag,
-                          comm_, &requests_[i]),
-                "MPI_Irecv");
-    if (!m_.send_row.empty()) inner_->gather_halo(in, send_.data());
+      check_mpi(
+          MPI_Irecv(recv + std::size_t(m_.recv_at[i]) * k, (m_.recv_at[i + 1] - m_.recv_at[i]) * k,
+                    MPI_DOUBLE, m_.recv_rank[i], tag, comm_, &requests_[i]),
+          "MPI_Irecv");
     for (std::size_t i = 0; i < ns; ++i)
-      check_mpi(MPI_Isend(send_.data() + std::size_t(m_.send_at[i]) * k,
-                          (m_.send_at[i + 1] - m_.send_at[i]) * k, MPI_DOUBLE, m_.send_rank[i], tag,
-                          comm_, &requests_[nr + i]),
-                "MPI_Isend");
+      check_mpi(
+          MPI_Isend(send + std::size_t(m_.send_at[i]) * k, (m_.send_at[i + 1] - m_.send_at[i]) * k,
+                    MPI_DOUBLE, m_.send_rank[i], tag, comm_, &requests_[nr + i]),
+          "MPI_Isend");
   }
   void end_exchange(double alpha, int out) {
     check_mpi(MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall");
-    if (m_.halo_size > 0) inner_->add_halo(halo_.data(), alpha, out);
+    if (m_.halo_size > 0) inner_->add_halo(alpha, out);
   }
 
   int k_;  // dots write count * k values
@@ -250,7 +253,7 @@ class distributed_system final : public device_system {
   bool rows_;             // this process owns rows (else inner_ is an empty operator system)
   prepared_system prep_;  // the local block's layout (a CPU backend reads it) and format
   std::unique_ptr<device_system> inner_;
-  std::vector<double> send_, halo_, gathered_, sums_;
+  std::vector<double> gathered_, sums_;
   std::vector<MPI_Request> requests_;
   std::vector<rhs_state> state_;  // several processes: the steps' state, global sums
   std::vector<std::uint8_t> all_, running_;

@@ -389,11 +389,16 @@ class cpu_system final : public device_system {
     halo_.val.assign(halo.val.begin(), halo.val.end());
     halo_size_ = halo_size;
     send_rows_.assign(send_rows, send_rows + send_count);
+    halo_send_.assign(std::size_t(send_count) * std::size_t(k_), 0.0);
+    halo_recv_.assign(std::size_t(halo_size) * std::size_t(k_), 0.0);
     return true;
   }
+  double* halo_send() override { return halo_send_.data(); }
+  double* halo_recv() override { return halo_recv_.data(); }
 
-  void gather_halo(int v, double* out) override {
+  void gather_halo(int v) override {
     const VT* src = vectors_.at(v);
+    double* out = halo_send_.data();
     const std::size_t count = send_rows_.size();
     for (std::size_t t = 0; t < count; ++t)
       for (int j = 0; j < k_; ++j)
@@ -401,9 +406,10 @@ class cpu_system final : public device_system {
             double(src[std::int64_t(send_rows_[t]) * k_ + j]);
   }
 
-  void add_halo(const double* h, double alpha, int y) override {
+  void add_halo(double alpha, int y) override {
     if (halo_.nnz() == 0) return;
     VT* yv = vectors_.at(y);
+    const double* h = halo_recv_.data();
     constexpr std::int32_t rows_per_item = 4096;
     const std::int32_t items = (halo_.n + rows_per_item - 1) / rows_per_item;
     for_items(items, [&](std::int32_t w) {
@@ -564,6 +570,7 @@ class cpu_system final : public device_system {
   csr_matrix halo_;  // set_halo's block and plan (libcnc_mpi); empty elsewhere
   std::int32_t halo_size_ = 0;
   std::vector<std::int32_t> send_rows_;
+  std::vector<double> halo_send_, halo_recv_;
 };
 
 class cpu_backend final : public backend {

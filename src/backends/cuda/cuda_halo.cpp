@@ -1,11 +1,11 @@
 // The halo operations of the CUDA device_system (backend.hpp; libcnc_mpi's distributed systems):
-// the rows other processes read are gathered on the device and copied to a pinned buffer once
-// per product, and the values they send go up once and are multiplied by the halo block, all on
-// the system's stream, so a product's local part (spmv, queued after the gather) runs while the
-// caller exchanges the halo. Received values go up straight from the caller's (pageable) buffer.
+// the rows other processes read are gathered on the device and copied into a pinned buffer the
+// caller sends from, once per product; the values they send arrive in another pinned buffer, go
+// up in one asynchronous copy and are multiplied by the halo block. All on the system's stream,
+// so a product's local part (queued right after the gather) runs while the caller exchanges the
+// halo, and only the gather waits.
 #include <cuda_runtime.h>
 
-#include <cstring>
 #include <string>
 
 #include "backends/cuda/cuda_kernels.hpp"
@@ -27,10 +27,10 @@ bool cuda_system::set_halo(const csr_view& halo, std::int32_t halo_size,
   device_buffer rows(sizeof(std::int32_t) * std::size_t(send_count));
   device_buffer send(sizeof(double) * std::size_t(send_count) * k);
   device_buffer recv(sizeof(double) * std::size_t(halo_size) * k);
-  pinned_buffer send_host(send.bytes());
-  if (send.bytes() && !send_host.as<double>())
-    throw error(CNC_ERR_OUT_OF_MEMORY, "CUDA backend: cannot pin the halo send buffer (" +
-                                           std::to_string(send.bytes()) + " bytes)");
+  pinned_buffer send_host(send.bytes()), recv_host(recv.bytes());
+  if ((send.bytes() && !send_host.as<double>()) || (recv.bytes() && !recv_host.as<double>()))
+    throw error(CNC_ERR_OUT_OF_MEMORY, "CUDA backend: cannot pin the halo buffers (" +
+                                           std::to_string(send.bytes() + recv.bytes()) + " bytes)");
   auto up = [](device_buffer& d, const void* h) {
     if (d.bytes()) check(cudaMemcpy(d.get(), h, d.bytes(), cudaMemcpyHostToDevice), "halo upload");
   };
@@ -39,33 +39,33 @@ bool cuda_system::set_halo(const csr_view& halo, std::int32_t halo_size,
   halo_rows_ = halo.n, halo_size_ = halo_size, send_count_ = send_count;
   halo_rp_ = std::move(rp), halo_col_ = std::move(col), halo_val_ = std::move(val);
   send_rows_ = std::move(rows), send_dev_ = std::move(send), recv_dev_ = std::move(recv);
-  send_host_ = std::move(send_host);
+  send_host_ = std::move(send_host), recv_host_ = std::move(recv_host);
   return true;
 }
 
-void cuda_system::gather_halo(int v, double* out) {
+void cuda_system::gather_halo(int v) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(v);
-  if (send_count_ == 0) return;
-  for (group& g : groups_)
-    check(cuda::halo_gather(static_cast<const double*>(vec(g, v)), g.view.kc, g.view.k,
-                            send_rows_.as<std::int32_t>(), send_count_, send_dev_.as<double>(),
-                            nrhs_, g.j0, stream_),
-          "halo gather launch");
-  check(cudaMemcpyAsync(send_host_.as<double>(), send_dev_.get(), send_dev_.bytes(),
-                        cudaMemcpyDeviceToHost, stream_),
-        "halo read-back");
+  if (send_count_ > 0) {
+    for (group& g : groups_)
+      check(cuda::halo_gather(static_cast<const double*>(vec(g, v)), g.view.kc, g.view.k,
+                              send_rows_.as<std::int32_t>(), send_count_, send_dev_.as<double>(),
+                              nrhs_, g.j0, stream_),
+            "halo gather launch");
+    check(cudaMemcpyAsync(send_host_.as<double>(), send_dev_.get(), send_dev_.bytes(),
+                          cudaMemcpyDeviceToHost, stream_),
+          "halo read-back");
+  }
+  // Also when nothing is sent: the previous add_halo's copy from recv_host_ has run after this.
   check(cudaStreamSynchronize(stream_), "halo gather");
-  std::memcpy(out, send_host_.as<double>(), send_dev_.bytes());
 }
 
-void cuda_system::add_halo(const double* h, double alpha, int y) {
+void cuda_system::add_halo(double alpha, int y) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(y);
   if (halo_size_ == 0 || halo_rows_ == 0) return;
-  // From pageable memory: the call returns once h is staged (h may change after), and queues the
-  // transfer behind the local product already on the stream.
-  check(cudaMemcpyAsync(recv_dev_.get(), h, recv_dev_.bytes(), cudaMemcpyHostToDevice, stream_),
+  check(cudaMemcpyAsync(recv_dev_.get(), recv_host_.as<double>(), recv_dev_.bytes(),
+                        cudaMemcpyHostToDevice, stream_),
         "halo upload");
   for (group& g : groups_)
     check(

@@ -70,8 +70,10 @@ class cuda_system final : public device_system, public cuda::system_probe {
   // Halo operations (cuda_halo.cpp): double vectors only.
   bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,
                 std::int32_t send_count) override;
-  void gather_halo(int v, double* out) override;
-  void add_halo(const double* h, double alpha, int y) override;
+  double* halo_send() override { return send_host_.as<double>(); }
+  double* halo_recv() override { return recv_host_.as<double>(); }
+  void gather_halo(int v) override;
+  void add_halo(double alpha, int y) override;
 
   // probe
   void read_vector(cuda::vec_id v, double* out) override;
@@ -144,10 +146,11 @@ class cuda_system final : public device_system, public cuda::system_probe {
   pinned_buffer dot_host_;
   std::vector<const void*> dot_ptrs_;
   // Halo operations: the halo CSR, the rows to send, and device + pinned host buffers of the
-  // values gathered (send_count * nrhs, and a pinned copy) and received (halo_size * nrhs).
+  // values gathered (send_count * nrhs) and received (halo_size * nrhs), each with its pinned
+  // host copy, the caller's send and receive buffers.
   std::int32_t halo_rows_ = 0, halo_size_ = 0, send_count_ = 0;
   device_buffer halo_rp_, halo_col_, halo_val_, send_rows_, send_dev_, recv_dev_;
-  pinned_buffer send_host_;
+  pinned_buffer send_host_, recv_host_;
 };
 
 template <class Pick>
