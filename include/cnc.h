@@ -631,7 +631,8 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * step (the real dot product of two such vectors is Re(u^H v), and CG's scalars are real); for a
  * general A, BiCGSTAB and GMRES run as their real-equivalent forms, which solve the same system
  * but may need other iteration counts than their complex versions. The statistics are those of
- * that real system (its residual norms equal the complex ones). The caller's
+ * that real system (its residual norms equal the complex ones), and cncGetCurrentIterate, in the
+ * progress callback, writes 2n doubles per system, (re, im) pairs as x. The caller's
  * operators (cncSetOperator) are not used: a context with one set is refused with
  * CNC_ERR_UNSUPPORTED.
  */

@@ -53,7 +53,7 @@ complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
         std::snprintf(msg, sizeof msg,
                       "values[%lld]=%g, the %s part of entry %lld (row %lld, column %u), is not "
                       "finite",
-                      (long long)(2 * t + part), val[2 * t + part], part ? "imaginary" : "real",
+                      (long long)(2 * t) + part, val[2 * t + part], part ? "imaginary" : "real",
                       (long long)t, (long long)bad_row, col[t] - ubase);
         throw error(CNC_ERR_NOT_FINITE, msg);
       }
