@@ -219,6 +219,70 @@ static void test_hermitian_cg_vs_dense(void** unused) {
   check_hermitian_vs_dense(CNC_CG, CNC_MIXED, 1e-6, 1e-5);
 }
 
+/* Textbook complex Jacobi-PCG (x0 = 0, stop when ||r|| <= thr ||b||): its iteration count. */
+static int complex_pcg_iterations(const zcsr* a, const double complex* b, double thr) {
+  const size_t n = a->n;
+  double complex* x = (double complex*)calloc(n, sizeof(double complex));
+  double complex* r = (double complex*)malloc(n * sizeof(double complex));
+  double complex* z = (double complex*)malloc(n * sizeof(double complex));
+  double complex* p = (double complex*)malloc(n * sizeof(double complex));
+  double complex* q = (double complex*)malloc(n * sizeof(double complex));
+  double* dinv = (double*)malloc(n * sizeof(double));
+  for (size_t i = 0; i < n; ++i) {
+    double d = 0;
+    for (CNCint64 t = a->row_ptr[i] - a->base; t < a->row_ptr[i + 1] - a->base; ++t)
+      if (a->col[t] - (CNCuint)a->base == i) d += creal(a->val[t]);
+    dinv[i] = 1.0 / d;
+  }
+  double bb = 0, rz = 0;
+  for (size_t i = 0; i < n; ++i) {
+    r[i] = b[i], z[i] = dinv[i] * r[i], p[i] = z[i];
+    bb += creal(conj(b[i]) * b[i]);
+    rz += creal(conj(r[i]) * z[i]);
+  }
+  int it = 0;
+  for (; it < 10000; ++it) {
+    zmul(a, p, q);
+    double complex pq = 0;
+    for (size_t i = 0; i < n; ++i) pq += conj(p[i]) * q[i];
+    const double alpha = rz / creal(pq); /* p^H A p is real for Hermitian A */
+    double rr = 0, rz_new = 0;
+    for (size_t i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+      z[i] = dinv[i] * r[i];
+      rr += creal(conj(r[i]) * r[i]);
+      rz_new += creal(conj(r[i]) * z[i]);
+    }
+    if (rr <= thr * thr * bb) break;
+    for (size_t i = 0; i < n; ++i) p[i] = z[i] + (rz_new / rz) * p[i];
+    rz = rz_new;
+  }
+  free(x), free(r), free(z), free(p), free(q), free(dinv);
+  return it + 1;
+}
+
+/* CG on the real-equivalent system is complex PCG step for step: the same iteration count as
+ * the textbook complex method written above. */
+static void test_same_iterations_as_complex_pcg(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(30, 25, 0.02, 0.0, 0);
+  double complex* b = random_complex(a.n, 17);
+  double complex* x = (double complex*)calloc(a.n, sizeof(double complex));
+  const double thr = 1e-8;
+  CNCcontext c = new_context(CNC_CG, CNC_DOUBLE, thr);
+  assert_int_equal(cncSolverParameteri(CNC_CHECK_INTERVAL, 1), CNC_OK);
+  solve_or_skip(&a, 1, b, x);
+  CNCint it = 0;
+  assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &it), CNC_OK);
+  const int ref = complex_pcg_iterations(&a, b, thr);
+  printf("iterations: cnc %d, textbook complex PCG %d\n", it, ref);
+  assert_true(abs(it - ref) <= 1);
+  cncDeleteContext(c);
+  free(b), free(x);
+  zcsr_free(&a);
+}
+
 /* A larger Hermitian system, checked by its complex residual. */
 static void test_hermitian_residual(void** unused) {
   (void)unused;
@@ -354,9 +418,11 @@ int main(int argc, char** argv) {
     g_backend = strcmp(argv[1], "cuda") == 0     ? CNC_BACKEND_CUDA
                 : strcmp(argv[1], "opencl") == 0 ? CNC_BACKEND_OPENCL
                                                  : CNC_BACKEND_CPU;
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_hermitian_cg_vs_dense),
-      cmocka_unit_test(test_hermitian_residual), cmocka_unit_test(test_general_complex_vs_dense),
-      cmocka_unit_test(test_iterate_and_kept_matrix)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input),
+                                     cmocka_unit_test(test_hermitian_cg_vs_dense),
+                                     cmocka_unit_test(test_hermitian_residual),
+                                     cmocka_unit_test(test_general_complex_vs_dense),
+                                     cmocka_unit_test(test_iterate_and_kept_matrix),
+                                     cmocka_unit_test(test_same_iterations_as_complex_pcg)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
