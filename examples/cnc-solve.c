@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli_complex.h"
 #include "cli/cli_io.h"
 #include "cnc.h"
 #include "common/matrix_market.h"
@@ -43,8 +44,8 @@
 enum {
   RC_CONVERGED = 0,  /* the solve reached the threshold (true residual too) */
   RC_USAGE = 1,      /* unknown option, missing or malformed value, value out of range */
-  RC_INPUT = 2,      /* the matrix or right-hand side file cannot be read, is malformed, complex,
-                        not square, or of the wrong size */
+  RC_INPUT = 2,      /* the matrix or right-hand side file cannot be read, is malformed, not
+                        square, or of the wrong size (a complex b for a real A) */
   RC_SETUP = 3,      /* cnc refused a parameter or the input, or failed (no backend, memory) */
   RC_MAX_ITER = 4,   /* CNC_REASON_MAX_ITERATIONS */
   RC_STAGNATED = 5,  /* CNC_REASON_STAGNATED: recursive residual converged, true one did not */
@@ -88,9 +89,11 @@ static void usage(FILE* out) {
   fprintf(
       out,
       "usage: cnc-solve [options] [file.mtx]\n"
-      "Solves A x = b for a real square Matrix Market matrix (coordinate or array, plain or\n"
-      "gzip), or without a file a 7-point 3D Poisson problem on an N^3 grid. b = A x* for a\n"
-      "known x* (all ones for a file) unless --rhs-file gives b.\n"
+      "Solves A x = b for a real or complex square Matrix Market matrix (coordinate or array,\n"
+      "plain or gzip), or without a file a 7-point 3D Poisson problem on an N^3 grid. b = A x*\n"
+      "for a known x* (all ones for a real file, 1 + i/2 for a complex one) unless --rhs-file\n"
+      "gives b. A complex matrix (field complex; symmetry general or hermitian) is solved by\n"
+      "cncSolveCSRComplex; auto picks CG when it is Hermitian with a real positive diagonal.\n"
       "\n"
       "  --solver auto|cg|bicgstab|gmres  method (auto: CG when A is symmetric with a positive\n"
       "                               diagonal, told by the header or checked, else BiCGSTAB)\n"
@@ -125,8 +128,8 @@ static void usage(FILE* out) {
       "Exit status:\n"
       "   0  converged: |r|/|b| <= T, the true residual too\n"
       "   1  usage error: unknown option, malformed or out-of-range value\n"
-      "   2  input error: a file cannot be read, is malformed, complex, not square, or b has\n"
-      "      the wrong size\n"
+      "   2  input error: a file cannot be read, is malformed, not square, or b has the wrong\n"
+      "      size (or is complex for a real matrix)\n"
       "   3  setup error: cnc refused a parameter or the system, or failed (backend, memory)\n"
       "   4  max iterations reached\n"
       "   5  stagnated: the recursive residual converged, the true residual did not\n"
@@ -621,6 +624,10 @@ int main(int argc, char** argv) {
   mm_matrix m = {0}, mb = {0}; /* empty until read: mm_free is safe on every path */
   double* xs = NULL;           /* the known solution; NULL when b comes from a file */
   double* b = NULL;
+  /* A complex matrix: its CSR (cncSolveCSRComplex) and x; b and xs then hold (re, im) pairs. */
+  int is_complex = 0;
+  cli_zcsr za = {0};
+  double* zx = NULL;
   FILE *out = NULL, *json = NULL, *hist = NULL;
   CNCcontext ctx = NULL;
   /* Statistics of the last run, and the worst status over the runs. */
@@ -664,9 +671,8 @@ int main(int argc, char** argv) {
       status = fail(&cli, RC_INPUT, "%s", err_msg);
       goto done;
     }
-    const char* why = m.field == MM_COMPLEX ? "complex systems are not supported yet"
-                      : m.rows != m.cols    ? "not square"
-                                            : NULL;
+    is_complex = m.field == MM_COMPLEX;
+    const char* why = m.rows != m.cols ? "not square" : NULL;
     if (why) {
       status = fail(&cli, RC_INPUT, "%s (%d x %d, %s): %s", file, m.rows, m.cols,
                     m.field == MM_COMPLEX ? "complex" : "real", why);
@@ -681,7 +687,8 @@ int main(int argc, char** argv) {
       status = fail(&cli, RC_INPUT, "--rhs-file %s", err_msg);
       goto done;
     }
-    if (mb.field == MM_COMPLEX || mb.rows != n || (nrhs_opt && mb.cols != nrhs_opt)) {
+    if ((mb.field == MM_COMPLEX && !is_complex) || mb.rows != n ||
+        (nrhs_opt && mb.cols != nrhs_opt)) {
       status = fail(&cli, RC_INPUT,
                     "--rhs-file %s: %s%d x %d, but the matrix has %ld rows: expected %ld x %s",
                     rhs_file, mb.field == MM_COMPLEX ? "complex, " : "", mb.rows, mb.cols, n, n,
@@ -709,6 +716,25 @@ int main(int argc, char** argv) {
     if (poisson) {
       spd = 1;
       snprintf(why, sizeof why, "the Poisson matrix is symmetric positive definite");
+    } else if (is_complex) {
+      /* Complex: CG where A is Hermitian positive definite (checked), else BiCGSTAB. */
+      if (cli_zcsr_from_mm(&m, &za)) {
+        status = fail(&cli, RC_SETUP, "out of memory building the complex CSR");
+        goto done;
+      }
+      const char* header = m.symmetry == MM_HERMITIAN ? "the header says complex hermitian"
+                                                      : "the header says complex general";
+      char w[300];
+      if (cli.solver_opt == CNC_BICGSTAB || cli.solver_opt == CNC_GMRES) {
+        symmetric = m.symmetry == MM_HERMITIAN;
+        snprintf(why, sizeof why, "as asked");
+      } else if ((spd = cli_zcsr_hermitian(&za, w, sizeof w)) != 0) {
+        snprintf(why, sizeof why, "%s, A is Hermitian with a real positive diagonal (checked)",
+                 header);
+      } else {
+        symmetric = 0;
+        snprintf(why, sizeof why, "%s, but A is not Hermitian positive definite: %s", header, w);
+      }
     } else if (m.symmetry == MM_SKEW_SYMMETRIC) {
       symmetric = 0;
       snprintf(why, sizeof why, "the header says skew-symmetric: A is not symmetric");
@@ -781,13 +807,25 @@ int main(int argc, char** argv) {
 
   /* b: from the file, or A x* for the known solution x* (the tool's own work, outside the
    * assembly the library times). */
-  b = calloc((size_t)n * (size_t)nrhs, sizeof(double));
-  if (!rhs_file) xs = malloc(sizeof(double) * (size_t)n * (size_t)nrhs);
+  const size_t parts = is_complex ? 2 : 1; /* doubles per value */
+  b = calloc(parts * (size_t)n * (size_t)nrhs, sizeof(double));
+  if (!rhs_file) xs = malloc(parts * sizeof(double) * (size_t)n * (size_t)nrhs);
   if (!b || (!rhs_file && !xs) || (poisson && !rhs_file && poisson_solution((int)grid, nrhs, xs))) {
     status = fail(&cli, RC_SETUP, "out of memory");
     goto done;
   }
-  if (rhs_file) {
+  if (rhs_file && is_complex) {
+    for (int64_t t = 0; t < mb.nnz; ++t) {
+      const size_t e = 2 * (mb.row[t] + (size_t)mb.col[t] * (size_t)n);
+      b[e] += mb.val[t];
+      b[e + 1] += mb.imag ? mb.imag[t] : 0.0;
+    }
+    mm_free(&mb);
+  } else if (is_complex) { /* x* = (1 + k)(1 + i/2) */
+    for (size_t e = 0; e < (size_t)n * (size_t)nrhs; ++e)
+      xs[2 * e] = 1.0 + (double)(e / (size_t)n), xs[2 * e + 1] = 0.5 * xs[2 * e];
+    cli_zcsr_mul(&za, nrhs, xs, b);
+  } else if (rhs_file) {
     for (int64_t t = 0; t < mb.nnz; ++t) b[mb.row[t] + (size_t)mb.col[t] * (size_t)n] += mb.val[t];
     mm_free(&mb);
   } else if (poisson) {
@@ -803,6 +841,14 @@ int main(int argc, char** argv) {
    * fixed cost (milliseconds on 16 cores); the file's in one call (int32_t and uint32_t arrays
    * may alias, and its indices are >= 0). cnc has no bulk call for the right-hand side: one call
    * per value. */
+  if (is_complex) { /* solved from its CSR by cncSolveCSRComplex, without assembly */
+    zx = calloc(2 * (size_t)n * (size_t)nrhs, sizeof(double));
+    if (!zx) {
+      status = fail(&cli, RC_SETUP, "out of memory");
+      goto done;
+    }
+    goto assembled;
+  }
   CHECK(cncBegin(CNC_SYSTEM));
   CHECK(cncBegin(CNC_MATRIX));
   if (poisson) {
@@ -818,12 +864,14 @@ int main(int argc, char** argv) {
   CHECK(cncEnd(CNC_SYSTEM));
   free(b);
   b = NULL;
+assembled:
   mm_free(&m);
 
   cli.show_progress = !cli.quiet && isatty(fileno(stderr));
   int worst = RC_CONVERGED;
   for (int r = 0; r < repeat; ++r) {
-    for (int k = 0; k < nrhs; ++k)
+    if (is_complex) memset(zx, 0, 2 * sizeof(double) * (size_t)n * (size_t)nrhs);
+    for (int k = 0; k < nrhs && !is_complex; ++k)
       for (long i = 0; i < n; ++i) CHECK(cncMultiSetVariable((CNCuint)i, (CNCuint)k, 0.0));
     cli_history_clear(&cli.history);
     cli.ring_len = cli.ring_pos = 0;
@@ -836,11 +884,13 @@ int main(int argc, char** argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
     cli.t0 = now();
-    const CNCstatus s = cncSolve();
+    const CNCstatus s = is_complex ? cncSolveCSRComplex((CNCuint)n, za.row_ptr, za.col, za.val, 0,
+                                                        (CNCuint)nrhs, b, zx)
+                                   : cncSolve();
     sigaction(SIGINT, &old, NULL);
     progress_erase(&cli);
     if (s != CNC_OK) {
-      status = cnc_failed(&cli, s, "cncSolve()");
+      status = cnc_failed(&cli, s, is_complex ? "cncSolveCSRComplex()" : "cncSolve()");
       goto done;
     }
     solved = 1;
@@ -875,7 +925,13 @@ int main(int argc, char** argv) {
         cli.history_oom = 1;
       }
     }
-    if (xs) {
+    if (xs && is_complex) { /* the largest modulus of x - x* */
+      max_err = 0.0;
+      for (size_t e = 0; e < (size_t)n * (size_t)nrhs; ++e) {
+        const double d = hypot(zx[2 * e] - xs[2 * e], zx[2 * e + 1] - xs[2 * e + 1]);
+        if (!(d <= max_err)) max_err = d; /* NaN sticks */
+      }
+    } else if (xs) {
       max_err = 0.0;
       for (int k = 0; k < nrhs; ++k)
         for (long i = 0; i < n; ++i) {
@@ -895,8 +951,10 @@ int main(int argc, char** argv) {
       fprintf(report, "problem     3D Poisson 7-point, %lld^3 grid\n", (long long)grid);
     else
       fprintf(report, "problem     %s\n", file);
-    fprintf(report, "unknowns    %ld x %d right-hand side%s%s, nnz %lld\n", n, nrhs,
-            nrhs > 1 ? "s" : "", rhs_file ? " (from --rhs-file)" : "", (long long)nnz);
+    fprintf(report, "unknowns    %ld%s x %d right-hand side%s%s, nnz %lld%s\n", n,
+            is_complex ? " complex" : "", nrhs, nrhs > 1 ? "s" : "",
+            rhs_file ? " (from --rhs-file)" : "", (long long)nnz,
+            is_complex ? " (its real-equivalent form: 4 real entries per complex entry)" : "");
     fprintf(report, "backend     %s (%s), format %s, precision %s\n", be, dev, fmt,
             precisions[precision - CNC_DOUBLE]);
     fprintf(report, "solver      %s (%s)\n", used, solver_why);
@@ -922,11 +980,13 @@ int main(int argc, char** argv) {
 
   /* The outputs of the last run. */
   if (out) {
-    fprintf(out, "%%%%MatrixMarket matrix array real general\n");
+    fprintf(out, "%%%%MatrixMarket matrix array %s general\n", is_complex ? "complex" : "real");
     fprintf(out, "%% x of cnc-solve %s (libcnc %s): %s after %lld iterations, |r|/|b| %.3e\n",
             CNC_SOLVE_VERSION, cncVersionString(), reason, (long long)it, true_err);
     fprintf(out, "%ld %d\n", n, nrhs);
-    for (int k = 0; k < nrhs; ++k)
+    for (size_t e = 0; is_complex && e < (size_t)n * (size_t)nrhs; ++e)
+      fprintf(out, "%.17g %.17g\n", zx[2 * e], zx[2 * e + 1]);
+    for (int k = 0; k < nrhs && !is_complex; ++k)
       for (long i = 0; i < n; ++i) {
         double v;
         CHECK(cncMultiGetVariable((CNCuint)i, (CNCuint)k, &v));
@@ -1041,6 +1101,8 @@ done:
   cli_history_free(&cli.history);
   free(xs);
   free(b);
+  free(zx);
+  cli_zcsr_free(&za);
   mm_free(&m);
   mm_free(&mb);
   if (ctx) cncDeleteContext(ctx);

@@ -601,6 +601,45 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
                                     const double* values, CNCint base, CNCuint nrhs,
                                     const double* b, double* x);
 
+/**
+ * Solves A x = b for a complex CSR matrix handed over directly (host arrays), with the current
+ * context's solver parameters, in any state but MATRIX and ROW. Complex numbers are pairs of
+ * doubles (re, im), the layout of C99 `double complex`, C++ `std::complex<double>` and Fortran
+ * `complex(c_double_complex)`, so such arrays are passed by casting their address to double*.
+ *   n        number of rows and columns (complex unknowns), at most (2^31 - 9) / 2
+ *   row_ptr  n+1 offsets into col_idx (64-bit, in entries), row_ptr[0] == base
+ *   col_idx  column indices, `base`-based (0 for C, 1 for Fortran)
+ *   values   2 doubles per entry: values[2t] = Re a, values[2t+1] = Im a (duplicates summed)
+ *   base     0 or 1
+ *   nrhs     number of right-hand sides (>= 1)
+ *   b        2 * nrhs * n doubles, complex system k at b + 2*k*n
+ *   x        2 * nrhs * n doubles: initial guess on input, solution on output
+ * The method is the context's CNC_SOLVER; CNC_SOLVER_DEFAULT is CG when CNC_SYMMETRIC (read:
+ * Hermitian) is 1, its default, else BiCGSTAB. CG and CNC_CHOLMOD need A Hermitian positive
+ * definite; before anything is solved A is checked Hermitian (a_ji = conj(a_ij) up to 1e-12 of
+ * the larger modulus), with every diagonal entry present, real and > 0 (the Jacobi diagonal is
+ * Re a_ii); a matrix that fails is refused with CNC_ERR_INVALID_VALUE naming the entry, x
+ * unchanged. BiCGSTAB and GMRES take any nonsingular complex A. NaN or Inf in a real or
+ * imaginary part of values, b or x is CNC_ERR_NOT_FINITE naming the array and the entry, a
+ * column out of range CNC_ERR_INDEX_OUT_OF_RANGE; nothing is changed then.
+ *
+ * How it is solved: a complex n-vector is the real 2n-vector of its (re, im) pairs, and A is
+ * expanded into the real 2n x 2n matrix with the block [Re a, -Im a; Im a, Re a] per entry,
+ * solved as cncSolveCSR solves a real matrix (every backend, format, precision and method; the
+ * context keeps it for a next call with the same arrays' content, see CNC_KEEP_MATRIX). For a
+ * Hermitian A that real matrix is symmetric positive definite and CG on it is complex CG step for
+ * step (the real dot product of two such vectors is Re(u^H v), and CG's scalars are real); for a
+ * general A, BiCGSTAB and GMRES run as their real-equivalent forms, which solve the same system
+ * but may need other iteration counts than their complex versions. The statistics are those of
+ * that real system (its residual norms equal the complex ones), and cncGetCurrentIterate, in the
+ * progress callback, writes 2n doubles per system, (re, im) pairs as x. The caller's
+ * operators (cncSetOperator) are not used: a context with one set is refused with
+ * CNC_ERR_UNSUPPORTED.
+ */
+CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const CNCuint* col_idx,
+                                     const double* values, CNCint base, CNCuint nrhs,
+                                     const double* b, double* x);
+
 /* ---- Matrix-free solves --------------------------------------------------------------------- */
 /**
  * Sets (or, with op NULL, clears) an operator of the current context, applied by the caller's

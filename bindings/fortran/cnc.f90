@@ -16,14 +16,18 @@
 !   value as an allocatable string. The raw pointers remain available as c_cncGetErrorMessage...
 ! - cnc_solve_csr(row_ptr, col_idx, values, b, x) solves with 1-based Fortran CSR arrays, n taken
 !   from size(row_ptr) - 1, b and x of shape (n) or (n, nrhs); row_ptr may be 32- or 64-bit.
+!   With complex(c_double_complex) values, b and x it calls cncSolveCSRComplex (CG needs A
+!   Hermitian positive definite; cnc checks it).
 module cnc
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_double, c_char, c_ptr, &
-                                         c_funptr, c_null_char, c_associated, c_f_pointer, c_size_t
+                                         c_funptr, c_null_char, c_associated, c_f_pointer, &
+                                         c_size_t, c_double_complex
   implicit none
   private :: c_int, c_int32_t, c_int64_t, c_double, c_char, c_ptr, c_funptr, c_null_char
-  private :: c_associated, c_f_pointer, c_size_t
+  private :: c_associated, c_f_pointer, c_size_t, c_double_complex
   private :: c_strlen, to_fortran_string
   private :: solve_csr_i64_1, solve_csr_i64_2, solve_csr_i32_1, solve_csr_i32_2
+  private :: solve_csr_z64_1, solve_csr_z64_2, solve_csr_z32_1, solve_csr_z32_2
 
   ! ---- Version ---------------------------------------------------------------------------------
   integer(c_int), parameter :: CNC_VERSION_MAJOR = 0
@@ -437,6 +441,20 @@ module cnc
       real(c_double), intent(inout) :: x(*)
       integer(c_int) :: status
     end function cncSolveCSR
+    ! Complex A, b and x: complex(c_double_complex) is the (re, im) pair cnc.h reads.
+    function cncSolveCSRComplex(n, row_ptr, col_idx, values, base, nrhs, b, x) result(status) &
+        bind(C, name="cncSolveCSRComplex")
+      import :: c_int, c_int32_t, c_int64_t, c_double_complex
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), intent(in) :: row_ptr(*)
+      integer(c_int32_t), intent(in) :: col_idx(*)
+      complex(c_double_complex), intent(in) :: values(*)
+      integer(c_int32_t), value :: base
+      integer(c_int32_t), value :: nrhs
+      complex(c_double_complex), intent(in) :: b(*)
+      complex(c_double_complex), intent(inout) :: x(*)
+      integer(c_int) :: status
+    end function cncSolveCSRComplex
     ! The eigen solver (ARPACK): K's CSR as cncSolveCSR's; M's three arrays as c_loc(...) or
     ! c_null_ptr (M = I); eigenvalues(nev), eigenvectors(n*nev).
     function cncEigenSolveCSR(n, k_row_ptr, k_col_idx, k_values, m_row_ptr, m_col_idx, m_values, &
@@ -564,6 +582,7 @@ module cnc
   !> of shape (n) or (n, nrhs), row_ptr 32- or 64-bit; x is the initial guess on input.
   interface cnc_solve_csr
     module procedure solve_csr_i64_1, solve_csr_i64_2, solve_csr_i32_1, solve_csr_i32_2
+    module procedure solve_csr_z64_1, solve_csr_z64_2, solve_csr_z32_1, solve_csr_z32_2
   end interface cnc_solve_csr
 
 contains
@@ -675,5 +694,56 @@ contains
     integer(c_int) :: status
     status = solve_csr_i64_2(int(row_ptr, c_int64_t), col_idx, values, b, x)
   end function solve_csr_i32_2
+
+  ! The same for complex systems (cncSolveCSRComplex).
+  function solve_csr_z64_1(row_ptr, col_idx, values, b, x) result(status)
+    integer(c_int64_t), intent(in) :: row_ptr(:)
+    integer(c_int32_t), intent(in) :: col_idx(:)
+    complex(c_double_complex), intent(in) :: values(:), b(:)
+    complex(c_double_complex), intent(inout) :: x(:)
+    integer(c_int) :: status
+    integer(c_int32_t) :: n
+    n = int(size(row_ptr) - 1, c_int32_t)
+    if (n < 0 .or. size(b) /= n .or. size(x) /= n .or. size(values) < size(col_idx)) then
+      status = CNC_ERR_SIZE_MISMATCH
+      return
+    end if
+    status = cncSolveCSRComplex(n, row_ptr, col_idx, values, 1_c_int32_t, 1_c_int32_t, b, x)
+  end function solve_csr_z64_1
+
+  function solve_csr_z64_2(row_ptr, col_idx, values, b, x) result(status)
+    integer(c_int64_t), intent(in) :: row_ptr(:)
+    integer(c_int32_t), intent(in) :: col_idx(:)
+    complex(c_double_complex), intent(in) :: values(:), b(:, :)
+    complex(c_double_complex), intent(inout) :: x(:, :)
+    integer(c_int) :: status
+    integer(c_int32_t) :: n
+    n = int(size(row_ptr) - 1, c_int32_t)
+    if (n < 0 .or. size(b, 1) /= n .or. any(shape(x) /= shape(b)) .or. &
+        size(values) < size(col_idx)) then
+      status = CNC_ERR_SIZE_MISMATCH
+      return
+    end if
+    status = cncSolveCSRComplex(n, row_ptr, col_idx, values, 1_c_int32_t, &
+                                int(size(b, 2), c_int32_t), b, x)
+  end function solve_csr_z64_2
+
+  function solve_csr_z32_1(row_ptr, col_idx, values, b, x) result(status)
+    integer(c_int32_t), intent(in) :: row_ptr(:)
+    integer(c_int32_t), intent(in) :: col_idx(:)
+    complex(c_double_complex), intent(in) :: values(:), b(:)
+    complex(c_double_complex), intent(inout) :: x(:)
+    integer(c_int) :: status
+    status = solve_csr_z64_1(int(row_ptr, c_int64_t), col_idx, values, b, x)
+  end function solve_csr_z32_1
+
+  function solve_csr_z32_2(row_ptr, col_idx, values, b, x) result(status)
+    integer(c_int32_t), intent(in) :: row_ptr(:)
+    integer(c_int32_t), intent(in) :: col_idx(:)
+    complex(c_double_complex), intent(in) :: values(:), b(:, :)
+    complex(c_double_complex), intent(inout) :: x(:, :)
+    integer(c_int) :: status
+    status = solve_csr_z64_2(int(row_ptr, c_int64_t), col_idx, values, b, x)
+  end function solve_csr_z32_2
 
 end module cnc

@@ -182,4 +182,9 @@ inline bool is_one_of(int v, std::initializer_list<int> set) {
 // A new matrix version (cncEnd(CNC_MATRIX), cncSolveCSR): unique in the process.
 std::uint64_t next_version();
 
+// The checks the CSR solve calls share (pointers, state, sizes), in api_solve.cpp.
+void check_csr_call(context& c, const char* args, CNCuint n, const void* row_ptr,
+                    const void* col_idx, const void* values, CNCint base, CNCuint nrhs,
+                    const void* b, const void* x);
+
 }  // namespace cnc::api

@@ -60,6 +60,21 @@ void solve_assembled(context& c) {
 
 }  // namespace
 
+// The checks the CSR solve calls share (pointers, state, sizes): api_internal.hpp.
+void cnc::api::check_csr_call(context& c, const char* args, CNCuint n, const void* row_ptr,
+                              const void* col_idx, const void* values, CNCint base, CNCuint nrhs,
+                              const void* b, const void* x) {
+  if (!row_ptr || !col_idx || !values || !b || !x)
+    fail(CNC_ERR_NULL_POINTER, "(%s): row_ptr, col_idx, values, b and x must not be NULL", args);
+  if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
+    fail(CNC_ERR_STATE, "(%s): not allowed in state %s", args, state_name(c.state));
+  if (n == 0 || n > CNCuint(INT32_MAX - 8))
+    fail(CNC_ERR_INVALID_VALUE, "(%s): n out of range", args);
+  if (base != 0 && base != 1) fail(CNC_ERR_INVALID_VALUE, "(%s): base must be 0 or 1", args);
+  if (nrhs == 0 || nrhs > 4096)
+    fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
+}
+
 extern "C" {
 
 // Solving --------------------------------------------------------------------------------------
@@ -93,21 +108,6 @@ CNC_API CNCstatus cncSolve(void) {
     solve_assembled(c);
     c.state = CNC_STATE_SOLVED;
   });
-}
-
-// The checks cncSolveCSR and cncSolveCSRDevice share (pointers, state, sizes).
-static void check_csr_call(context& c, const char* args, CNCuint n, const void* row_ptr,
-                           const void* col_idx, const void* values, CNCint base, CNCuint nrhs,
-                           const void* b, const void* x) {
-  if (!row_ptr || !col_idx || !values || !b || !x)
-    fail(CNC_ERR_NULL_POINTER, "(%s): row_ptr, col_idx, values, b and x must not be NULL", args);
-  if (c.state == CNC_STATE_MATRIX || c.state == CNC_STATE_ROW)
-    fail(CNC_ERR_STATE, "(%s): not allowed in state %s", args, state_name(c.state));
-  if (n == 0 || n > CNCuint(INT32_MAX - 8))
-    fail(CNC_ERR_INVALID_VALUE, "(%s): n out of range", args);
-  if (base != 0 && base != 1) fail(CNC_ERR_INVALID_VALUE, "(%s): base must be 0 or 1", args);
-  if (nrhs == 0 || nrhs > 4096)
-    fail(CNC_ERR_INVALID_VALUE, "(%s): nrhs must be in [1, 4096]", args);
 }
 
 // cncSolveCSR and cncSolveCSRn; nnz < 0: the arrays' length is not known.

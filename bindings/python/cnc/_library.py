@@ -77,6 +77,12 @@ _SIGNATURES = {
         [CNCuint, CNCint64, _P(CNCint64), _P(CNCuint), _P(_double), CNCint, CNCuint, _P(_double),
          _P(_double)],
     ),
+    # Complex CSR: values, b and x as (re, im) pairs of doubles (numpy complex128).
+    "cncSolveCSRComplex": (
+        CNCstatus,
+        [CNCuint, _P(CNCint64), _P(CNCuint), _P(_double), CNCint, CNCuint, _P(_double),
+         _P(_double)],
+    ),
     # Device pointers (CUDA): plain addresses, as __cuda_array_interface__ gives them.
     "cncSolveCSRDevice": (
         CNCstatus,

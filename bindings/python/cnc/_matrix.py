@@ -4,7 +4,8 @@ The matrix becomes 0-based CSR with int64 row offsets and uint32 column indices;
 matrices and arrays of any format are converted with .tocsr() (which sums COO duplicates), a CSR
 input is passed as is (cnc sums duplicates within a row itself), and a dense 2-D array keeps its
 nonzero entries. Right-hand sides become one column-major float64 block, system j at j*n, which
-is both cnc's layout and numpy's Fortran order.
+is both cnc's layout and numpy's Fortran order. A complex system (complex_ok) keeps complex128
+values and blocks instead: (re, im) pairs of doubles, cncSolveCSRComplex's layout.
 """
 
 from __future__ import annotations
@@ -19,8 +20,21 @@ from .errors import CncError
 _UINT32_MAX = 2**32 - 1
 
 
-def _real_values(values, what):
+def is_complex(A: Any) -> bool:
+    """Whether A (scipy.sparse, numpy or array-like) holds complex numbers."""
+    dtype = getattr(A, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(A).dtype
+    return bool(np.issubdtype(dtype, np.complexfloating))
+
+
+def _real_values(values, what, complex_ok=False):
     values = np.asarray(values)
+    if complex_ok:
+        if not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
+            raise CncError(_c.ERR_INVALID_VALUE,
+                           f"cnc.solve: {what} holds {values.dtype}, not numbers")
+        return np.ascontiguousarray(values, dtype=np.complex128)
     if np.iscomplexobj(values):
         raise CncError(_c.ERR_INVALID_VALUE,
                        f"cnc.solve: {what} is complex; cnc solves real systems")
@@ -74,7 +88,7 @@ def _check_csr_arrays(csr, n):
     return nnz
 
 
-def _from_sparse(A):
+def _from_sparse(A, complex_ok=False):
     n = _check_square(A.shape)
     csr = A if A.format == "csr" else A.tocsr()
     nnz = _check_csr_arrays(csr, n)
@@ -83,34 +97,38 @@ def _from_sparse(A):
     # range was checked above, so no index wraps.
     col_idx = np.ascontiguousarray(csr.indices[:nnz])
     col_idx = col_idx.view(np.uint32) if col_idx.dtype == np.int32 else col_idx.astype(np.uint32)
-    values = _real_values(csr.data[:nnz], "A")
+    values = _real_values(csr.data[:nnz], "A", complex_ok)
     return n, row_ptr, col_idx, values
 
 
-def _from_dense(A):
+def _from_dense(A, complex_ok=False):
     n = _check_square(A.shape)
     rows, cols = np.nonzero(A)  # row-major order: already sorted by row; NaN counts as nonzero
     row_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=row_ptr[1:])
-    values = _real_values(A[rows, cols], "A")
+    values = _real_values(A[rows, cols], "A", complex_ok)
     return n, row_ptr, cols.astype(np.uint32), values
 
 
-def csr_arrays(A: Any) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """(n, row_ptr int64, col_idx uint32, values float64), 0-based, for any supported A."""
+def csr_arrays(A: Any, complex_ok: bool = False) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(n, row_ptr int64, col_idx uint32, values float64), 0-based, for any supported A
+    (values complex128 with complex_ok)."""
     if hasattr(A, "tocsr") and hasattr(A, "format"):  # scipy.sparse matrix or array
-        return _from_sparse(A)
+        return _from_sparse(A, complex_ok)
     A = np.asarray(A)
     if A.ndim != 2:
         raise CncError(
             _c.ERR_SIZE_MISMATCH,
             f"cnc.solve: A has {A.ndim} dimensions; it must be a square matrix",
         )
-    return _from_dense(A)
+    return _from_dense(A, complex_ok)
 
 
-def column_block(b: Any, n: int, what: str = "b") -> Tuple[np.ndarray, int]:
-    """(block, k): b of shape (n,) or (n, k) as an (n, k) Fortran-ordered float64 array."""
+def column_block(
+    b: Any, n: int, what: str = "b", complex_ok: bool = False
+) -> Tuple[np.ndarray, int]:
+    """(block, k): b of shape (n,) or (n, k) as an (n, k) Fortran-ordered float64 array
+    (complex128 with complex_ok)."""
     if hasattr(b, "toarray"):
         b = b.toarray()
     b = np.asarray(b)
@@ -122,7 +140,10 @@ def column_block(b: Any, n: int, what: str = "b") -> Tuple[np.ndarray, int]:
             _c.ERR_SIZE_MISMATCH,
             f"cnc.solve: {what} has shape {shape}; expected ({n},) or ({n}, k)",
         )
-    if np.iscomplexobj(b) or not (np.issubdtype(b.dtype, np.number) or b.dtype == np.bool_):
+    if not (np.issubdtype(b.dtype, np.number) or b.dtype == np.bool_) or (
+        np.iscomplexobj(b) and not complex_ok
+    ):
         raise CncError(_c.ERR_INVALID_VALUE,
                        f"cnc.solve: {what} must hold real numbers, not {b.dtype}")
-    return np.asfortranarray(b, dtype=np.float64), b.shape[1]
+    dtype = np.complex128 if complex_ok else np.float64
+    return np.asfortranarray(b, dtype=dtype), b.shape[1]

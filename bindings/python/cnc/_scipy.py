@@ -30,7 +30,8 @@ What maps exactly onto cnc:
   each cycle as one cnc solve restarted from the last x (cnc does not hand out GMRES's x
   mid-solve), which repeats the solve's setup per cycle.
 
-What differs: cnc solves real systems only (complex raises TypeError). The arithmetic is double
+What differs: these fronts solve real systems only (complex raises TypeError; cnc.solve takes
+complex128 through cncSolveCSRComplex). The arithmetic is double
 whatever the input; x is float32 only where SciPy's would be (float32 A and b). cnc's CG stops
 with info < 0 when it meets pᵀAp <= 0 (A not positive definite) where SciPy's goes on; cnc's
 gmres is right-preconditioned where SciPy's is left-preconditioned (the same method without M).

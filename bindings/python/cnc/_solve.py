@@ -104,6 +104,11 @@ def solve(
              is large enough to repay it), "none" or "rcm"; x is always in your numbering
     omega    SSOR's relaxation factor in (0, 2) (None: cnc's default, 1.5)
 
+    Complex A, b or x0 (complex128, or anything numpy makes complex) are solved as a complex
+    system through cncSolveCSRComplex and x is complex128: "cg" needs A Hermitian positive
+    definite (cnc checks it: CncError CNC_ERR_INVALID_VALUE naming the entry otherwise),
+    "bicgstab" and "gmres" take any nonsingular complex A (their real-equivalent forms).
+
     Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,
     info.residual, info.true_residual, ...). A solve that does not converge is not an error:
     check info.converged / info.reason. Raises cnc.CncError on bad input.

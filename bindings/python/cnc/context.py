@@ -321,23 +321,46 @@ class Context:
         When A or b is on a CUDA device (CuPy, __cuda_array_interface__, DLPack), everything goes
         to cncSolveCSRDevice with no copy through the host, and x is a CuPy array when b was on
         the device (a numpy array otherwise).
+
+        When A, b or x0 is complex (host arrays), the system goes to cncSolveCSRComplex as
+        complex128 and x is complex128: CG needs A Hermitian positive definite (checked by cnc:
+        CncError CNC_ERR_INVALID_VALUE otherwise), BiCGSTAB and GMRES take any nonsingular A.
         """
         if _device.is_device_array(A) or _device.is_device_array(b):
             return self._solve_device(A, b, x0)
-        n, row_ptr, col_idx, values = _matrix.csr_arrays(A)
-        b_block, k = _matrix.column_block(b, n)
+        cplx = (
+            _matrix.is_complex(A)
+            or _matrix.is_complex(b)
+            or (x0 is not None and _matrix.is_complex(x0))
+        )
+        n, row_ptr, col_idx, values = _matrix.csr_arrays(A, complex_ok=cplx)
+        b_block, k = _matrix.column_block(b, n, complex_ok=cplx)
+        dtype = np.complex128 if cplx else np.float64
         if x0 is None:
-            x_block = np.zeros((n, k), dtype=np.float64, order="F")
+            x_block = np.zeros((n, k), dtype=dtype, order="F")
         else:
             x0 = np.asarray(x0)
-            if np.iscomplexobj(x0):
+            if np.iscomplexobj(x0) and not cplx:
                 raise CncError(_c.ERR_INVALID_VALUE, "cnc.solve: x0 is complex")
             if x0.shape not in ((n,), (n, k)):
                 raise CncError(_c.ERR_SIZE_MISMATCH,
                                f"cnc.solve: x0 has shape {x0.shape}; b has {np.shape(b)}")
-            x_block = np.empty((n, k), dtype=np.float64, order="F")  # cnc writes the solution here
+            x_block = np.empty((n, k), dtype=dtype, order="F")  # cnc writes the solution here
             x_block[...] = x0.reshape(n, -1)  # (n,) broadcasts to every right-hand side
         dptr = ctypes.POINTER(ctypes.c_double)
+        if cplx:  # complex128: (re, im) pairs of doubles, as cncSolveCSRComplex reads them
+            info = self._run_solve(
+                lib.cncSolveCSRComplex,
+                n,
+                row_ptr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                col_idx.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
+                values.ctypes.data_as(dptr),
+                0,
+                k,
+                b_block.ctypes.data_as(dptr),
+                x_block.ctypes.data_as(dptr),
+            )
+            return x_block.reshape(np.shape(b)), info
         info = self._run_solve(
             lib.cncSolveCSRn,
             n,

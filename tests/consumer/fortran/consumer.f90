@@ -3,7 +3,9 @@
 ! tridiag(-1, 4, -1) x = b, b = A x* with x*(i) = sin(i), once assembled entry by entry
 ! (cncAddIJCoefficient, 0-based) and once as 1-based CSR arrays (cnc_solve_csr), and checks x
 ! against x*, and once matrix-free (cncSetOperator + cncSolveOperator with the bind(C) operator
-! below). Exits with error stop (non-zero) on a wrong answer.
+! below); then a complex Hermitian tridiag(-conj(w), 4, -w), |w| = 1, as complex(c_double_complex)
+! CSR arrays (cnc_solve_csr over cncSolveCSRComplex). Exits with error stop (non-zero) on a wrong
+! answer.
 module consumer_operator
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_double, c_ptr, c_f_pointer
   implicit none
@@ -26,7 +28,7 @@ end module consumer_operator
 
 program cnc_consumer_fortran
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_double, c_ptr, c_associated, &
-                                         c_funloc, c_loc
+                                         c_funloc, c_loc, c_double_complex, c_null_funptr, c_null_ptr
   use cnc
   use consumer_operator
   implicit none
@@ -39,6 +41,7 @@ program cnc_consumer_fortran
   integer(c_int32_t) :: row_ptr(n + 1), col_idx(3*n - 2)
   real(c_double) :: values(3*n - 2)
   real(c_double), target :: diagonal = 4.0_c_double
+  complex(c_double_complex) :: w, zvalues(3*n - 2), zexact(n), zb(n), zx(n)
 
   do i = 1, n
     exact(i) = sin(real(i, c_double))
@@ -97,6 +100,30 @@ program cnc_consumer_fortran
   err = maxval(abs(x - exact))
   print '(a, es10.3)', "consumer.f90: cncSolveOperator, max error ", err
   if (err > accept) error stop "consumer.f90: cncSolveOperator gave a wrong solution"
+
+  ! Complex Hermitian: a(i, i+1) = -w, a(i+1, i) = -conj(w), a(i, i) = 4.
+  call check(cncSetOperator(CNC_OPERATOR_MATRIX, c_null_funptr, c_null_ptr), "cncSetOperator")
+  w = cmplx(cos(0.3_c_double), sin(0.3_c_double), c_double_complex)
+  do i = 1, n
+    zexact(i) = cmplx(cos(real(i, c_double)), sin(real(2*i, c_double)), c_double_complex)
+  end do
+  zb = 4.0_c_double*zexact
+  zb(2:n) = zb(2:n) - conjg(w)*zexact(1:n - 1)
+  zb(1:n - 1) = zb(1:n - 1) - w*zexact(2:n)
+  k = 1
+  do i = 1, n
+    if (i > 1) zvalues(k) = -conjg(w)
+    if (i > 1) k = k + 1
+    zvalues(k) = 4.0_c_double
+    k = k + 1
+    if (i < n) zvalues(k) = -w
+    if (i < n) k = k + 1
+  end do
+  zx = (0.0_c_double, 0.0_c_double)
+  call check(cnc_solve_csr(row_ptr, col_idx, zvalues, zb, zx), "cnc_solve_csr (complex)")
+  err = maxval(abs(zx - zexact))
+  print '(a, es10.3)', "consumer.f90: cnc_solve_csr complex, max error ", err
+  if (err > accept) error stop "consumer.f90: cnc_solve_csr (complex) gave a wrong solution"
 
   call cncDeleteContext(ctx)
   print '(a)', "consumer.f90: OK"

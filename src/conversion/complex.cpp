@@ -1,0 +1,231 @@
+// Complex CSR: canonical form, the Hermitian check, the real-equivalent expansion (complex.hpp).
+#include "conversion/complex.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+
+#include "cnc.h"
+#include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/parallel.hpp"
+
+namespace cnc {
+
+namespace {
+
+constexpr std::int64_t row_grain = 2048;  // rows per piece of the parallel loops
+constexpr double hermitian_tolerance = 1e-12;
+
+// Whether a row's columns (already shifted to 0-based) are strictly increasing.
+bool sorted_row(const std::uint32_t* col, std::int64_t b, std::int64_t e) {
+  for (std::int64_t t = b + 1; t < e; ++t)
+    if (col[t] <= col[t - 1]) return false;
+  return true;
+}
+
+}  // namespace
+
+complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
+                                  const std::uint32_t* col, const double* val, int base) {
+  const int threads = host_threads();
+  const std::uint32_t ubase = std::uint32_t(base), un = std::uint32_t(n);
+  // Entries first: in range and finite, checked in row order so the first bad one is named.
+  const std::int64_t bad_row = first_index(n, row_grain, threads, [&](std::int64_t i) {
+    for (std::int64_t t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t)
+      if (col[t] < ubase || col[t] - ubase >= un || !std::isfinite(val[2 * t]) ||
+          !std::isfinite(val[2 * t + 1]))
+        return true;
+    return false;
+  });
+  if (bad_row >= 0) {
+    char msg[256];
+    for (std::int64_t t = row_ptr[bad_row] - base; t < row_ptr[bad_row + 1] - base; ++t) {
+      if (col[t] < ubase || col[t] - ubase >= un) {
+        std::snprintf(msg, sizeof msg, "col_idx[%lld]=%u (row %lld) is outside [%d, %lld]",
+                      (long long)t, col[t], (long long)bad_row, base, (long long)n - 1 + base);
+        throw error(CNC_ERR_INDEX_OUT_OF_RANGE, msg);
+      }
+      const int part = !std::isfinite(val[2 * t]) ? 0 : !std::isfinite(val[2 * t + 1]) ? 1 : -1;
+      if (part >= 0) {
+        std::snprintf(msg, sizeof msg,
+                      "values[%lld]=%g, the %s part of entry %lld (row %lld, column %u), is not "
+                      "finite",
+                      (long long)(2 * t) + part, val[2 * t + part], part ? "imaginary" : "real",
+                      (long long)t, (long long)bad_row, col[t] - ubase);
+        throw error(CNC_ERR_NOT_FINITE, msg);
+      }
+    }
+  }
+  const std::int64_t nnz_in = row_ptr[n] - base;
+  memory::reserve(double(n + 1) * 8 + double(nnz_in) * 20, [&] {
+    return "the canonical complex CSR (" + std::to_string(nnz_in) +
+           " entries of 20 bytes: a column and an (re, im) pair)";
+  });
+  complex_csr a;
+  a.n = n;
+  a.row_ptr.assign(std::size_t(n) + 1, 0);
+  // Row lengths after duplicates are summed.
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+    std::vector<std::uint32_t> cols;
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const std::int64_t b = row_ptr[i] - base, e = row_ptr[i + 1] - base;
+      if (sorted_row(col, b, e)) {
+        a.row_ptr[std::size_t(i) + 1] = e - b;
+        continue;
+      }
+      cols.assign(col + b, col + e);
+      std::sort(cols.begin(), cols.end());
+      a.row_ptr[std::size_t(i) + 1] = std::unique(cols.begin(), cols.end()) - cols.begin();
+    }
+  });
+  for (std::int32_t i = 0; i < n; ++i) a.row_ptr[std::size_t(i) + 1] += a.row_ptr[std::size_t(i)];
+  a.col.resize(std::size_t(a.row_ptr[std::size_t(n)]));
+  a.val.resize(2 * a.col.size());
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+    std::vector<std::int64_t> order;
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const std::int64_t b = row_ptr[i] - base, e = row_ptr[i + 1] - base;
+      std::int64_t o = a.row_ptr[std::size_t(i)];
+      if (sorted_row(col, b, e)) {
+        for (std::int64_t t = b; t < e; ++t, ++o) {
+          a.col[std::size_t(o)] = std::int32_t(col[t] - ubase);
+          a.val[2 * std::size_t(o)] = val[2 * t];
+          a.val[2 * std::size_t(o) + 1] = val[2 * t + 1];
+        }
+        continue;
+      }
+      // Duplicates summed in the caller's order (a stable sort keeps it).
+      order.resize(std::size_t(e - b));
+      std::iota(order.begin(), order.end(), b);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::int64_t u, std::int64_t v) { return col[u] < col[v]; });
+      --o;
+      std::uint32_t last = 0;
+      bool first = true;
+      for (const std::int64_t t : order) {
+        if (first || col[t] != last) {
+          ++o, first = false, last = col[t];
+          a.col[std::size_t(o)] = std::int32_t(col[t] - ubase);
+          a.val[2 * std::size_t(o)] = 0, a.val[2 * std::size_t(o) + 1] = 0;
+        }
+        a.val[2 * std::size_t(o)] += val[2 * t];
+        a.val[2 * std::size_t(o) + 1] += val[2 * t + 1];
+      }
+    }
+  });
+  // Sums of finite values can overflow.
+  const std::int64_t inf = first_index(std::int64_t(a.val.size()), 1 << 16, threads,
+                                       [&](std::int64_t t) { return !std::isfinite(a.val[t]); });
+  if (inf >= 0) {
+    const std::int64_t e = inf / 2;
+    const auto row =
+        std::upper_bound(a.row_ptr.begin(), a.row_ptr.end(), e) - a.row_ptr.begin() - 1;
+    char msg[200];
+    std::snprintf(msg, sizeof msg,
+                  "the duplicates of entry (%lld, %d) sum to a non-finite %s part (%g)",
+                  (long long)row, a.col[std::size_t(e)], inf % 2 ? "imaginary" : "real",
+                  a.val[std::size_t(inf)]);
+    throw error(CNC_ERR_NOT_FINITE, msg);
+  }
+  return a;
+}
+
+void check_hermitian_positive_diagonal(const complex_csr& a) {
+  // The transposed entry a_ji of entry t = (i, j), or 0 when row j has no column i.
+  auto transposed = [&](std::int32_t i, std::int32_t j, double& re, double& im) {
+    const auto b = a.col.begin() + a.row_ptr[std::size_t(j)],
+               e = a.col.begin() + a.row_ptr[std::size_t(j) + 1];
+    const auto it = std::lower_bound(b, e, i);
+    re = im = 0;
+    if (it == e || *it != i) return;
+    const std::size_t u = std::size_t(it - a.col.begin());
+    re = a.val[2 * u], im = a.val[2 * u + 1];
+  };
+  auto bad_entry = [&](std::int32_t i, std::int64_t t) {
+    const std::int32_t j = a.col[std::size_t(t)];
+    const double re = a.val[2 * std::size_t(t)], im = a.val[2 * std::size_t(t) + 1];
+    if (i == j) return !(re > 0) || std::abs(im) > hermitian_tolerance * std::hypot(re, im);
+    double tre, tim;
+    transposed(i, j, tre, tim);
+    const double scale = std::max(std::hypot(re, im), std::hypot(tre, tim));
+    return std::hypot(re - tre, im + tim) > hermitian_tolerance * scale;
+  };
+  auto bad_row = [&](std::int64_t i) {
+    bool diagonal = false;
+    for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
+      diagonal = diagonal || a.col[std::size_t(t)] == i;
+      if (bad_entry(std::int32_t(i), t)) return true;
+    }
+    return !diagonal;
+  };
+  const std::int64_t r = first_index(a.n, row_grain, host_threads(), bad_row);
+  if (r < 0) return;
+  const std::int32_t i = std::int32_t(r);
+  char msg[400];
+  const char* hint =
+      "CG needs a Hermitian positive definite A; CNC_BICGSTAB or CNC_GMRES solve general complex "
+      "systems";
+  for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
+    if (!bad_entry(i, t)) continue;
+    const std::int32_t j = a.col[std::size_t(t)];
+    const double re = a.val[2 * std::size_t(t)], im = a.val[2 * std::size_t(t) + 1];
+    if (i == j) {
+      std::snprintf(msg, sizeof msg,
+                    "A is not Hermitian positive definite: diagonal entry a_%d,%d = (%g, %g) is "
+                    "%s (%s)",
+                    i, i, re, im, re > 0 ? "not real" : "not > 0", hint);
+    } else {
+      double tre, tim;
+      transposed(i, j, tre, tim);
+      std::snprintf(msg, sizeof msg,
+                    "A is not Hermitian: a_%d,%d = (%g, %g) but a_%d,%d = (%g, %g) is not its "
+                    "conjugate (%s)",
+                    i, j, re, im, j, i, tre, tim, hint);
+    }
+    throw error(CNC_ERR_INVALID_VALUE, msg);
+  }
+  std::snprintf(msg, sizeof msg,
+                "A is not Hermitian positive definite: row %d has no diagonal entry (%s)", i, hint);
+  throw error(CNC_ERR_INVALID_VALUE, msg);
+}
+
+real_equivalent_csr real_equivalent(const complex_csr& a) {
+  const std::int64_t nnz = a.nnz();
+  memory::reserve(double(2 * std::int64_t(a.n) + 1) * 8 + double(nnz) * 48, [&] {
+    return "the real-equivalent CSR of the complex matrix (" + std::to_string(nnz) +
+           " complex entries, 4 real entries of 12 bytes each)";
+  });
+  real_equivalent_csr r;
+  r.n = 2 * a.n;
+  r.row_ptr.resize(std::size_t(r.n) + 1);
+  r.col.resize(std::size_t(4 * nnz));
+  r.val.resize(std::size_t(4 * nnz));
+  r.row_ptr[0] = 0;
+  for (std::int32_t i = 0; i < a.n; ++i) {
+    const std::int64_t len = a.row_ptr[std::size_t(i) + 1] - a.row_ptr[std::size_t(i)];
+    r.row_ptr[2 * std::size_t(i) + 1] = 4 * a.row_ptr[std::size_t(i)] + 2 * len;
+    r.row_ptr[2 * std::size_t(i) + 2] = 4 * a.row_ptr[std::size_t(i)] + 4 * len;
+  }
+  // Row 2i (real parts of equation i): (2j, re), (2j+1, -im); row 2i+1: (2j, im), (2j+1, re).
+  parallel_pieces(
+      a.n, row_grain, host_threads(), [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+        for (std::int64_t i = i0; i < i1; ++i) {
+          const std::int64_t b = a.row_ptr[std::size_t(i)], e = a.row_ptr[std::size_t(i) + 1];
+          std::int64_t o0 = r.row_ptr[2 * std::size_t(i)], o1 = r.row_ptr[2 * std::size_t(i) + 1];
+          for (std::int64_t t = b; t < e; ++t, o0 += 2, o1 += 2) {
+            const std::uint32_t c = 2 * std::uint32_t(a.col[std::size_t(t)]);
+            const double re = a.val[2 * std::size_t(t)], im = a.val[2 * std::size_t(t) + 1];
+            r.col[std::size_t(o0)] = c, r.val[std::size_t(o0)] = re;
+            r.col[std::size_t(o0) + 1] = c + 1, r.val[std::size_t(o0) + 1] = -im;
+            r.col[std::size_t(o1)] = c, r.val[std::size_t(o1)] = im;
+            r.col[std::size_t(o1) + 1] = c + 1, r.val[std::size_t(o1) + 1] = re;
+          }
+        }
+      });
+  return r;
+}
+
+}  // namespace cnc

@@ -1,0 +1,59 @@
+// Complex matrices (cncSolveCSRComplex): the caller's complex CSR, one (re, im) pair of doubles
+// per entry (the layout of C99 double complex and Fortran complex(c_double)), made canonical,
+// checked Hermitian where the method needs it, and expanded into its real-equivalent system.
+//
+// A complex n-vector is held as the real 2n-vector of its interleaved (re, im) pairs, the
+// caller's own layout, so b and x need no copy. With unknown 2j = Re x_j and 2j+1 = Im x_j,
+// y = A x is the real 2n x 2n product with the 2 x 2 block
+//     [ Re a_ij  -Im a_ij ]
+//     [ Im a_ij   Re a_ij ]
+// per entry a_ij. That real matrix is symmetric positive definite exactly when A is Hermitian
+// positive definite, its diagonal is Re a_ii twice (Jacobi with the real diagonal), and the real
+// dot product of two interleaved vectors is Re(uᴴv): real PCG on it is complex PCG step for step
+// (α and β are real for Hermitian A). For a general complex A it is an equivalent real system
+// that BiCGSTAB and GMRES solve (the real-equivalent forms of those methods, not their complex
+// versions: same solution, iterations may differ). Every backend, format, precision and method
+// then runs it unchanged; the price is 4 real entries per complex entry (BCRS 2x2: 32 value
+// bytes + one column index, where a native complex CSR would read 16 + 4).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "matrix/matrix.hpp"
+
+namespace cnc {
+
+// Canonical complex CSR: 0-based, columns strictly increasing in each row, duplicates summed.
+struct complex_csr {
+  std::int32_t n = 0;
+  std::vector<std::int64_t> row_ptr;  // n + 1
+  host_vector<std::int32_t> col;      // nnz
+  host_vector<double> val;            // 2 * nnz: (re, im) per entry
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+};
+
+// The caller's complex CSR (0- or 1-based, rows in any order of columns, duplicates summed)
+// made canonical. Row offsets must have been checked (check_row_ptr). Throws cnc::error naming
+// the first bad entry in row order: a column out of range (CNC_ERR_INDEX_OUT_OF_RANGE) or a
+// non-finite real or imaginary part (CNC_ERR_NOT_FINITE).
+complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
+                                  const std::uint32_t* col, const double* val, int base);
+
+// Throws cnc::error(CNC_ERR_INVALID_VALUE) naming the first offending entry in row order unless
+// A is Hermitian (a_ji = conj(a_ij) up to 1e-12 of the larger modulus, a missing a_ji counting
+// as 0) with every diagonal entry present, real (|Im a_ii| at most 1e-12 |a_ii|) and > 0: what
+// CG (and CHOLMOD) need of A, checked in one pass over the sorted rows.
+void check_hermitian_positive_diagonal(const complex_csr& a);
+
+// The real-equivalent CSR of 2n rows (0-based, canonical: 4 entries per complex entry, zeros
+// kept so that the pattern depends on A's pattern alone), in the types cncSolveCSR takes.
+struct real_equivalent_csr {
+  std::int32_t n = 0;  // 2 * a.n
+  std::vector<std::int64_t> row_ptr;
+  host_vector<std::uint32_t> col;
+  host_vector<double> val;
+};
+real_equivalent_csr real_equivalent(const complex_csr& a);
+
+}  // namespace cnc

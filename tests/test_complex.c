@@ -1,0 +1,428 @@
+/* cncSolveCSRComplex on the backend named by argv[1] (cpu, opencl or cuda; an absent one skips
+ * with 77), against references computed here in complex arithmetic: a magnetic Laplacian
+ * (the graph Laplacian of a 2D grid with unit-modulus phases e^{i theta} on its edges, plus a
+ * shift: Hermitian positive definite) solved by CG and compared with a dense complex Gaussian
+ * elimination with partial pivoting, its arrays given 1-based with unsorted rows and duplicates;
+ * several right-hand sides; a larger one checked by the complex residual computed here; a
+ * non-Hermitian complex matrix by BiCGSTAB and GMRES against the dense solve; mixed precision;
+ * and bad input (NaN in an imaginary part, a non-Hermitian matrix or a complex or negative
+ * diagonal given to CG) refused with a clear status and x unchanged. */
+#include <complex.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h> /* after the headers it needs */
+
+#include "cnc.h"
+
+static CNCenum g_backend = CNC_BACKEND_CPU;
+
+/* A complex CSR: values are (re, im) pairs, as cncSolveCSRComplex takes them. */
+typedef struct {
+  CNCuint n;
+  CNCint64* row_ptr;
+  CNCuint* col;
+  double complex* val;
+  CNCint base;
+} zcsr;
+
+static void zcsr_free(zcsr* a) {
+  free(a->row_ptr);
+  free(a->col);
+  free(a->val);
+}
+
+/* Magnetic Laplacian of an nx x ny grid: a_ij = -e^{i theta_ij} on each edge (a_ji its
+ * conjugate), a_ii = degree + shift, plus `skew` * i on the diagonal (0: Hermitian). With
+ * `messy`: 1-based, each row's entries in reverse column order and the diagonal split in two. */
+static zcsr magnetic_laplacian(int nx, int ny, double shift, double skew, int messy) {
+  zcsr a;
+  a.n = (CNCuint)(nx * ny);
+  a.base = messy ? 1 : 0;
+  a.row_ptr = (CNCint64*)calloc(a.n + 1, sizeof(CNCint64));
+  a.col = (CNCuint*)malloc(6 * a.n * sizeof(CNCuint));
+  a.val = (double complex*)malloc(6 * a.n * sizeof(double complex));
+  CNCint64 t = 0;
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x) {
+      const int i = y * nx + x;
+      int cols[6];
+      double complex vals[6];
+      int m = 0, degree = 0;
+      const int nb[4][2] = {{x, y - 1}, {x - 1, y}, {x + 1, y}, {x, y + 1}};
+      for (int k = 0; k < 4; ++k) {
+        const int u = nb[k][0], v = nb[k][1];
+        if (u < 0 || v < 0 || u >= nx || v >= ny) continue;
+        const int j = v * nx + u;
+        /* The phase of edge {i, j}, antisymmetric: theta_ij = -theta_ji. */
+        const int lo = i < j ? i : j, hi = i < j ? j : i;
+        const double theta = 0.7 * sin(0.37 * lo + 0.11 * hi) + 0.3 * (lo % 5);
+        cols[m] = j;
+        vals[m] = -cexp(I * (i < j ? theta : -theta));
+        ++m, ++degree;
+      }
+      const double complex diag = degree + shift + I * skew;
+      if (messy) {
+        cols[m] = i, vals[m] = 0.5 * diag, ++m;
+        cols[m] = i, vals[m] = 0.5 * diag, ++m;
+      } else {
+        cols[m] = i, vals[m] = diag, ++m;
+      }
+      /* sorted (insertion), then reversed when messy */
+      for (int p = 1; p < m; ++p)
+        for (int q = p; q > 0 && cols[q - 1] > cols[q]; --q) {
+          int c = cols[q];
+          cols[q] = cols[q - 1], cols[q - 1] = c;
+          double complex w = vals[q];
+          vals[q] = vals[q - 1], vals[q - 1] = w;
+        }
+      for (int p = 0; p < m; ++p) {
+        const int s = messy ? m - 1 - p : p;
+        a.col[t] = (CNCuint)(cols[s] + a.base);
+        a.val[t] = vals[s];
+        ++t;
+      }
+      a.row_ptr[i + 1] = t;
+    }
+  for (CNCuint i = 0; i <= a.n; ++i) a.row_ptr[i] += a.base;
+  return a;
+}
+
+/* y = A x in complex arithmetic. */
+static void zmul(const zcsr* a, const double complex* x, double complex* y) {
+  for (CNCuint i = 0; i < a->n; ++i) {
+    double complex s = 0;
+    for (CNCint64 t = a->row_ptr[i] - a->base; t < a->row_ptr[i + 1] - a->base; ++t)
+      s += a->val[t] * x[a->col[t] - (CNCuint)a->base];
+    y[i] = s;
+  }
+}
+
+/* Dense complex Gaussian elimination with partial pivoting: x = A^-1 b. */
+static void dense_solve(const zcsr* a, const double complex* b, double complex* x) {
+  const size_t n = a->n;
+  double complex* m = (double complex*)calloc(n * n, sizeof(double complex));
+  for (size_t i = 0; i < n; ++i) {
+    for (CNCint64 t = a->row_ptr[i] - a->base; t < a->row_ptr[i + 1] - a->base; ++t)
+      m[i * n + (a->col[t] - (CNCuint)a->base)] += a->val[t];
+    x[i] = b[i];
+  }
+  for (size_t k = 0; k < n; ++k) {
+    size_t p = k;
+    for (size_t i = k + 1; i < n; ++i)
+      if (cabs(m[i * n + k]) > cabs(m[p * n + k])) p = i;
+    if (p != k) {
+      for (size_t j = 0; j < n; ++j) {
+        double complex w = m[k * n + j];
+        m[k * n + j] = m[p * n + j], m[p * n + j] = w;
+      }
+      double complex w = x[k];
+      x[k] = x[p], x[p] = w;
+    }
+    assert_true(cabs(m[k * n + k]) > 1e-300);
+    for (size_t i = k + 1; i < n; ++i) {
+      const double complex f = m[i * n + k] / m[k * n + k];
+      if (f == 0) continue;
+      for (size_t j = k; j < n; ++j) m[i * n + j] -= f * m[k * n + j];
+      x[i] -= f * x[k];
+    }
+  }
+  for (size_t k = n; k-- > 0;) {
+    double complex s = x[k];
+    for (size_t j = k + 1; j < n; ++j) s -= m[k * n + j] * x[j];
+    x[k] = s / m[k * n + k];
+  }
+  free(m);
+}
+
+static double complex* random_complex(size_t n, unsigned seed) {
+  double complex* v = (double complex*)malloc(n * sizeof(double complex));
+  uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const double re = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const double im = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    v[i] = re + I * im;
+  }
+  return v;
+}
+
+static double rel_diff(size_t n, const double complex* x, const double complex* y) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < n; ++i) d += pow(cabs(x[i] - y[i]), 2), s += pow(cabs(y[i]), 2);
+  return sqrt(d / s);
+}
+
+static CNCcontext new_context(CNCenum solver, CNCenum precision, double threshold) {
+  CNCcontext c = cncNewContext();
+  assert_non_null(c);
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)g_backend), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, (CNCint)solver), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_PRECISION, (CNCint)precision), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, threshold), CNC_OK);
+  return c;
+}
+
+static CNCstatus solve(const zcsr* a, CNCuint nrhs, const double complex* b, double complex* x) {
+  return cncSolveCSRComplex(a->n, a->row_ptr, a->col, (const double*)a->val, a->base, nrhs,
+                            (const double*)b, (double*)x);
+}
+
+/* Solves and, on an absent backend, skips the whole program. */
+static void solve_or_skip(const zcsr* a, CNCuint nrhs, const double complex* b, double complex* x) {
+  const CNCstatus st = solve(a, nrhs, b, x);
+  if (st == CNC_ERR_BACKEND_UNAVAILABLE) {
+    printf("backend absent here: skipped (%s)\n", cncGetLastErrorMessage());
+    exit(77);
+  }
+  if (st != CNC_OK) fail_msg("status %d: %s", st, cncGetLastErrorMessage());
+  CNCint reason = 0;
+  assert_int_equal(cncGetIntegerv(CNC_REASON, &reason), CNC_OK);
+  if (reason != CNC_REASON_CONVERGED) fail_msg("reason 0x%x", reason);
+}
+
+/* A Hermitian positive definite system (1-based, unsorted, duplicates) with three right-hand
+ * sides, against the dense solve. */
+static void check_hermitian_vs_dense(CNCenum solver, CNCenum precision, double threshold,
+                                     double tol) {
+  zcsr a = magnetic_laplacian(15, 13, 0.05, 0.0, 1);
+  const size_t n = a.n;
+  const CNCuint k = 3;
+  double complex* b = random_complex(n * k, 7);
+  double complex* x = (double complex*)calloc(n * k, sizeof(double complex));
+  double complex* ref = (double complex*)malloc(n * sizeof(double complex));
+  CNCcontext c = new_context(solver, precision, threshold);
+  solve_or_skip(&a, k, b, x);
+  for (CNCuint j = 0; j < k; ++j) {
+    dense_solve(&a, b + j * n, ref);
+    const double d = rel_diff(n, x + j * n, ref);
+    printf("solver 0x%x precision 0x%x system %u: |x - x_dense| / |x_dense| = %.2e\n", solver,
+           precision, j, d);
+    if (!(d <= tol)) fail_msg("system %u: %.3e > %.1e", j, d, tol);
+  }
+  cncDeleteContext(c);
+  free(b), free(x), free(ref);
+  zcsr_free(&a);
+}
+
+static void test_hermitian_cg_vs_dense(void** unused) {
+  (void)unused;
+  check_hermitian_vs_dense(CNC_CG, CNC_DOUBLE, 1e-12, 1e-9);
+  check_hermitian_vs_dense(CNC_SOLVER_DEFAULT, CNC_DOUBLE, 1e-12, 1e-9);
+  check_hermitian_vs_dense(CNC_CG, CNC_MIXED, 1e-6, 1e-5);
+}
+
+/* Textbook complex Jacobi-PCG (x0 = 0, stop when ||r|| <= thr ||b||): its iteration count. */
+static int complex_pcg_iterations(const zcsr* a, const double complex* b, double thr) {
+  const size_t n = a->n;
+  double complex* x = (double complex*)calloc(n, sizeof(double complex));
+  double complex* r = (double complex*)malloc(n * sizeof(double complex));
+  double complex* z = (double complex*)malloc(n * sizeof(double complex));
+  double complex* p = (double complex*)malloc(n * sizeof(double complex));
+  double complex* q = (double complex*)malloc(n * sizeof(double complex));
+  double* dinv = (double*)malloc(n * sizeof(double));
+  for (size_t i = 0; i < n; ++i) {
+    double d = 0;
+    for (CNCint64 t = a->row_ptr[i] - a->base; t < a->row_ptr[i + 1] - a->base; ++t)
+      if (a->col[t] - (CNCuint)a->base == i) d += creal(a->val[t]);
+    dinv[i] = 1.0 / d;
+  }
+  double bb = 0, rz = 0;
+  for (size_t i = 0; i < n; ++i) {
+    r[i] = b[i], z[i] = dinv[i] * r[i], p[i] = z[i];
+    bb += creal(conj(b[i]) * b[i]);
+    rz += creal(conj(r[i]) * z[i]);
+  }
+  int it = 0;
+  for (; it < 10000; ++it) {
+    zmul(a, p, q);
+    double complex pq = 0;
+    for (size_t i = 0; i < n; ++i) pq += conj(p[i]) * q[i];
+    const double alpha = rz / creal(pq); /* p^H A p is real for Hermitian A */
+    double rr = 0, rz_new = 0;
+    for (size_t i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+      z[i] = dinv[i] * r[i];
+      rr += creal(conj(r[i]) * r[i]);
+      rz_new += creal(conj(r[i]) * z[i]);
+    }
+    if (rr <= thr * thr * bb) break;
+    for (size_t i = 0; i < n; ++i) p[i] = z[i] + (rz_new / rz) * p[i];
+    rz = rz_new;
+  }
+  free(x), free(r), free(z), free(p), free(q), free(dinv);
+  return it + 1;
+}
+
+/* CG on the real-equivalent system is complex PCG step for step: the same iteration count as
+ * the textbook complex method written above. */
+static void test_same_iterations_as_complex_pcg(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(30, 25, 0.02, 0.0, 0);
+  double complex* b = random_complex(a.n, 17);
+  double complex* x = (double complex*)calloc(a.n, sizeof(double complex));
+  const double thr = 1e-8;
+  CNCcontext c = new_context(CNC_CG, CNC_DOUBLE, thr);
+  assert_int_equal(cncSolverParameteri(CNC_CHECK_INTERVAL, 1), CNC_OK);
+  solve_or_skip(&a, 1, b, x);
+  CNCint it = 0;
+  assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &it), CNC_OK);
+  const int ref = complex_pcg_iterations(&a, b, thr);
+  printf("iterations: cnc %d, textbook complex PCG %d\n", it, ref);
+  assert_true(abs(it - ref) <= 1);
+  cncDeleteContext(c);
+  free(b), free(x);
+  zcsr_free(&a);
+}
+
+/* A larger Hermitian system, checked by its complex residual. */
+static void test_hermitian_residual(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(160, 150, 0.01, 0.0, 0);
+  const size_t n = a.n;
+  double complex* b = random_complex(n, 3);
+  double complex* x = (double complex*)calloc(n, sizeof(double complex));
+  double complex* ax = (double complex*)malloc(n * sizeof(double complex));
+  CNCcontext c = new_context(CNC_CG, CNC_DOUBLE, 1e-8);
+  solve_or_skip(&a, 1, b, x);
+  zmul(&a, x, ax);
+  const double res = rel_diff(n, ax, b);
+  double reported = 0;
+  assert_int_equal(cncGetDoublev(CNC_TRUE_ERROR, &reported), CNC_OK);
+  printf("n=%zu: ||b - A x|| / ||b|| = %.3e (reported %.3e)\n", n, res, reported);
+  assert_true(res <= 2e-8);
+  assert_true(fabs(res - reported) <= 1e-3 * res + 1e-15);
+  cncDeleteContext(c);
+  free(b), free(x), free(ax);
+  zcsr_free(&a);
+}
+
+/* A complex non-Hermitian system (i on the diagonal) through BiCGSTAB and GMRES. */
+static void test_general_complex_vs_dense(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(12, 11, 0.2, 1.5, 0);
+  const size_t n = a.n;
+  double complex* b = random_complex(n, 11);
+  double complex* ref = (double complex*)malloc(n * sizeof(double complex));
+  dense_solve(&a, b, ref);
+  const CNCenum solvers[] = {CNC_BICGSTAB, CNC_GMRES};
+  for (int s = 0; s < 2; ++s) {
+    double complex* x = (double complex*)calloc(n, sizeof(double complex));
+    CNCcontext c = new_context(solvers[s], CNC_DOUBLE, 1e-12);
+    solve_or_skip(&a, 1, b, x);
+    const double d = rel_diff(n, x, ref);
+    printf("solver 0x%x: |x - x_dense| / |x_dense| = %.2e\n", solvers[s], d);
+    assert_true(d <= 1e-9);
+    cncDeleteContext(c);
+    free(x);
+  }
+  free(b), free(ref);
+  zcsr_free(&a);
+}
+
+/* The progress callback's iterate holds (re, im) pairs as x does; a second call with the same
+ * arrays' content gives the same bits (the kept system). */
+static double complex g_iterate[64 * 64];
+static int g_checks = 0;
+static int on_progress(CNCint iteration, double residual, void* user) {
+  (void)iteration, (void)residual, (void)user;
+  if (cncGetCurrentIterate((double*)g_iterate) == CNC_OK) ++g_checks;
+  return 0;
+}
+
+static void test_iterate_and_kept_matrix(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(64, 64, 0.05, 0.0, 0);
+  const size_t n = a.n;
+  double complex* b = random_complex(n, 13);
+  double complex* x = (double complex*)calloc(n, sizeof(double complex));
+  double complex* x2 = (double complex*)calloc(n, sizeof(double complex));
+  CNCcontext c = new_context(CNC_CG, CNC_DOUBLE, 1e-10);
+  assert_int_equal(cncSetProgressCallback(on_progress, NULL), CNC_OK);
+  solve_or_skip(&a, 1, b, x);
+  printf("%d checks read the iterate; last one |x_check - x| / |x| = %.2e\n", g_checks,
+         rel_diff(n, g_iterate, x));
+  assert_true(g_checks > 0);
+  assert_true(rel_diff(n, g_iterate, x) < 1e-3); /* the iterate of the last check: near x */
+  solve_or_skip(&a, 1, b, x2);
+  assert_memory_equal(x, x2, n * sizeof(double complex));
+  cncDeleteContext(c);
+  free(b), free(x), free(x2);
+  zcsr_free(&a);
+}
+
+/* Refused with `status` and a message holding `words`; x unchanged. */
+static void expect_refused(const zcsr* a, const double complex* b, CNCstatus status,
+                           const char* words) {
+  double complex x[400];
+  for (CNCuint i = 0; i < a->n; ++i) x[i] = 3.0 - 2.0 * I;
+  const CNCstatus st = solve(a, 1, b, x);
+  const char* m = cncGetLastErrorMessage();
+  printf("%s\n", m);
+  if (st == CNC_ERR_BACKEND_UNAVAILABLE) exit(77);
+  if (st != status || !strstr(m, words))
+    fail_msg("status %d (wanted %d), message \"%s\" (wanted \"%s\")", st, status, m, words);
+  for (CNCuint i = 0; i < a->n; ++i) assert_true(x[i] == 3.0 - 2.0 * I);
+  assert_int_equal(cncClearError(), CNC_OK);
+}
+
+static void test_bad_input(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(10, 10, 0.1, 0.0, 0);
+  double complex* b = random_complex(a.n, 5);
+  CNCcontext c = new_context(CNC_CG, CNC_DOUBLE, 1e-10);
+  /* NaN in an imaginary part of the values, then of b. */
+  double complex keep = a.val[7];
+  ((double*)a.val)[2 * 7 + 1] = NAN;
+  expect_refused(&a, b, CNC_ERR_NOT_FINITE, "imaginary part of entry 7");
+  a.val[7] = keep;
+  keep = b[4];
+  ((double*)b)[2 * 4 + 1] = INFINITY;
+  expect_refused(&a, b, CNC_ERR_NOT_FINITE, "b[9]");
+  b[4] = keep;
+  /* An off-diagonal entry that is not the conjugate of its mirror. */
+  keep = a.val[1];
+  a.val[1] = conj(keep);
+  expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "not Hermitian");
+  a.val[1] = keep;
+  /* A complex diagonal, then a negative one (row 0's diagonal is its first entry). */
+  keep = a.val[0];
+  a.val[0] = creal(keep) + 0.5 * I;
+  expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "not real");
+  a.val[0] = -creal(keep);
+  expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "not > 0");
+  a.val[0] = keep;
+  /* A column out of range. */
+  const CNCuint col = a.col[3];
+  a.col[3] = a.n;
+  expect_refused(&a, b, CNC_ERR_INDEX_OUT_OF_RANGE, "col_idx[3]");
+  a.col[3] = col;
+  /* The matrix, restored, solves. */
+  double complex* x = (double complex*)calloc(a.n, sizeof(double complex));
+  solve_or_skip(&a, 1, b, x);
+  cncDeleteContext(c);
+  free(b), free(x);
+  zcsr_free(&a);
+}
+
+int main(int argc, char** argv) {
+  if (argc >= 2)
+    g_backend = strcmp(argv[1], "cuda") == 0     ? CNC_BACKEND_CUDA
+                : strcmp(argv[1], "opencl") == 0 ? CNC_BACKEND_OPENCL
+                                                 : CNC_BACKEND_CPU;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input),
+                                     cmocka_unit_test(test_hermitian_cg_vs_dense),
+                                     cmocka_unit_test(test_hermitian_residual),
+                                     cmocka_unit_test(test_general_complex_vs_dense),
+                                     cmocka_unit_test(test_iterate_and_kept_matrix),
+                                     cmocka_unit_test(test_same_iterations_as_complex_pcg)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
