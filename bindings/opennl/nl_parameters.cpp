@@ -488,9 +488,11 @@ void nlSetFunction(NLenum pname, NLfunc param) {
     return;
   }
   if (pname == NL_FUNC_MATRIX) {  // replaces the assembled matrix in nlSolve
-    if (ok(ctx,
-           cncSetOperator(CNC_OPERATOR_MATRIX, param != nullptr ? matrix_operator : nullptr, ctx)))
+    if (ok(ctx, cncSetOperator(CNC_OPERATOR_MATRIX, param != nullptr ? matrix_operator : nullptr,
+                               ctx))) {
       ctx->matrix_func = param;
+      drop_current_matrix(ctx);  // nlGetCurrentMatrix: this function's matrix now
+    }
     return;
   }
   if (pname == NL_FUNC_PRECONDITIONER) {  // and selects NL_PRECOND_USER, as OpenNL
@@ -507,9 +509,7 @@ void nlSetFunction(NLenum pname, NLfunc param) {
   }
   fail(ctx, CNC_ERR_UNSUPPORTED,
        format("nlSetFunction(0x%x): %s", pname,
-              pname == NL_FUNC_SOLVER ? "a user solver function is not provided by cnc (it would "
-                                        "read the matrix through nlGetCurrentMatrix, which cnc "
-                                        "does not expose)"
+              pname == NL_FUNC_SOLVER ? "a user solver function is not provided by cnc"
                                       : "unknown function"));
 }
 
