@@ -57,8 +57,13 @@
  * - NL_GMRES with NL_PRECOND_JACOBI set runs Jacobi-preconditioned (OpenNL's GMRES drops it), and
  *   a BiCGSTAB or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
- *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). NL_FUNC_SOLVER:
- *   reported as unsupported.
+ *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail).
+ * - nlSetFunction(NL_FUNC_SOLVER, f) (f: OpenNL's NLSolverFunc, NLboolean f(void)) makes NL_SOLVER
+ *   NL_SOLVER_USER, as OpenNL, and nlSolve (system constructed) calls f in place of the solver and
+ *   returns its result. OpenNL's f writes OpenNL's internal x; here f reads the matrix with
+ *   nlGetCurrentMatrix and writes the variables with nlSetVariable / nlMultiSetVariable.
+ *   nlSetFunction(NL_FUNC_SOLVER, NULL) gives cnc's solver back (NL_SOLVER_DEFAULT);
+ *   NL_SOLVER_USER without a function makes nlSolve fail with a message.
  * - nlUpdateRightHandSide(values) does what OpenNL documents: b of the constructed system (its
  *   free rows: least squares, Aᵀb) becomes values[0 .. free variables - 1]; the matrix, and a
  *   direct solver's factorization, are kept, so the next nlSolve solves the new system without

@@ -60,6 +60,9 @@ struct Context {
   std::vector<double> row_rhs, next_rhs;
   double row_scaling = 1.0, next_scaling = 1.0;
   NLfunc progress = nullptr;
+  // nlSetFunction(NL_FUNC_SOLVER): OpenNL's NLSolverFunc, called by nlSolve in place of cnc's
+  // solve (NL_SOLVER is then NL_SOLVER_USER).
+  NLfunc solver_func = nullptr;
   // nlGetCurrentMatrix's result, owned here (as OpenNL's M is the context's): a CRS copy of cnc's
   // assembled matrix (of either index width), or the function matrix of NL_FUNC_MATRIX; deleted
   // at the next nlBegin(NL_MATRIX / NL_MATRIX_PATTERN), nlSetFunction(NL_FUNC_MATRIX) and
