@@ -369,7 +369,9 @@ typedef void (*CNClogCallback)(int level, const char* message, void* user_data);
  * Progress callback, called at each convergence check of cncSolve (every iteration on the CPU,
  * every CNC_CHECK_INTERVAL iterations on a GPU) with the iteration count and the largest relative
  * residual ||r||/||b|| over the systems. Return 0 to continue, non-zero to stop the solve (the
- * reason is then CNC_REASON_STOPPED).
+ * reason is then CNC_REASON_STOPPED). Never called by the direct solvers (CNC_CHOLMOD,
+ * CNC_SUPERLU: no iterations, nothing to stop between a factorization's steps), as OpenNL's
+ * direct solvers do not call its progress function: their solve runs to its end.
  */
 typedef int (*CNCprogressCallback)(CNCint iteration, double relative_residual, void* user_data);
 

@@ -70,6 +70,8 @@
  *   assembling (a solved state goes back to constructed). OpenNL's code copies the values into its
  *   solution vector instead (the next solve's starting point). NL_NB_SYSTEMS must be 1, as in
  *   OpenNL; values not finite are refused (b unchanged).
+ * - NL_FUNC_PROGRESS is called by the iterative solvers only: never by NL_CHOLMOD_EXT and the
+ *   SuperLU ids (nor by nlMatrixFactorize), as in OpenNL, whose direct solvers do not call it.
  * - The eigen solver (OpenNL's ARPACK extension) is cnc's cncEigenSolveCSR: nlInitExtension
  *   ("ARPACK") answers whether ARPACK loads; NL_EIGEN_SOLVER must be NL_ARPACK_EXT and be set (or
  *   nlMatrixMode(NL_MASS_MATRIX) called) before nlBegin(NL_MATRIX), from when the stiffness
