@@ -13,6 +13,7 @@
 #define CNC_NL_LEGACY_3 /* declares nlRowParameterd/i and nlGetIntergerv */
 #include "cnc.h"
 #include "cnc_nl.h"
+#include "cnc_nl_matrix.h"
 #include "fuzz_input.h"
 #undef nlNewContext /* both kinds of contexts, by their own names */
 
@@ -33,6 +34,17 @@ static int silent_fprintf(FILE* out, const char* format, ...) {
 
 static void progress(NLuint it, NLuint max_it, double err2, double max_err2) {
   (void)it, (void)max_it, (void)err2, (void)max_err2;
+}
+
+/* NL_FUNC_SOLVER's function (OpenNL's NLSolverFunc): reads M, writes a variable. */
+static NLboolean user_solver(void) {
+  NLMatrix M = nlGetCurrentMatrix();
+  if (M != NULL && M->n > 0 && M->n <= 64) {
+    double x[64] = {0}, y[64];
+    nlMultMatrixVector(M, x, y);
+  }
+  nlSetVariable(0, 1.0);
+  return NL_TRUE;
 }
 
 static int trace; /* CNC_FUZZ_TRACE=1: each call's opcode and the context's error on stderr */
@@ -212,7 +224,8 @@ static void one_call(fuzz_input* in, NLContext* ctx) {
     case 6: {
       const NLenum p = fz_pname(in);
       if (code & 32) {
-        nlSetFunction(p, fz_u8(in) & 1 ? (NLfunc)progress : NULL);
+        NLfunc f = p == NL_FUNC_SOLVER ? (NLfunc)user_solver : (NLfunc)progress;
+        nlSetFunction(p, fz_u8(in) & 1 ? f : NULL);
       } else {
         NLfunc f = NULL;
         nlGetFunction(p, null ? NULL : &f);

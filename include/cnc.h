@@ -369,7 +369,9 @@ typedef void (*CNClogCallback)(int level, const char* message, void* user_data);
  * Progress callback, called at each convergence check of cncSolve (every iteration on the CPU,
  * every CNC_CHECK_INTERVAL iterations on a GPU) with the iteration count and the largest relative
  * residual ||r||/||b|| over the systems. Return 0 to continue, non-zero to stop the solve (the
- * reason is then CNC_REASON_STOPPED).
+ * reason is then CNC_REASON_STOPPED). Never called by the direct solvers (CNC_CHOLMOD,
+ * CNC_SUPERLU: no iterations, nothing to stop between a factorization's steps), as OpenNL's
+ * direct solvers do not call its progress function: their solve runs to its end.
  */
 typedef int (*CNCprogressCallback)(CNCint iteration, double relative_residual, void* user_data);
 
@@ -744,10 +746,15 @@ CNC_API CNCboolean cncEigenSolverAvailable(void);
  * one only when it is no larger than about CSR). A 7-point stencil in double, assembled with
  * duplicates, peaks at 334 bytes a row at cncEnd(CNC_MATRIX) (table and CSR both alive,
  * measured); the estimate is 341 with CNC_FORMAT_CSR and CNC_REORDER_NONE, 413 on AUTO.
- * Not counted: up to 64 MiB while an out-of-order cncAddIJCoefficients buckets its entries,
- * what an earlier solve keeps (CNC_KEEP_MATRIX: its prepared system stays until the next solve),
- * and a direct solver's factor (CNC_CHOLMOD, CNC_SUPERLU: its fill depends on the ordering the
- * library computes).
+ * With CNC_SOLVER CNC_CHOLMOD or CNC_SUPERLU, host_bytes includes the factor, which is an
+ * estimate, not a bound: its fill depends on the ordering the library computes from the pattern.
+ * The model is fitted to 3D 7-point stencils (the usual worst case of mesh matrices): CHOLMOD
+ * 20 nnz n^(1/3) bytes, SuperLU 18 nnz n^0.48 (its LU fills faster), plus 8 MiB of library
+ * workspace; 2D meshes need several times less, a matrix its ordering cannot thin out more (at
+ * most a dense factor). device_bytes is then 0: they factor on the host.
+ * Not counted: up to 64 MiB while an out-of-order cncAddIJCoefficients buckets its entries, and
+ * what an earlier solve keeps (CNC_KEEP_MATRIX: its prepared system, or a direct solver's factor,
+ * stays until the next solve).
  * Large allocations are checked against the memory available (MemAvailable, the memory cgroup's
  * limit, RLIMIT_AS, RLIMIT_DATA, and the environment variable CNC_MEMORY_LIMIT_BYTES, a cap on
  * cnc's process's resident memory for containment and tests): a stage that does not fit fails

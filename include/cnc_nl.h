@@ -57,8 +57,21 @@
  * - NL_GMRES with NL_PRECOND_JACOBI set runs Jacobi-preconditioned (OpenNL's GMRES drops it), and
  *   a BiCGSTAB or GMRES breakdown makes nlSolve print it and return NL_FALSE.
  * - NL_PRECOND_SSOR is SSOR with NL_OMEGA (default 1.5), on cnc's CPU backend (its sweeps are
- *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail). NL_FUNC_SOLVER,
- *   nlUpdateRightHandSide: reported as unsupported.
+ *   sequential; nlInitExtension("CUDA"/"OPENCL") with it makes nlSolve fail).
+ * - nlSetFunction(NL_FUNC_SOLVER, f) (f: OpenNL's NLSolverFunc, NLboolean f(void)) makes NL_SOLVER
+ *   NL_SOLVER_USER, as OpenNL, and nlSolve (system constructed) calls f in place of the solver and
+ *   returns its result. OpenNL's f writes OpenNL's internal x; here f reads the matrix with
+ *   nlGetCurrentMatrix and writes the variables with nlSetVariable / nlMultiSetVariable.
+ *   nlSetFunction(NL_FUNC_SOLVER, NULL) gives cnc's solver back (NL_SOLVER_DEFAULT);
+ *   NL_SOLVER_USER without a function makes nlSolve fail with a message.
+ * - nlUpdateRightHandSide(values) does what OpenNL documents: b of the constructed system (its
+ *   free rows: least squares, Aᵀb) becomes values[0 .. free variables - 1]; the matrix, and a
+ *   direct solver's factorization, are kept, so the next nlSolve solves the new system without
+ *   assembling (a solved state goes back to constructed). OpenNL's code copies the values into its
+ *   solution vector instead (the next solve's starting point). NL_NB_SYSTEMS must be 1, as in
+ *   OpenNL; values not finite are refused (b unchanged).
+ * - NL_FUNC_PROGRESS is called by the iterative solvers only: never by NL_CHOLMOD_EXT and the
+ *   SuperLU ids (nor by nlMatrixFactorize), as in OpenNL, whose direct solvers do not call it.
  * - The eigen solver (OpenNL's ARPACK extension) is cnc's cncEigenSolveCSR: nlInitExtension
  *   ("ARPACK") answers whether ARPACK loads; NL_EIGEN_SOLVER must be NL_ARPACK_EXT and be set (or
  *   nlMatrixMode(NL_MASS_MATRIX) called) before nlBegin(NL_MATRIX), from when the stiffness
@@ -83,7 +96,6 @@
  *   NL_SYMMETRIC_SUPERLU_EXT (all three: SuperLU with COLAMD) or NL_CHOLMOD_EXT make nlSolve
  *   factor and solve (CNC_SUPERLU / CNC_CHOLMOD), nlMatrixFactorize too (cnc_nl_matrix.h). Other
  *   extensions (MKL, AMGCL, ...) answer NL_FALSE, with a message; "ARPACK": above.
- * - nlGetCurrentMatrix returns NULL (cnc holds the matrix in its own storage), with a message.
  *
  * OpenNL 3.x programs: #define CNC_NL_LEGACY_3 before including. This declares the 3.x spellings
  * (nlRowParameterd / nlRowParameteri with NL_RIGHT_HAND_SIDE / NL_ROW_SCALING, nlGetIntergerv, the
@@ -312,9 +324,21 @@ typedef int (*NLprintfFunc)(const char* format, ...);
 typedef int (*NLfprintfFunc)(FILE* out, const char* format, ...);
 NLAPI void NLAPIENTRY nlPrintfFuncs(NLprintfFunc f1, NLfprintfFunc f2);
 
-/** OpenNL returns the matrix being assembled; cnc assembles it in its own storage (on its
- * backend): NULL, with a message. */
+/** The current context's matrix after nlEnd(NL_MATRIX), as OpenNL's M: the system's matrix over
+ * the free variables (row and column k: the k-th unlocked variable; least squares: AᵀA; a
+ * symmetric pattern: both triangles), an NL_MATRIX_CRS copy of cnc's assembled matrix, or with
+ * nlSetFunction(NL_FUNC_MATRIX, f) the function matrix of f (NL_MATRIX_FUNCTION). Use it with
+ * nlMultMatrixVector, nlMatrixNNZ or its CRS arrays (cnc_nl_matrix.h; a program built with
+ * GARGANTUA gets the 64-bit layout). The context owns it, as OpenNL's: do not nlDeleteMatrix it;
+ * it stays valid until the next nlBegin(NL_MATRIX), nlSetFunction(NL_FUNC_MATRIX) or
+ * nlDeleteContext. Before nlEnd(NL_MATRIX): NULL, with a message. */
 NLAPI NLMatrix NLAPIENTRY nlGetCurrentMatrix(void);
+/** nlGetCurrentMatrix for programs built with GARGANTUA (selected by the macro below): the CRS
+ * copy in the 64-bit layout. */
+NLAPI NLMatrix NLAPIENTRY nlGetCurrentMatrix_64(void);
+#ifdef GARGANTUA
+#define nlGetCurrentMatrix nlGetCurrentMatrix_64
+#endif
 
 /* ---- cnc extensions ----------------------------------------------------------------------------
  */

@@ -3,7 +3,7 @@
  * variables, a least-squares line), and its own residual. Also the failures (not positive
  * definite, singular, not symmetric, device arrays, a library that does not load: x unchanged),
  * and the kept factorization (a second solve of the same matrix is not factored again: said by
- * CNC_CHOICE_REASON, and a changed matrix is factored anew).
+ * CNC_CHOICE_REASON, and a changed matrix is factored anew), and no progress callback call.
  * Run with the argument "unavailable" (CTest sets CNC_CHOLMOD_LIBRARY and CNC_SUPERLU_LIBRARY to
  * a missing file): both solvers must then be refused cleanly. */
 #include <math.h>
@@ -108,9 +108,19 @@ static void test_available(void** unused) {
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_SUPERLU + 1), CNC_ERR_INVALID_ENUM);
 }
 
+/* The progress callback: never called by a direct solve (cnc.h, CNCprogressCallback). */
+static int progress_calls = 0;
+static int count_progress(CNCint it, double res, void* data) {
+  (void)it, (void)res, (void)data;
+  ++progress_calls;
+  return 0;
+}
+
 /* ---- CHOLMOD: SPD, several right-hand sides, against dense Cholesky -------------------------- */
 static void test_cholmod_spd(void** unused) {
   (void)unused;
+  progress_calls = 0;
+  assert_int_equal(cncSetProgressCallback(count_progress, NULL), CNC_OK);
   ts_csr a = ts_laplacian_2d(12, 10);
   const int n = a.n, k = 3;
   double* b = random_vector((size_t)n * k, 11);
@@ -132,6 +142,7 @@ static void test_cholmod_spd(void** unused) {
   }
   /* The reported residual is the true one (within rounding of two computations). */
   assert_true(s.true_error <= 1e-12 && fabs(s.true_error - worst) <= 1e-14 + 0.5 * worst);
+  assert_int_equal(progress_calls, 0);
   free(b), free(x), free(ref), free(dense);
   ts_csr_free(&a);
 }
@@ -140,6 +151,8 @@ static void test_cholmod_spd(void** unused) {
  */
 static void test_superlu_nonsymmetric(void** unused) {
   (void)unused;
+  progress_calls = 0;
+  assert_int_equal(cncSetProgressCallback(count_progress, NULL), CNC_OK);
   ts_csr a = nonsymmetric(80, 5);
   const int n = a.n, k = 2;
   double* b = random_vector((size_t)n * k, 12);
@@ -168,6 +181,7 @@ static void test_superlu_nonsymmetric(void** unused) {
   assert_int_equal(read_stats().reason, CNC_REASON_CONVERGED);
   assert_int_equal(dense_lu_solve(n, dense, b, ref), 0);
   assert_true(ts_rel_diff((size_t)n, xa, ref) < 1e-10);
+  assert_int_equal(progress_calls, 0); /* cncSolveCSR and cncSolve */
   free(b), free(x), free(ref), free(reft), free(dense), free(dense_t), free(xa);
   ts_csr_free(&a);
 }

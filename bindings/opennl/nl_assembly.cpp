@@ -163,6 +163,7 @@ void end_pattern(Context* ctx) {
 }
 
 void begin_matrix(Context* ctx) {
+  drop_current_matrix(ctx);  // cnc's matrix is assembled anew
   if (ctx->locked.size() != ctx->n) ctx->locked.assign(ctx->n, 0);
   if (ctx->buffers_enabled) buffers_to_cnc(ctx, false);
   ctx->free_vars.clear();

@@ -139,6 +139,7 @@ void nlDeleteContext(NLContext context) {
   if (ctx == nullptr) return;
   Context* expected = ctx;
   g_current.compare_exchange_strong(expected, nullptr);
+  drop_current_matrix(ctx);
   cncDeleteContext(ctx->cnc);
   delete ctx;
 }

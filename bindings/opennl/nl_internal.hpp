@@ -60,6 +60,15 @@ struct Context {
   std::vector<double> row_rhs, next_rhs;
   double row_scaling = 1.0, next_scaling = 1.0;
   NLfunc progress = nullptr;
+  // nlSetFunction(NL_FUNC_SOLVER): OpenNL's NLSolverFunc, called by nlSolve in place of cnc's
+  // solve (NL_SOLVER is then NL_SOLVER_USER).
+  NLfunc solver_func = nullptr;
+  // nlGetCurrentMatrix's result, owned here (as OpenNL's M is the context's): a CRS copy of cnc's
+  // assembled matrix (of either index width), or the function matrix of NL_FUNC_MATRIX; deleted
+  // at the next nlBegin(NL_MATRIX / NL_MATRIX_PATTERN), nlSetFunction(NL_FUNC_MATRIX) and
+  // nlDeleteContext (drop_current_matrix).
+  NLMatrix current_matrix = nullptr;
+  bool current_matrix_64 = false;
   // nlSetFunction(NL_FUNC_MATRIX / NL_FUNC_PRECONDITIONER): OpenNL's y = A x and y = M⁻¹ x over
   // the free variables, handed to cnc as its operators (cncSetOperator).
   NLfunc matrix_func = nullptr, precond_func = nullptr;
@@ -132,6 +141,10 @@ NLulong add_entry(Context* ctx, const char* call, CNCuint i, CNCuint j, double v
 // Sends a symmetric pattern's lower triangle to cnc, mirrored (at nlEnd(NL_MATRIX)).
 void flush_symmetric_pattern(Context* ctx);
 
+// nl_matrix.cpp
+// Deletes the context's nlGetCurrentMatrix result (the next call makes it anew).
+void drop_current_matrix(Context* ctx);
+
 // nl_eigen.cpp
 // Records a_ij += value of an eigen problem in K or M (nlMatrixMode); true when the entry goes on
 // to cnc too (K's), false when it stops here (M's, or refused with a message).
@@ -154,10 +167,14 @@ struct csr_rows {
 // a symmetric storage, unused pattern slots left out; false when M is not that variant's.
 namespace crs32 {
 bool rows_of(NLMatrix M, csr_rows& out);
-}
+// A new CRS matrix (n x n, OpenNL's layout of this index width) holding a copy of a canonical
+// CSR; NULL, with a message, when it cannot be made.
+NLMatrix copy_rows(NLuint n, const CNCint64* row_ptr, const CNCint* col, const double* val);
+}  // namespace crs32
 namespace crs64 {
 bool rows_of(NLMatrix M, csr_rows& out);
-}
+NLMatrix copy_rows(NLuint n, const CNCint64* row_ptr, const CNCint* col, const double* val);
+}  // namespace crs64
 // Rows from (row, column, value) triplets of an n x n matrix (counting sort by row).
 csr_rows rows_from_triplets(NLuint n, const std::vector<NLuint>& rows,
                             const std::vector<NLuint>& cols, const std::vector<double>& vals);

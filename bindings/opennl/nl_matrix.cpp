@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/api/cnc_internal.h"  // cncInternalGetSystemCSR
 #include "nl_internal.hpp"
 
 namespace cnc::nl {
@@ -252,6 +253,50 @@ csr_rows rows_from_triplets(NLuint n, const std::vector<NLuint>& rows,
 }  // namespace cnc::nl
 
 using namespace cnc::nl;
+
+namespace cnc::nl {
+
+void drop_current_matrix(Context* ctx) {
+  if (ctx->current_matrix != nullptr) nlDeleteMatrix(ctx->current_matrix);
+  ctx->current_matrix = nullptr;
+}
+
+namespace {
+
+// OpenNL's M after nlEnd(NL_MATRIX): the system's matrix over the free variables (least squares:
+// AᵀA), in OpenNL's numbering of them (the k-th unlocked variable is row k), or the function
+// matrix of NL_FUNC_MATRIX; owned by the context. wide: the layout of GARGANTUA programs.
+NLMatrix current_matrix(const char* call, bool wide) {
+  Context* ctx = current(call);
+  if (ctx == nullptr) return nullptr;
+  CNCint n = 0;
+  const CNCint64* row_ptr = nullptr;
+  const CNCint* col = nullptr;
+  const double* val = nullptr;
+  const CNCint state = state_of();
+  if (state != CNC_STATE_MATRIX_CONSTRUCTED && state != CNC_STATE_SYSTEM_CONSTRUCTED &&
+      state != CNC_STATE_SOLVED) {
+    fail(ctx, CNC_ERR_STATE,
+         std::string(call) + ": no matrix yet (call it after nlEnd(NL_MATRIX)): NULL");
+    return nullptr;
+  }
+  if (!ok(ctx, cncInternalGetSystemCSR(&n, &row_ptr, &col, &val))) return nullptr;
+  if (ctx->current_matrix != nullptr && ctx->current_matrix_64 == wide &&
+      ctx->current_matrix->m == NLuint(n))
+    return ctx->current_matrix;
+  drop_current_matrix(ctx);
+  if (ctx->matrix_func != nullptr)
+    ctx->current_matrix = nlMatrixNewFromFunction(NLuint(n), NLuint(n),
+                                                  reinterpret_cast<NLMatrixFunc>(ctx->matrix_func));
+  else
+    ctx->current_matrix = wide ? crs64::copy_rows(NLuint(n), row_ptr, col, val)
+                               : crs32::copy_rows(NLuint(n), row_ptr, col, val);
+  ctx->current_matrix_64 = wide;
+  return ctx->current_matrix;
+}
+
+}  // namespace
+}  // namespace cnc::nl
 
 extern "C" {
 
@@ -555,13 +600,8 @@ NLMatrix nlMatrixNewFromProduct(NLMatrix M, NLboolean product_owns_M, NLMatrix N
   return &P->base;
 }
 
-NLMatrix nlGetCurrentMatrix(void) {
-  Context* ctx = current("nlGetCurrentMatrix");
-  if (ctx == nullptr) return nullptr;
-  print_message(
-      "nlGetCurrentMatrix: cnc assembles the matrix in its own storage (on its backend), not "
-      "as an OpenNL NLMatrix: NULL");
-  return nullptr;
-}
+NLMatrix nlGetCurrentMatrix(void) { return current_matrix("nlGetCurrentMatrix", false); }
+
+NLMatrix nlGetCurrentMatrix_64(void) { return current_matrix("nlGetCurrentMatrix", true); }
 
 }  // extern "C"

@@ -123,6 +123,8 @@ const char* solver_name(NLenum s) {
 
 // Why nlSolve cannot run with the chosen solver, or "" when it can.
 std::string unsupported_solver(const Context* ctx) {
+  if (ctx->solver == NL_SOLVER_USER && ctx->solver_func == nullptr)
+    return "nlSolve: NL_SOLVER_USER without a solver function (nlSetFunction(NL_FUNC_SOLVER, f))";
   if (ctx->solver != NL_SOLVER_DEFAULT && ctx->solver != NL_CG && ctx->solver != NL_BICGSTAB &&
       ctx->solver != NL_GMRES && !is_direct(ctx->solver)) {
     return format("nlSolve: %s (0x%x) is an OpenNL extension that cnc does not provide",
@@ -170,6 +172,12 @@ void set_solver(Context* ctx, NLint value) {
         ctx->solver = static_cast<NLenum>(value);
       return;
     case NL_SOLVER_USER:
+      ctx->solver = NL_SOLVER_USER;
+      if (ctx->solver_func == nullptr)
+        print_message(
+            "nlSolverParameteri(NL_SOLVER, NL_SOLVER_USER): no solver function yet "
+            "(nlSetFunction(NL_FUNC_SOLVER, f)); nlSolve fails without one");
+      return;
     case NL_ARPACK_EXT:
     case NL_AMGCL_EXT:
       ctx->solver = static_cast<NLenum>(value);
@@ -488,9 +496,11 @@ void nlSetFunction(NLenum pname, NLfunc param) {
     return;
   }
   if (pname == NL_FUNC_MATRIX) {  // replaces the assembled matrix in nlSolve
-    if (ok(ctx,
-           cncSetOperator(CNC_OPERATOR_MATRIX, param != nullptr ? matrix_operator : nullptr, ctx)))
+    if (ok(ctx, cncSetOperator(CNC_OPERATOR_MATRIX, param != nullptr ? matrix_operator : nullptr,
+                               ctx))) {
       ctx->matrix_func = param;
+      drop_current_matrix(ctx);  // nlGetCurrentMatrix: this function's matrix now
+    }
     return;
   }
   if (pname == NL_FUNC_PRECONDITIONER) {  // and selects NL_PRECOND_USER, as OpenNL
@@ -505,12 +515,15 @@ void nlSetFunction(NLenum pname, NLfunc param) {
     }
     return;
   }
-  fail(ctx, CNC_ERR_UNSUPPORTED,
-       format("nlSetFunction(0x%x): %s", pname,
-              pname == NL_FUNC_SOLVER ? "a user solver function is not provided by cnc (it would "
-                                        "read the matrix through nlGetCurrentMatrix, which cnc "
-                                        "does not expose)"
-                                      : "unknown function"));
+  if (pname == NL_FUNC_SOLVER) {  // nlSolve calls it; NL_SOLVER becomes NL_SOLVER_USER, as OpenNL
+    ctx->solver_func = param;
+    if (param != nullptr)
+      ctx->solver = NL_SOLVER_USER;
+    else if (ctx->solver == NL_SOLVER_USER)
+      set_solver(ctx, NL_SOLVER_DEFAULT);  // cleared: cnc's solver again
+    return;
+  }
+  fail(ctx, CNC_ERR_INVALID_ENUM, format("nlSetFunction(0x%x): unknown function", pname));
 }
 
 void nlGetFunction(NLenum pname, NLfunc* param) {
@@ -519,6 +532,7 @@ void nlGetFunction(NLenum pname, NLfunc* param) {
   *param = pname == NL_FUNC_PROGRESS         ? ctx->progress
            : pname == NL_FUNC_MATRIX         ? ctx->matrix_func
            : pname == NL_FUNC_PRECONDITIONER ? ctx->precond_func
+           : pname == NL_FUNC_SOLVER         ? ctx->solver_func
                                              : nullptr;
 }
 

@@ -1,7 +1,8 @@
 // OpenNL's solve (the variables buffers copied in and out; the default solver is cnc's
 // CNC_SOLVER_DEFAULT, the same rule as OpenNL's; CG goes on past indefinite curvature as
-// OpenNL's; a residual that misses the threshold for want of precision is a failure), and
-// what cnc does not provide: updating the right-hand side alone (eigen solves: nl_eigen.cpp).
+// OpenNL's; a residual that misses the threshold for want of precision is a failure; a user
+// solver, NL_FUNC_SOLVER, in place of cnc's), and the right-hand side updated alone (eigen
+// solves: nl_eigen.cpp).
 #include <cnc.h>
 #include <cnc_nl.h>
 
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/api/cnc_internal.h"  // CNC_INTERNAL_*: cnc's parameters for this layer
+#include "../../src/api/cnc_internal.h"  // CNC_INTERNAL_*, cncInternalSetRightHandSide
 #include "nl_internal.hpp"
 
 using namespace cnc::nl;
@@ -19,6 +20,17 @@ extern "C" {
 NLboolean nlSolve(void) {
   Context* ctx = current("nlSolve");
   if (ctx == nullptr) return NL_FALSE;
+  if (ctx->solver_func != nullptr) {
+    // OpenNL's nlSolve: the user's NLSolverFunc in place of the solver, its result nlSolve's.
+    // It reads the system through nlGetCurrentMatrix and writes x with nlSetVariable.
+    const CNCint state = state_of();
+    if (state != CNC_STATE_SYSTEM_CONSTRUCTED && state != CNC_STATE_SOLVED) {
+      fail(ctx, CNC_ERR_STATE, "nlSolve: the system is not constructed (call nlEnd(NL_SYSTEM))");
+      return NL_FALSE;
+    }
+    const auto solver = reinterpret_cast<NLboolean (*)(void)>(ctx->solver_func);
+    return solver() != NL_FALSE ? NL_TRUE : NL_FALSE;
+  }
   const std::string why = unsupported_solver(ctx);
   if (!why.empty()) {
     fail(ctx, CNC_ERR_UNSUPPORTED, why);
@@ -106,11 +118,28 @@ NLboolean nlSolve(void) {
   }
 }
 
-void nlUpdateRightHandSide(NLdouble*) {
+// The constructed system's b (M x = b over the free variables), replaced in one call, as OpenNL
+// documents it; the matrix and a direct solver's factorization stay for the next nlSolve.
+void nlUpdateRightHandSide(NLdouble* values) {
   Context* ctx = current("nlUpdateRightHandSide");
   if (ctx == nullptr) return;
-  fail(ctx, CNC_ERR_UNSUPPORTED,
-       "nlUpdateRightHandSide: not provided by cnc; assemble again from nlBegin(NL_MATRIX)");
+  if (values == nullptr) {
+    fail(ctx, CNC_ERR_NULL_POINTER, "nlUpdateRightHandSide(NULL): values must not be NULL");
+    return;
+  }
+  if (ctx->nb_systems != 1) {
+    fail(ctx, CNC_ERR_INVALID_VALUE,
+         format("nlUpdateRightHandSide: needs NL_NB_SYSTEMS = 1 (it is %u), as OpenNL",
+                ctx->nb_systems));
+    return;
+  }
+  const CNCint state = state_of();
+  if (state != CNC_STATE_SYSTEM_CONSTRUCTED && state != CNC_STATE_SOLVED) {
+    fail(ctx, CNC_ERR_STATE,
+         "nlUpdateRightHandSide: the system is not constructed (call it after nlEnd(NL_SYSTEM))");
+    return;
+  }
+  ok(ctx, cncInternalSetRightHandSide(0, values));
 }
 
 }  // extern "C"

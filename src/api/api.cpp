@@ -9,11 +9,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <new>
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,40 +42,6 @@ CNCstatus refuse_busy(context* c, const char* call) {
       ": the context is in use by another thread at this moment (a context serves one call at a "
       "time; threads may take turns)";
   return CNC_ERR_STATE;
-}
-
-namespace {
-// The process-wide fence: every running thread of the process executes a full memory barrier
-// before it returns (Linux membarrier).
-void process_fence() {
-#if defined(__linux__) && defined(SYS_membarrier)
-  syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-#endif
-}
-}  // namespace
-
-// The unlocked path of the hot calls is off: its one mark slot (`in_hot`) is shared by every
-// thread, so a thread that read "I assemble" just before another took the assembly over can,
-// preempted between that read and its mark, clobber the new assembler's mark (or clear it when
-// it backs off), and a third thread then takes the context while the new assembler is inside a
-// call (ThreadSanitizer caught the two calls' writes in test_context_threads). Hot calls take
-// the context as write calls (one compare-exchange) until the marks are per thread.
-const bool fast_assembly = false;
-
-bool claim_assembly(context* c, const void* me) {
-  const void* old = c->assembler.load(std::memory_order_relaxed);
-  if (!old || old == me) return true;
-  // Without the fast path every call holds `user`: the old assembler is in none.
-  if (!fast_assembly) return true;
-  c->assembler.store(me, std::memory_order_seq_cst);
-  process_fence();
-  // The old assembler either marked its call before the fence (seen here) or checks the
-  // assembler after it (sees this thread, and backs off).
-  if (c->in_hot.load(std::memory_order_acquire) == old) {
-    c->assembler.store(old, std::memory_order_seq_cst);
-    return false;
-  }
-  return true;
 }
 
 CNCstatus record_failure(context* c, const char* call, bool shared) {

@@ -31,13 +31,10 @@ extern thread_local std::string tls_no_context_message __attribute__((visibility
 // another thread on the same context, is refused with CNC_ERR_STATE (nothing changed). Threads
 // may take turns (assemble on a worker, solve on the main thread). How each entry point enters:
 //  - write: takes the context for the call (compare-exchange of `context::user`).
-//  - hot:   per-entry assembly calls. The thread that assembles (`context::assembler`) runs them
-//    with no atomic read-modify-write, which would cost as much as the call: it marks the call in
-//    `context::in_hot` and checks it still assembles. Another thread takes the assembly over in a
-//    write-like entry (claim_assembly): it names itself, makes every thread's marks visible with
-//    a process-wide fence (membarrier) and backs off if the assembler is inside a call. Where the
-//    fence is unavailable, hot calls enter as write calls. The unlocked path is OFF for now
-//    (`fast_assembly` is false, api.cpp says why): hot calls enter as write calls.
+//  - hot:   per-entry assembly calls; they enter as write calls (one compare-exchange). An unlocked
+//    path for the assembling thread, with one mark slot shared by every thread, could let two
+//    calls in at once (ThreadSanitizer caught it in test_context_threads); it was switched off
+//    and then removed as dead code. An unlocked path needs a mark per thread.
 //  - read:  getters; several threads may read at once (counted in `context::readers`).
 enum class access { write, hot, read };
 
@@ -45,11 +42,6 @@ enum class access { write, hot, read };
 // recorded in the context (whose error fields belong to the thread using it), only in this
 // thread's last message (cncGetLastErrorMessage).
 CNCstatus refuse_busy(context* c, const char* call);
-// Whether hot calls may take their fast path (the process-wide fence is available).
-extern const bool fast_assembly __attribute__((visibility("hidden")));
-// Makes the calling thread (holding `user`) the assembler; false when the current assembler is
-// inside a hot call (then nothing changed).
-bool claim_assembly(context* c, const void* me);
 
 inline bool is_assembly_state(int s) {
   return s == CNC_STATE_SYSTEM || s == CNC_STATE_MATRIX || s == CNC_STATE_ROW ||
@@ -81,10 +73,9 @@ CNCstatus exclusive(context* c, const void* me, const char* call, F&& body) {
     if (!c->user.compare_exchange_strong(expected, me, std::memory_order_seq_cst))
       return refuse_busy(c, call);
     // A reader announces itself before it looks for a writer; this looks after taking the
-    // context (both sequentially consistent): one of the two always sees the other.
-    const void* assembler = c->assembler.load(std::memory_order_relaxed);
-    if (c->readers.load(std::memory_order_seq_cst) != 0 ||
-        (assembler && assembler != me && !claim_assembly(c, me))) {
+    // context (both sequentially consistent): one of the two always sees the other. Every call
+    // holds `user`, so another thread's assembly is in no call now: this one takes it over.
+    if (c->readers.load(std::memory_order_seq_cst) != 0) {
       c->user.store(nullptr, std::memory_order_release);
       return refuse_busy(c, call);
     }
@@ -109,19 +100,7 @@ __attribute__((always_inline)) inline CNCstatus guarded(const char* call, F&& bo
     return CNC_ERR_NO_CONTEXT;
   }
   const void* me = &tls_current;  // the thread's identity: its TLS slot's address, at hand
-  if constexpr (A == access::hot) {
-    if (fast_assembly && c->assembler.load(std::memory_order_relaxed) == me) {
-      c->in_hot.store(me, std::memory_order_relaxed);
-      // A compiler barrier only: a thread taking the assembly over fences every CPU.
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      if (c->assembler.load(std::memory_order_relaxed) == me) {
-        const CNCstatus s = run_body(c, call, body);
-        c->in_hot.store(nullptr, std::memory_order_release);
-        return s;
-      }
-      c->in_hot.store(nullptr, std::memory_order_release);  // a taker reading it syncs
-    }
-  } else if constexpr (A == access::read) {
+  if constexpr (A == access::read) {
     const void* assembler = c->assembler.load(std::memory_order_relaxed);
     if (!assembler || assembler == me) {
       c->readers.fetch_add(1, std::memory_order_seq_cst);

@@ -62,6 +62,7 @@ CNC_API CNCstatus cncEstimateMemory(CNCuint n, CNCint64 nnz, CNCint64* host_byte
     s.cpu = backend == CNC_BACKEND_CPU || backend == CNC_BACKEND_AUTO;
     s.gpu = backend == CNC_BACKEND_CUDA || backend == CNC_BACKEND_OPENCL ||
             (backend == CNC_BACKEND_AUTO && nnz >= cnc::auto_gpu_min_nnz);
+    if (cnc::memory::is_direct(s.solver)) s.cpu = true, s.gpu = false;  // factored on the host
     const cnc::memory::solve_estimate e = cnc::memory::estimate(s);
     *host_bytes = as_bytes(e.host);
     *device_bytes = as_bytes(e.device);

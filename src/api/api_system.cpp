@@ -1,11 +1,14 @@
 // The C API's system life cycle (cncBegin/cncEnd of every primitive) and its variables: values,
 // locks.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
 #include <string>
 
 #include "api/api_internal.hpp"
+#include "api/cnc_internal.h"
 #include "api/context.hpp"
 #include "cnc.h"
 #include "util/memory.hpp"
@@ -200,6 +203,39 @@ CNC_API CNCstatus cncVariableIsLocked(CNCuint i, CNCboolean* out) {
     need_state(c, args, readable);
     need_variable(c, i, args);
     *out = c.locked[i] ? CNC_TRUE : CNC_FALSE;
+  });
+}
+
+// The assembled system for cnc's bindings (api/cnc_internal.h) -------------------------------
+static const std::initializer_list<int> assembled = {
+    CNC_STATE_MATRIX_CONSTRUCTED, CNC_STATE_SYSTEM_CONSTRUCTED, CNC_STATE_SOLVED};
+
+CNC_API CNCstatus cncInternalGetSystemCSR(CNCint* n, const CNCint64** row_ptr, const CNCint** col,
+                                          const double** val) {
+  return guarded<access::read>("cncInternalGetSystemCSR", [&](context& c) {
+    if (!n || !row_ptr || !col || !val)
+      fail(CNC_ERR_NULL_POINTER, "(n, row_ptr, col, val): none may be NULL");
+    need_state(c, "", assembled);
+    *n = c.sys.a.n;
+    *row_ptr = c.sys.a.row_ptr.data();
+    *col = c.sys.a.col.data();
+    *val = c.sys.a.val.data();
+  });
+}
+
+CNC_API CNCstatus cncInternalSetRightHandSide(CNCuint k, const double* b) {
+  return guarded("cncInternalSetRightHandSide", [&](context& c) {
+    char args[48];
+    std::snprintf(args, sizeof args, "k=%u", k);
+    if (!b) fail(CNC_ERR_NULL_POINTER, "(%s, b=NULL): b must not be NULL", args);
+    need_state(c, args, assembled);
+    need_system(c, k, args);
+    const std::int32_t nf = c.sys.a.n;
+    for (std::int32_t f = 0; f < nf; ++f)
+      if (!std::isfinite(b[f]))
+        fail(CNC_ERR_NOT_FINITE, "(%s): b[%d]=%g is not finite", args, f, b[f]);
+    std::copy(b, b + nf, c.sys.b.begin() + std::ptrdiff_t(k) * nf);
+    if (c.state == CNC_STATE_SOLVED) c.state = CNC_STATE_SYSTEM_CONSTRUCTED;
   });
 }
 

@@ -12,4 +12,29 @@
 /* double: true relative residual ||b - A x|| / ||b|| of the last system of the last solve. */
 #define CNC_INTERNAL_LAST_TRUE_ERROR 0x7F03
 
+#include "cnc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The current context's assembled system, read in place (OpenNL's nlGetCurrentMatrix): from
+ * cncEnd(CNC_MATRIX) on, the matrix over the free variables (free index f = the f-th unlocked
+ * variable, least squares: AᵀA) as a canonical CSR: n rows, 0-based, columns sorted, no
+ * duplicates. The arrays are the context's and stay valid until the next cncBegin(CNC_MATRIX) or
+ * cncDeleteContext. CNC_ERR_STATE before cncEnd(CNC_MATRIX), CNC_ERR_NULL_POINTER for a NULL
+ * argument. */
+CNC_API CNCstatus cncInternalGetSystemCSR(CNCint* n, const CNCint64** row_ptr, const CNCint** col,
+                                          const double** val);
+/* Replaces system k's right-hand side, the n free rows of the assembled system (after
+ * cncEnd(CNC_MATRIX); OpenNL's nlUpdateRightHandSide), with b[0..n-1]; the matrix, and a direct
+ * solver's kept factorization, stay. A solved system goes back to SYSTEM_CONSTRUCTED. Nothing
+ * changes when it fails: CNC_ERR_STATE, CNC_ERR_NULL_POINTER, CNC_ERR_INDEX_OUT_OF_RANGE (k
+ * at least CNC_NB_SYSTEMS), CNC_ERR_NOT_FINITE (a value of b). */
+CNC_API CNCstatus cncInternalSetRightHandSide(CNCuint k, const double* b);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* CNC_INTERNAL_H */

@@ -51,9 +51,10 @@ struct context {
   pipeline pipe;
   solve_stats stats;
   // Use from several threads (api_internal.hpp's guarded): the thread in a write call, the
-  // thread assembling the system (set while the state is an assembly state) and the one of its
-  // hot calls in progress, the getters running, and whether one of them is recording an error.
-  std::atomic<const void*> user{nullptr}, assembler{nullptr}, in_hot{nullptr};
+  // thread assembling the system (set while the state is an assembly state: getters of other
+  // threads go through the write path then), the getters running, and whether one of them is
+  // recording an error.
+  std::atomic<const void*> user{nullptr}, assembler{nullptr};
   std::atomic<int> readers{0};
   std::atomic<bool> recording{false};
   // Errors and callbacks.

@@ -23,6 +23,20 @@
 //                     (kc: k rounded up to a power of two per group of 8), 8 n k of b/x staging:
 //                     a stencil needs 256 bytes a row in double (measured peak 224-242 on an
 //                     H100), 142 in mixed (112-121); 148 and 107 stay while the matrix is kept
+//   direct solvers    (CNC_CHOLMOD, CNC_SUPERLU: no backend, no reordered copy, nothing on a
+//                     device) the library's copy of the CSR's indices (CHOLMOD: 8 (n + 1) + 8 nnz
+//                     as SuiteSparse_long; SuperLU: 4 (n + 1) + 12 nnz, values too), the solution
+//                     8 n k, and the factor, which is an ESTIMATE: its fill depends on the ordering
+//                     the library computes from the pattern, which the model does not see. Fitted
+//                     to the peak resident growth of 3D 7-point stencils (the usual worst case of
+//                     mesh matrices; Debian's CHOLMOD 3.0 with AMD/METIS, SuperLU 5.3 with
+//                     COLAMD, measured at 10 k - 125 k rows): CHOLMOD 20 nnz n^(1/3) bytes
+//                     (measured 18.1-19.3), SuperLU 18 nnz n^0.48, above its peaks
+//                     (1.3, 1.6, 3.1 kB an entry at 11 k, 27 k, 64 k rows: its LU fills faster
+//                     and its arrays grow in steps), plus 8 MiB of the libraries' and BLAS's
+//                     workspace (measured 7.5 at 1.7 k rows). 2D meshes fill less: a 5-point
+//                     stencil needs 3-4x less with CHOLMOD, up to 13x less with SuperLU; a matrix
+//                     whose ordering fails can need more (dense: n² / 2 and n² entries)
 // The assembled route's peak is at End(MATRIX), table and CSR both alive: for a 7-point stencil
 // with duplicates, 9 + 220 + 8 + 9 + 91 + 4 = 341 bytes a row. Measured (peak resident growth,
 // VmHWM, CPU backend, 2 threads, tests/test_memory_limits.c): 334 bytes a row at 1 M and 2.1 M
@@ -93,6 +107,23 @@ inline double matrix_format(double n, double nnz, int api_format, double value_b
       return 1.1 * csr(n, nnz, value_bytes);
   }
 }
+// A direct solver's factor and the library's workspace, estimated (see above): CNC_CHOLMOD or
+// CNC_SUPERLU, n rows, nnz entries. Never more than a dense factor (n² / 2 entries, n² for LU,
+// 12 bytes each).
+constexpr double direct_workspace_bytes = 8.0 * (1 << 20);
+inline double direct_factor(int solver, double n, double nnz) {
+  const double fitted =
+      solver == CNC_CHOLMOD ? 20.0 * nnz * std::cbrt(n) : 18.0 * nnz * std::pow(n, 0.48);
+  const double dense = (solver == CNC_CHOLMOD ? 0.5 : 1.0) * n * n * (index_bytes + 8);
+  return std::min(fitted, dense) + direct_workspace_bytes;
+}
+// The direct solver's copy of the CSR (its index types) and the solution.
+inline double direct_copies(int solver, double n, double nnz, double k) {
+  const double indices =
+      solver == CNC_CHOLMOD ? 8 * (n + 1) + 8 * nnz : 4 * (n + 1) + (4 + 8) * nnz;
+  return indices + n * k * variable_bytes;
+}
+inline bool is_direct(int solver) { return solver == CNC_CHOLMOD || solver == CNC_SUPERLU; }
 // Extra vectors of n k elements a method adds (CNC_BICGSTAB, CNC_GMRES, CG with SSOR).
 inline int method_vectors(int solver, int gmres_restart, bool ssor) {
   if (solver == CNC_BICGSTAB) return 4;
@@ -124,7 +155,7 @@ struct solve_shape {
   double vector_bytes = 8;        // 4 in CNC_SINGLE
   double matrix_value_bytes = 8;  // 4 in CNC_SINGLE and CNC_MIXED
   int format = CNC_FORMAT_AUTO;
-  int solver = CNC_CG;  // CNC_CG, CNC_BICGSTAB or CNC_GMRES
+  int solver = CNC_CG;  // CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD or CNC_SUPERLU
   int gmres_restart = 30;
   bool ssor = false;
   bool reorder = true;  // CNC_REORDER AUTO or RCM: a permuted copy may be made
@@ -164,6 +195,12 @@ inline solve_estimate estimate(const solve_shape& s) {
   e.end_matrix = vars + table + rhs + builder_copies + csr(n, nnz) + n * index_bytes;
   const double system = csr(n, nnz) + rhs + n * index_bytes + n * lock_bytes;  // kept: A, b, map
   const double x_copies = 2 * n * k * variable_bytes;  // cncSolve's gather, the solver's copy
+  if (is_direct(s.solver)) {  // factored on the host: no ordering stage, backend or device
+    e.solve = vars + system + x_copies + direct_copies(s.solver, n, nnz, k) +
+              direct_factor(s.solver, n, nnz);
+    e.host = std::max({e.assembly, e.end_matrix, e.solve});
+    return e;
+  }
   const double reordered =
       s.reorder ? csr(n, nnz) + n * index_bytes + 2 * n * k * variable_bytes + 16 * n : 0;
   const double converted = s.format == CNC_FORMAT_CSR ? 0 : matrix_format(n, nnz, s.format, 8);

@@ -1,6 +1,7 @@
 // OpenNL 4's nl_64.h in a C++ program built with GARGANTUA (64-bit counts): the NLulong overloads
 // of the variable calls, and nl_matrix.h's 64-bit CRS entry points, on a 3 x 3 diagonal system
-// whose answer is closed-form. Exits 0 on success.
+// whose answer is closed-form, and nlGetCurrentMatrix's matrix in the 64-bit layout. Exits 0 on
+// success.
 #include <NL/nl.h>
 #include <NL/nl_64.h>
 #include <NL/nl_matrix.h>
@@ -41,7 +42,14 @@ int main() {
   check(std::fabs(nlGetVariable(NLulong(0)) - 0.5) < 1e-12, "x0 = 1/2");
   check(std::fabs(nlMultiGetVariable(NLulong(1), NLulong(0)) - 1.0) < 1e-12, "x1 = 1");
   check(nlGetVariable(NLulong(2)) == 7.0, "x2 locked at 7");
-  nlDeleteContext(ctx);
+  // nlGetCurrentMatrix in the 64-bit layout: diag(2, 2) over the two free variables.
+  auto* C = reinterpret_cast<NLCRSMatrix*>(nlGetCurrentMatrix());
+  check(C != nullptr && C->type == NL_MATRIX_CRS && C->m == 2 && C->rowptr[2] == 2 &&
+            C->val[1] == 2.0,
+        "nlGetCurrentMatrix (64)");
+  check(C != nullptr && nlMatrixNNZ(reinterpret_cast<NLMatrix>(C)) == 2,
+        "nlMatrixNNZ of the current matrix (64)");
+  nlDeleteContext(ctx);  // deletes the current matrix
 
   // A 64-bit CRS matrix: 2 x 2, [1 2; 0 3] (1, 1) = (3, 3).
   NLCRSMatrix M;

@@ -3,8 +3,9 @@
  * nlSetFunction(NL_FUNC_PRECONDITIONER) applies the program's M⁻¹ (NL_PRECOND_USER). References:
  * the closed-form answer of a 1D Poisson problem (a straight line between two locked ends), a
  * scaled function (its answer scales), and the iterations of NL_PRECOND_JACOBI for a Jacobi
- * function. What OpenNL asserts on (a function matrix with Jacobi, NL_FUNC_SOLVER) fails with a
- * message. */
+ * function. nlSetFunction(NL_FUNC_SOLVER) replaces the solver: a program's solver that writes a
+ * known x, and one that fails. What OpenNL asserts on (a function matrix with Jacobi,
+ * NL_SOLVER_USER without a function) fails with a message. */
 /* clang-format off */
 #include <math.h>
 #include <setjmp.h>
@@ -16,7 +17,9 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <cnc.h>
 #include <cnc_nl.h>
+#include <cnc_nl_matrix.h>
 
 #include "nl_messages.h"
 #include "nl_test_util.h"
@@ -91,6 +94,11 @@ static void test_matrix_function(void** state) {
       assert_double_equal(nlGetVariable((NLuint)i), (double)i / (kN - 1) / g_scale, 1e-9);
     assert_double_equal(nlGetVariable(0), 0.0, 0.0);
     assert_double_equal(nlGetVariable(kN - 1), 1.0, 0.0);
+    /* nlGetCurrentMatrix: the function's matrix, as OpenNL's M after nlSetFunction. */
+    NLMatrix M = nlGetCurrentMatrix();
+    assert_non_null(M);
+    assert_int_equal(M->type, NL_MATRIX_FUNCTION);
+    assert_true(nlMatrixGetFunction(M) == (NLMatrixFunc)chain);
     nlDeleteContext(ctx);
   }
 }
@@ -174,16 +182,74 @@ static void test_preconditioner_function(void** state) {
     assert_double_equal(x_user[i], x_jacobi[i], 1e-7 * fabs(x_jacobi[i]) + 1e-12);
 }
 
-static void test_solver_function_refused(void** state) {
+/* NL_FUNC_SOLVER: OpenNL's NLSolverFunc, NLboolean f(void), runs in nlSolve in place of the
+ * solver and its result is nlSolve's. It reads M through nlGetCurrentMatrix and writes x with
+ * nlSetVariable (OpenNL's writes its internal x). */
+static int g_solver_calls = 0;
+static NLuint g_seen_rows = 0;
+static NLboolean user_solver(void) {
+  ++g_solver_calls;
+  NLMatrix M = nlGetCurrentMatrix();
+  g_seen_rows = M != NULL ? M->m : 0;
+  for (NLuint i = 1; i + 1 < kN; ++i) nlSetVariable(i, 0.5 * i); /* a known x */
+  return NL_TRUE;
+}
+static NLboolean failing_solver(void) {
+  ++g_solver_calls;
+  return NL_FALSE;
+}
+
+static void test_solver_function(void** state) {
+  (void)state;
+  NLContext ctx = nlNewContext();
+  nlSetFunction(NL_FUNC_SOLVER, (NLfunc)user_solver);
+  NLfunc back = NULL;
+  nlGetFunction(NL_FUNC_SOLVER, &back);
+  assert_ptr_equal(back, (NLfunc)user_solver);
+  NLint solver = 0;
+  nlGetIntegerv(NL_SOLVER, &solver);
+  assert_int_equal(solver, NL_SOLVER_USER); /* as OpenNL's nlSetFunction */
+  g_solver_calls = 0;
+  assert_false(nlSolve()); /* nothing constructed: refused, the function not called */
+  assert_int_equal(nlGetErrorCNC(), CNC_ERR_STATE);
+  assert_int_equal(g_solver_calls, 0);
+  nlClearErrorCNC();
+  assemble_line(NL_SOLVER_DEFAULT);
+  assert_true(nlSolve());
+  assert_int_equal(g_solver_calls, 1);
+  assert_int_equal(g_seen_rows, kN - 2); /* M over the free variables */
+  for (NLuint i = 1; i + 1 < kN; ++i) assert_double_equal(nlGetVariable(i), 0.5 * i, 0.0);
+  assert_double_equal(nlGetVariable(0), 0.0, 0.0);
+  assert_double_equal(nlGetVariable(kN - 1), 1.0, 0.0);
+  /* Its result is nlSolve's. */
+  nlSetFunction(NL_FUNC_SOLVER, (NLfunc)failing_solver);
+  assert_false(nlSolve());
+  assert_int_equal(g_solver_calls, 2);
+  /* Cleared: cnc's solver again (NL_SOLVER_DEFAULT), the line x_i = i / (kN - 1). */
+  nlSetFunction(NL_FUNC_SOLVER, NULL);
+  nlGetIntegerv(NL_SOLVER, &solver);
+  assert_int_equal(solver, NL_SOLVER_DEFAULT);
+  assert_true(nlSolve());
+  assert_int_equal(g_solver_calls, 2);
+  for (NLuint i = 0; i < kN; ++i) assert_double_equal(nlGetVariable(i), (double)i / (kN - 1), 1e-9);
+  assert_int_equal(nlGetErrorCNC(), 0);
+  nlDeleteContext(ctx);
+}
+
+/* NL_SOLVER_USER with no function: nlSolve fails with a message (OpenNL would call NULL). */
+static void test_solver_user_without_function(void** state) {
   (void)state;
   NLContext ctx = nlNewContext();
   nl_capture();
-  nlSetFunction(NL_FUNC_SOLVER, (NLfunc)chain);
+  nlSolverParameteri(NL_SOLVER, NL_SOLVER_USER);
+  assemble_line(NL_SOLVER_USER);
+  assert_false(nlSolve());
   nl_release();
-  assert_non_null(strstr(nl_messages, "user solver function"));
-  NLfunc back = (NLfunc)chain;
-  nlGetFunction(NL_FUNC_SOLVER, &back);
-  assert_null(back);
+  assert_non_null(strstr(nl_messages, "NL_FUNC_SOLVER"));
+  assert_int_equal(nlGetErrorCNC(), CNC_ERR_UNSUPPORTED);
+  nlClearErrorCNC();
+  nlSetFunction(0x6ff, (NLfunc)user_solver); /* not a function name */
+  assert_int_equal(nlGetErrorCNC(), CNC_ERR_INVALID_ENUM);
   nlDeleteContext(ctx);
 }
 
@@ -192,7 +258,8 @@ int main(void) {
       cmocka_unit_test(test_matrix_function),
       cmocka_unit_test(test_matrix_function_jacobi),
       cmocka_unit_test(test_preconditioner_function),
-      cmocka_unit_test(test_solver_function_refused),
+      cmocka_unit_test(test_solver_function),
+      cmocka_unit_test(test_solver_user_without_function),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
