@@ -19,8 +19,18 @@ G=$(nvidia-smi -L | wc -l)
 lscpu | grep -E "Model name|^CPU\(s\)|NUMA node\(s\)"
 mpiexec --version | head -1
 git log --oneline -1
+# NCCL from the machine's nvidia-nccl-cu13 wheel, where it is installed: its header to build, its
+# library at run time.
+ND=$(python3 -c "import nvidia.nccl as m; print(list(m.__path__)[0])" 2>/dev/null)
+NCCL_FLAGS=""
+if [ -n "$ND" ] && [ -f "$ND/include/nccl.h" ]; then
+  echo "NCCL: $ND"; ls $ND/lib
+  NCCL_FLAGS="-DCNC_NCCL_INCLUDE_DIR=$ND/include"; export CNC_NCCL_LIBRARY=$ND/lib/libnccl.so.2
+else
+  echo "NCCL: no nvidia-nccl wheel here"
+fi
 if [ ! -f /tmp/b4/build.ninja ]; then
-  cmake -S . -B /tmp/b4 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON \
+  cmake -S . -B /tmp/b4 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON $NCCL_FLAGS \
     -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include -DCNC_XXHASH_INCLUDE_DIR=$C/usr/include -DZLIB_ROOT=$C/usr \
     -DMPI_C_COMPILER=$P/bin/mpicc -DMPI_CXX_COMPILER=$P/bin/mpicxx -DMPIEXEC_EXECUTABLE=$P/bin/mpiexec \
     > /tmp/cfg4.log 2>&1 || { tail -30 /tmp/cfg4.log; exit 1; }
@@ -35,10 +45,11 @@ mpiexec --oversubscribe -n 3 $T 2>&1 | grep -E "cuda|FAIL|PASS|skipped"
 echo "== tests: 2 ranks sharing GPU 0"
 CUDA_VISIBLE_DEVICES=0 mpiexec --oversubscribe -n 2 $T 2>&1 | grep -E "cuda|FAIL|PASS|skipped"
 for pts in 27 7; do
-  echo "== GPU weak scaling, ${pts}-point, 256^3 rows per GPU, CG 200 iterations"
+  echo "== GPU weak scaling, ${pts}-point, 256^3 rows per GPU, CG 200 iterations (halo via NCCL, then MPI)"
   np=1
   while [ $np -le $G ]; do
-    mpiexec --bind-to none -n $np $B weak 256 4 200 cuda $pts
+    mpiexec --bind-to none -n $np $B weak 256 4 200 cuda $pts nccl
+    [ $np -gt 1 ] && mpiexec --bind-to none -n $np $B weak 256 4 200 cuda $pts mpi
     np=$((np * 2))
   done
 done

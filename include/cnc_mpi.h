@@ -17,7 +17,10 @@
  * node, modulo the GPUs there, unless CNC_DEVICE_INDEX names one). Halo values go through host
  * memory (Open MPI need not be CUDA-aware): gathered on the GPU and copied down before the local
  * product is queued, sent while it runs, copied up and added after. OpenCL has no halo operations
- * yet: asked for, a solve fails with CNC_ERR_UNSUPPORTED on every rank.
+ * yet: asked for, a solve fails with CNC_ERR_UNSUPPORTED on every rank. Where every rank runs
+ * CUDA and NCCL (libnccl.so.2, e.g. PyPI's nvidia-nccl-cu13 wheel; CNC_NCCL_LIBRARY names its
+ * path) opens on every one, the halo goes device to device through NCCL instead (CNC_MPI_NCCL);
+ * the reductions stay on MPI.
  * libcnc_mpi is a separate library built when CMake finds MPI; libcnc itself does not use MPI.
  *
  * Example: a 1D Laplacian of n rows, split evenly.
@@ -55,7 +58,7 @@
  * the caller's, so cnc's messages never meet the caller's.
  *
  * Not offered in this version: the assembly calls of cnc.h through a distributed context, OpenCL
- * ranks, NCCL, progress callbacks, SSOR, single and mixed precision, the caller's operators.
+ * ranks, progress callbacks, SSOR, single and mixed precision, the caller's operators.
  */
 #ifndef CNC_MPI_H
 #define CNC_MPI_H
@@ -83,6 +86,8 @@ typedef struct CNCMPIContextStruct* CNCMPIcontext;
 #define CNC_MPI_HALO_VALUES 0xE02  /**< int64: values this rank receives from other ranks per product A x (per right-hand side; differs between ranks) */
 #define CNC_MPI_NEIGHBOURS 0xE03   /**< int: ranks this rank exchanges halo values with (differs between ranks) */
 #define CNC_MPI_RANKS 0xE04        /**< int: processes of the context's communicator */
+#define CNC_MPI_NCCL 0xE05         /**< bool parameter: GPU ranks exchange halos through NCCL where it loads on every rank (see below) */
+#define CNC_MPI_NCCL_USED 0xE06    /**< int: 1 when the last solve's halos went through NCCL, else 0 */
 /* clang-format on */
 
 /**
@@ -100,7 +105,9 @@ CNC_MPI_API void cncMPIDeleteContext(CNCMPIcontext context);
  * CNC_PRECONDITIONER (CNC_PRECOND_NONE or CNC_PRECOND_JACOBI), CNC_MAX_ITERATIONS (> 0; 0 brings
  * back the default), CNC_GMRES_RESTART (>= 1), CNC_NB_THREADS (>= 0), CNC_BACKEND
  * (CNC_BACKEND_AUTO, _CPU, _CUDA; _OPENCL is refused at the solve), CNC_DEVICE_INDEX (>= -1: the
- * GPU of this rank, -1 = by node-local rank; may differ between ranks). Local: every rank must
+ * GPU of this rank, -1 = by node-local rank; may differ between ranks), CNC_MPI_NCCL (CNC_TRUE,
+ * the default: when every rank runs CUDA and NCCL opens on every one, halos go device to device
+ * through NCCL; CNC_FALSE: through host memory and MPI). Local: every rank must
  * set the same values before a solve (a solve whose ranks disagree fails with
  * CNC_ERR_INVALID_VALUE on every rank). CNC_ERR_INVALID_ENUM for another name or value,
  * CNC_ERR_INVALID_VALUE for a value out of range, CNC_ERR_NULL_POINTER for a NULL context.
@@ -111,13 +118,13 @@ CNC_MPI_API CNCstatus cncMPISolverParameterd(CNCMPIcontext context, CNCenum pnam
 
 /**
  * Reads a parameter or a statistic of the last solve: CNC_USED_ITERATIONS, CNC_REASON,
- * CNC_SOLVER_USED, CNC_MPI_NEIGHBOURS, CNC_MPI_RANKS, CNC_BACKEND_USED and CNC_FORMAT_USED (this
- * rank's: 0 on a rank without rows), the parameters (and CNC_MPI_REDUCTIONS, CNC_MPI_HALO_VALUES,
- * saturated) as integers; CNC_ERROR, CNC_TRUE_ERROR, CNC_SOLVE_TIME, CNC_ELAPSED_TIME,
- * CNC_THRESHOLD as doubles (cncMPIGetDoublev also reads every integer one). The statistics of a
- * solve are the same on every rank, but for the CNC_MPI_HALO_VALUES and CNC_MPI_NEIGHBOURS of
- * each rank's own rows, its backend and format, and the times (each rank's own clock). Before a
- * solve and after a failed one: iterations 0, reason CNC_REASON_NONE.
+ * CNC_SOLVER_USED, CNC_MPI_NEIGHBOURS, CNC_MPI_RANKS, CNC_MPI_NCCL_USED, CNC_BACKEND_USED and
+ * CNC_FORMAT_USED (this rank's: 0 on a rank without rows), the parameters (and CNC_MPI_REDUCTIONS,
+ * CNC_MPI_HALO_VALUES, saturated) as integers; CNC_ERROR, CNC_TRUE_ERROR, CNC_SOLVE_TIME,
+ * CNC_ELAPSED_TIME, CNC_THRESHOLD as doubles (cncMPIGetDoublev also reads every integer one). The
+ * statistics of a solve are the same on every rank, but for the CNC_MPI_HALO_VALUES and
+ * CNC_MPI_NEIGHBOURS of each rank's own rows, its backend and format, and the times (each rank's
+ * own clock). Before a solve and after a failed one: iterations 0, reason CNC_REASON_NONE.
  */
 CNC_MPI_API CNCstatus cncMPIGetIntegerv(CNCMPIcontext context, CNCenum pname, CNCint* value);
 CNC_MPI_API CNCstatus cncMPIGetInteger64v(CNCMPIcontext context, CNCenum pname, CNCint64* value);

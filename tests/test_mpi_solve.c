@@ -100,7 +100,7 @@ static void my_rows(CNCuint n, split_kind kind, CNCuint* r0, CNCuint* r1) {
 }
 
 typedef struct {
-  CNCint iterations, reason;
+  CNCint iterations, reason, nccl; /* nccl: the halo went through NCCL (GPU ranks) */
   double true_error;
   CNCint64 reductions;
 } outcome;
@@ -108,7 +108,7 @@ typedef struct {
 /* The one-process reference: cncSolveCSR on the CPU backend, one thread. */
 static outcome reference(const csr* a, int solver, double threshold, CNCuint nrhs, const double* b,
                          double* x) {
-  outcome o = {0, 0, 0, 0};
+  outcome o = {0, 0, 0, 0, 0};
   CNCcontext c = cncNewContext();
   cncMakeCurrent(c);
   cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU);
@@ -173,10 +173,15 @@ static outcome solve_on(const char* name, const csr* a, split_kind kind, int bas
     CHECK(used == (backend == CNC_BACKEND_AUTO ? CNC_BACKEND_CPU : backend),
           "%s: backend used %#x, asked %#x", name, used, backend);
   outcome o;
+  memset(&o, 0, sizeof o); /* compared bytewise between ranks: padding included */
   cncMPIGetIntegerv(c, CNC_USED_ITERATIONS, &o.iterations);
   cncMPIGetIntegerv(c, CNC_REASON, &o.reason);
   cncMPIGetDoublev(c, CNC_TRUE_ERROR, &o.true_error);
   cncMPIGetInteger64v(c, CNC_MPI_REDUCTIONS, &o.reductions);
+  o.nccl = -1;
+  cncMPIGetIntegerv(c, CNC_MPI_NCCL_USED, &o.nccl);
+  CHECK(o.nccl == 0 || (o.nccl == 1 && backend == CNC_BACKEND_CUDA), "%s: NCCL used %d", name,
+        o.nccl);
   check_same_everywhere(&o, (int)sizeof o, name);
   CHECK(o.reason == CNC_REASON_CONVERGED, "%s: reason %#x", name, o.reason);
   /* The reference runs on the CPU backend: another backend sums in another order, and BiCGSTAB
@@ -212,8 +217,9 @@ static outcome solve_on(const char* name, const csr* a, split_kind kind, int bas
     CHECK(worst <= 1e-10 * top, "%s: max |x - x_ref| = %g (max |x_ref| = %g)", name, worst, top);
     printf(
         "%-28s ranks %d: %3d iterations (one process %3d), %lld reductions, "
-        "max |x - x_ref| / max |x_ref| = %.2e\n",
-        name, size, o.iterations, ref.iterations, (long long)o.reductions, worst / top);
+        "max |x - x_ref| / max |x_ref| = %.2e%s\n",
+        name, size, o.iterations, ref.iterations, (long long)o.reductions, worst / top,
+        o.nccl ? ", halo via NCCL" : "");
   }
   cncMPIDeleteContext(c);
   free(counts), free(displs), free(xall), free(b), free(xref), free(bl), free(xl);
@@ -339,6 +345,7 @@ int main(int argc, char** argv) {
     for (CNCuint i = 0; i <= r1 - r0; ++i) b[i] = 1.0, x[i] = 42.0;
     CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
     CHECK(cncMPISolverParameteri(c, CNC_BACKEND, 0x6FF) == CNC_ERR_INVALID_ENUM, "backend 0x6FF");
+    CHECK(cncMPISolverParameteri(c, CNC_MPI_NCCL, 2) == CNC_ERR_INVALID_VALUE, "CNC_MPI_NCCL 2");
     cncMPISolverParameteri(c, CNC_BACKEND, CNC_BACKEND_OPENCL);
     const CNCstatus s = cncMPISolveCSR(c, p2.n, r0, r1, mine.rp, mine.col, mine.val, 0, 1, b, x);
     CHECK(s == CNC_ERR_UNSUPPORTED || s == CNC_ERR_BACKEND_UNAVAILABLE, "OpenCL: status %d (%s)", s,

@@ -1,11 +1,13 @@
 /* Strong and weak scaling of libcnc_mpi's CG (Jacobi) on the 7- or 27-point Poisson matrix: time
  * per iteration on however many ranks mpiexec starts, each with the threads and backend asked for.
  *   mpiexec -n P bench_mpi_scaling strong|weak G [threads] [iterations] [auto|cpu|cuda] [7|27]
+ *                                  [nccl|mpi]
  * strong: one G x G x G grid split over the ranks by planes of z; weak: a G x G x G grid per rank
  * (G x G x G*P in all). Each rank generates its own rows (global columns) and b = 1; CG runs a
  * fixed number of iterations (threshold 1e-30, CNC_MAX_ITERATIONS). Printed by rank 0: the slowest
  * rank's solve time per iteration, the reductions per iteration, the halo values per product of
- * rank 0 (a plane, or three for 27 points, from each neighbour), the backend and format used.
+ * rank 0 (a plane from each neighbour), the backend and format used, and how the halo travelled
+ * (GPU ranks: NCCL device to device, the default where it loads, or "mpi" through host memory).
  * On one rank it also times plain libcnc (cncSolveCSR, same matrix, backend, threads and
  * iterations) in the same run: the "one rank is no slower than libcnc" comparison. */
 #include <cnc.h>
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   const int iterations = argc > 4 ? atoi(argv[4]) : 200;
   const int backend = argc > 5 ? backend_of(argv[5]) : CNC_BACKEND_AUTO;
   const int points = argc > 6 && atoi(argv[6]) == 27 ? 27 : 7;
+  const int nccl = !(argc > 7 && strcmp(argv[7], "mpi") == 0);
   const long nz = weak ? g * size : g, plane = g * g;
   const CNCuint n = (CNCuint)(plane * nz);
   const long z0 = nz * rank / size, z1 = nz * (rank + 1) / size;
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
   cncMPISolverParameteri(c, CNC_NB_THREADS, threads);
   cncMPISolverParameteri(c, CNC_MAX_ITERATIONS, iterations);
   cncMPISolverParameteri(c, CNC_BACKEND, backend);
+  cncMPISolverParameteri(c, CNC_MPI_NCCL, nccl ? CNC_TRUE : CNC_FALSE);
   cncMPISolverParameterd(c, CNC_THRESHOLD, 1e-30);
   /* A first solve makes the backend (a GPU context) and warms it; the second is timed. */
   CNCstatus s = cncMPISolveCSR(c, n, r0, r1, rp, col, val, 0, 1, b, x);
@@ -95,7 +99,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   double t = 0, tmax = 0;
-  CNCint it = 0, used = 0, fmt = 0;
+  CNCint it = 0, used = 0, fmt = 0, nccl_used = 0;
   CNCint64 red = 0, halo = 0;
   cncMPIGetDoublev(c, CNC_SOLVE_TIME, &t);
   cncMPIGetIntegerv(c, CNC_USED_ITERATIONS, &it);
@@ -103,13 +107,14 @@ int main(int argc, char** argv) {
   cncMPIGetInteger64v(c, CNC_MPI_HALO_VALUES, &halo);
   cncMPIGetIntegerv(c, CNC_BACKEND_USED, &used);
   cncMPIGetIntegerv(c, CNC_FORMAT_USED, &fmt);
+  cncMPIGetIntegerv(c, CNC_MPI_NCCL_USED, &nccl_used);
   MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
     printf(
         "%-6s %2d-pt ranks %d threads %2d %-4s %-5s n %10u  rows/rank %9u  %4d it  %8.3f ms/it  "
-        "%.2f red/it  halo %ld values/product (rank 0)\n",
+        "%.2f red/it  halo %ld values/product (rank 0) via %s\n",
         weak ? "weak" : "strong", points, size, threads, backend_name(used), format_name(fmt), n,
-        rows, it, 1e3 * tmax / it, (double)red / it, (long)halo);
+        rows, it, 1e3 * tmax / it, (double)red / it, (long)halo, nccl_used ? "nccl" : "mpi");
   cncMPIDeleteContext(c);
 
   if (size == 1) { /* plain libcnc on the same system, same run */

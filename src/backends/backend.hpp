@@ -145,6 +145,15 @@ class device_system {
   // y_j += alpha (halo h_j) for the columns the mask leaves active, h = halo_recv() (h[c * k + j],
   // read before the next gather_halo returns); queued like spmv.
   virtual void add_halo(double alpha, int y);
+  // The same two on the device, for a caller that moves the halo itself (NCCL): the system's
+  // stream (a cudaStream_t), with its device buffers of values to send and received; nullptr
+  // where the system has none. gather_halo_on_device fills *send and add_halo_on_device reads
+  // *recv, both only queued on that stream, as is whatever the caller queues between them.
+  virtual void* halo_device([[maybe_unused]] double** send, [[maybe_unused]] double** recv) {
+    return nullptr;
+  }
+  virtual void gather_halo_on_device(int v);
+  virtual void add_halo_on_device(double alpha, int y);
 };
 
 // A canonical CSR (0-based, rows sorted, no duplicates) in the backend's device memory: the

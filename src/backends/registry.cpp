@@ -75,6 +75,8 @@ double* device_system::halo_send() { no_halo(); }
 double* device_system::halo_recv() { no_halo(); }
 void device_system::gather_halo(int) { no_halo(); }
 void device_system::add_halo(double, int) { no_halo(); }
+void device_system::gather_halo_on_device(int) { no_halo(); }
+void device_system::add_halo_on_device(double, int) { no_halo(); }
 
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
                                                                   int, bool, device_build&) {

@@ -16,6 +16,7 @@
 #include "cnc_mpi.h"
 #include "conversion/convert.hpp"
 #include "mpi/distributed_system.hpp"
+#include "mpi/nccl_halo.hpp"
 #include "solver/krylov.hpp"
 #include "solver/pcg.hpp"
 #include "util/environment.hpp"
@@ -29,13 +30,16 @@ struct CNCMPIContextStruct {
   int rank = 0, size = 1;
   // Parameters (cnc.h's names and defaults).
   int solver = CNC_CG, precond = CNC_PRECOND_JACOBI, restart = 30, threads = 0;
-  int backend = CNC_BACKEND_AUTO, device_index = -1;
+  int backend = CNC_BACKEND_AUTO, device_index = -1, nccl = 1;
   // This process's place on its node (MPI_COMM_TYPE_SHARED): the GPU a rank takes and the
   // default thread count are drawn from it.
   int local_rank = 0, local_size = 1;
   // The backend of the last solve, kept for the next (making one costs a device context).
   std::unique_ptr<cnc::backend> be;
   int be_kind = 0, be_device = -2, be_threads = 0;
+  // The NCCL communicator of the last solve that used it (made collectively, kept for the next).
+  std::unique_ptr<cnc::mpi::nccl_halo> nccl_comm;
+  bool nccl_used = false;
   std::int64_t max_iterations = 0;  // 0: 5 n, at least 100
   double threshold = 1e-6;
   // Statistics of the last solve.
@@ -301,6 +305,23 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
                                             threads, &reductions, &format);
   });
   agree(c->comm, c->size, c->rank, made, message);
+  // NCCL for the halo, where every rank can (a collective decision; the communicator is kept).
+  c->nccl_used = false;
+  if (c->nccl && c->size > 1) {
+    const bool want = cnc::mpi::halo_on_device(*sys);
+    const int device = c->be_device;
+    const bool have = c->nccl_comm && c->nccl_comm->device() == device;
+    int keep = want && have ? 1 : 0, all_keep = 0;
+    cnc::mpi::check_mpi(MPI_Allreduce(&keep, &all_keep, 1, MPI_INT, MPI_MIN, c->comm),
+                        "MPI_Allreduce");
+    if (!all_keep) {
+      c->nccl_comm.reset();
+      std::string why;
+      c->nccl_comm = cnc::mpi::make_nccl_halo(c->comm, want, device, why);
+    }
+    cnc::mpi::use_nccl(*sys, c->nccl_comm.get());
+    c->nccl_used = c->nccl_comm != nullptr;
+  }
   c->backend_used = be ? be->api_id() : 0;
   c->format_used = be ? api_format(format) : 0;
   cnc::krylov_params kp;
@@ -431,6 +452,10 @@ CNC_MPI_API CNCstatus cncMPISolverParameteri(CNCMPIcontext context, CNCenum pnam
         if (value < -1) bad_value();
         context->device_index = value;
         break;
+      case CNC_MPI_NCCL:
+        if (value != CNC_TRUE && value != CNC_FALSE) bad_value();
+        context->nccl = value;
+        break;
       default:
         bad_enum();
     }
@@ -504,6 +529,12 @@ CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, dou
         return;
       case CNC_BACKEND_USED:
         *value = context->backend_used;
+        return;
+      case CNC_MPI_NCCL:
+        *value = context->nccl;
+        return;
+      case CNC_MPI_NCCL_USED:
+        *value = context->nccl_used ? 1 : 0;
         return;
       case CNC_FORMAT_USED:
         *value = context->format_used;

@@ -8,6 +8,7 @@
 
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "mpi/nccl_halo.hpp"
 #include "pipeline/pipeline.hpp"
 #include "solver/operator_system.hpp"
 #include "util/error.hpp"
@@ -70,6 +71,19 @@ class distributed_system final : public device_system {
   }
 
   const char* format() const { return format_name(prep_.fmt); }
+
+  // NCCL (nccl_halo.hpp): whether the halo can move on the device, and the switch to it.
+  bool device_halo() {
+    double *send = nullptr, *recv = nullptr;
+    return rows_ && inner_->halo_device(&send, &recv) != nullptr;
+  }
+  void set_nccl(nccl_halo* h) {
+    nccl_ = nullptr;
+    if (!h) return;
+    stream_ = inner_->halo_device(&device_send_, &device_recv_);
+    if (!stream_) throw error(CNC_ERR_INTERNAL, "NCCL halo for a system without device buffers");
+    nccl_ = h;
+  }
 
   // Everything but the products and the reductions is this process's rows: the inner system's.
   void set_vectors(const double* b, const double* x) override { inner_->set_vectors(b, x); }
@@ -223,6 +237,11 @@ class distributed_system final : public device_system {
   // backend's previous use of its receive buffer has run when this returns), then the receives
   // into the backend's receive buffer and the sends from its send buffer.
   void begin_exchange(int in) {
+    if (nccl_) {  // device to device, queued: the local product follows on the same stream
+      inner_->gather_halo_on_device(in);
+      nccl_->exchange(m_, k_, device_send_, device_recv_, stream_);
+      return;
+    }
     const std::size_t nr = m_.recv_rank.size(), ns = m_.send_rank.size();
     const int k = k_;
     if (rows_) inner_->gather_halo(in);
@@ -240,6 +259,10 @@ class distributed_system final : public device_system {
           "MPI_Isend");
   }
   void end_exchange(double alpha, int out) {
+    if (nccl_) {
+      if (m_.halo_size > 0) inner_->add_halo_on_device(alpha, out);
+      return;
+    }
     check_mpi(MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall");
     if (m_.halo_size > 0) inner_->add_halo(alpha, out);
@@ -257,9 +280,16 @@ class distributed_system final : public device_system {
   std::vector<MPI_Request> requests_;
   std::vector<rhs_state> state_;  // several processes: the steps' state, global sums
   std::vector<std::uint8_t> all_, running_;
+  nccl_halo* nccl_ = nullptr;  // set: the halo moves device to device through it
+  void* stream_ = nullptr;     // the backend system's stream and device halo buffers
+  double *device_send_ = nullptr, *device_recv_ = nullptr;
 };
 
 }  // namespace
+
+bool halo_on_device(device_system& d) { return dynamic_cast<distributed_system&>(d).device_halo(); }
+
+void use_nccl(device_system& d, nccl_halo* h) { dynamic_cast<distributed_system&>(d).set_nccl(h); }
 
 distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64_t>& starts, int me,
                               int threads) {

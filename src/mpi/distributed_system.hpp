@@ -61,4 +61,11 @@ std::unique_ptr<device_system> make_distributed_system(MPI_Comm comm, const dist
                                                        std::int64_t* reductions,
                                                        const char** format);
 
+// Whether this process's system (made by make_distributed_system) can move its halo on the device.
+bool halo_on_device(device_system& d);
+// From now on, the halo of `d` travels through `h` (NCCL, device to device; kept by the caller
+// while d lives), or, with nullptr, through host memory and MPI (the default).
+class nccl_halo;
+void use_nccl(device_system& d, nccl_halo* h);
+
 }  // namespace cnc::mpi

@@ -53,6 +53,8 @@ const char* name(var v) {
       return "CNC_SUPERLU_LIBRARY";
     case var::arpack_library:
       return "CNC_ARPACK_LIBRARY";
+    case var::nccl_library:
+      return "CNC_NCCL_LIBRARY";
   }
   return "";
 }

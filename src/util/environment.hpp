@@ -32,6 +32,7 @@ enum class var {
   cholmod_library,                // CNC_CHOLMOD_LIBRARY: path of libcholmod to load
   superlu_library,                // CNC_SUPERLU_LIBRARY: path of libsuperlu to load
   arpack_library,                 // CNC_ARPACK_LIBRARY: path of libarpack to load
+  nccl_library,                   // CNC_NCCL_LIBRARY: path of libnccl to load (libcnc_mpi)
 };
 
 const char* name(var v);  // e.g. "CNC_BACKEND"

@@ -43,36 +43,51 @@ bool cuda_system::set_halo(const csr_view& halo, std::int32_t halo_size,
   return true;
 }
 
-void cuda_system::gather_halo(int v) {
+void* cuda_system::halo_device(double** send, double** recv) {
+  *send = send_dev_.as<double>(), *recv = recv_dev_.as<double>();
+  return stream_;
+}
+
+void cuda_system::gather_halo_on_device(int v) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(v);
-  if (send_count_ > 0) {
-    for (group& g : groups_)
-      check(cuda::halo_gather(static_cast<const double*>(vec(g, v)), g.view.kc, g.view.k,
-                              send_rows_.as<std::int32_t>(), send_count_, send_dev_.as<double>(),
-                              nrhs_, g.j0, stream_),
-            "halo gather launch");
+  if (send_count_ == 0) return;
+  for (group& g : groups_)
+    check(cuda::halo_gather(static_cast<const double*>(vec(g, v)), g.view.kc, g.view.k,
+                            send_rows_.as<std::int32_t>(), send_count_, send_dev_.as<double>(),
+                            nrhs_, g.j0, stream_),
+          "halo gather launch");
+}
+
+void cuda_system::gather_halo(int v) {
+  gather_halo_on_device(v);
+  if (send_count_ > 0)
     check(cudaMemcpyAsync(send_host_.as<double>(), send_dev_.get(), send_dev_.bytes(),
                           cudaMemcpyDeviceToHost, stream_),
           "halo read-back");
-  }
   // Also when nothing is sent: the previous add_halo's copy from recv_host_ has run after this.
   check(cudaStreamSynchronize(stream_), "halo gather");
 }
 
-void cuda_system::add_halo(double alpha, int y) {
+void cuda_system::add_halo_on_device(double alpha, int y) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(y);
   if (halo_size_ == 0 || halo_rows_ == 0) return;
-  check(cudaMemcpyAsync(recv_dev_.get(), recv_host_.as<double>(), recv_dev_.bytes(),
-                        cudaMemcpyHostToDevice, stream_),
-        "halo upload");
   for (group& g : groups_)
     check(
         cuda::halo_add(g.view.kc, g.view.k, g.mask, halo_rows_, halo_rp_.as<std::int64_t>(),
                        halo_col_.as<std::int32_t>(), halo_val_.as<double>(), recv_dev_.as<double>(),
                        nrhs_, g.j0, alpha, static_cast<double*>(vec(g, y)), stream_),
         "halo product launch");
+}
+
+void cuda_system::add_halo(double alpha, int y) {
+  if (halo_size_ == 0 || halo_rows_ == 0) return;
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check(cudaMemcpyAsync(recv_dev_.get(), recv_host_.as<double>(), recv_dev_.bytes(),
+                        cudaMemcpyHostToDevice, stream_),
+        "halo upload");
+  add_halo_on_device(alpha, y);
 }
 
 }  // namespace cnc::cuda_host

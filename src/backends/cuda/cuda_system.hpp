@@ -74,6 +74,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
   double* halo_recv() override { return recv_host_.as<double>(); }
   void gather_halo(int v) override;
   void add_halo(double alpha, int y) override;
+  void* halo_device(double** send, double** recv) override;
+  void gather_halo_on_device(int v) override;
+  void add_halo_on_device(double alpha, int y) override;
 
   // probe
   void read_vector(cuda::vec_id v, double* out) override;
