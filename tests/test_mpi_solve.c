@@ -359,6 +359,38 @@ int main(int argc, char** argv) {
     csr_free(&mine);
   }
 
+  { /* b of extreme magnitude: solved scaled by the same power of two on every rank */
+    CNCuint r0, r1;
+    my_rows(p3.n, split_uneven, &r0, &r1);
+    csr mine = block(&p3, r0, r1, 0);
+    const CNCuint rows = r1 - r0;
+    double* b = malloc(sizeof(double) * (rows + 1));
+    double* x = calloc(rows + 1, sizeof(double));
+    double* xr = calloc(rows + 1, sizeof(double));
+    for (CNCuint i = 0; i < rows; ++i) b[i] = 1.0;
+    CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
+    cncMPISolverParameterd(c, CNC_THRESHOLD, 1e-10);
+    CHECK(cncMPISolveCSR(c, p3.n, r0, r1, mine.rp, mine.col, mine.val, 0, 1, b, xr) == CNC_OK,
+          "b = 1: %s", cncMPIGetErrorMessage(c));
+    for (CNCuint i = 0; i < rows; ++i) b[i] = 1e-300;
+    const CNCstatus s = cncMPISolveCSR(c, p3.n, r0, r1, mine.rp, mine.col, mine.val, 0, 1, b, x);
+    CNCint reason = 0, it = 0;
+    cncMPIGetIntegerv(c, CNC_REASON, &reason);
+    cncMPIGetIntegerv(c, CNC_USED_ITERATIONS, &it);
+    CHECK(s == CNC_OK && reason == CNC_REASON_CONVERGED && it > 10, "b = 1e-300: %d %#x %d", s,
+          reason, it);
+    double worst = 0;
+    for (CNCuint i = 0; i < rows; ++i)
+      worst = fmax(worst, fabs(x[i] / 1e-300 - xr[i]) / fabs(xr[i]));
+    CHECK(worst < 1e-12, "b = 1e-300: x / 1e-300 differs from the b = 1 solve by %g", worst);
+    if (rank == 0)
+      printf("%-28s ranks %d: %3d iterations, scaled back within %.1e\n", "b = 1e-300", size, it,
+             worst);
+    cncMPIDeleteContext(c);
+    free(b), free(x), free(xr);
+    csr_free(&mine);
+  }
+
   const int last = size - 1;
   bad_case("column out of range", last, spoil_column, CNC_ERR_INDEX_OUT_OF_RANGE);
   bad_case("NaN in values", 0, spoil_value, CNC_ERR_NOT_FINITE);

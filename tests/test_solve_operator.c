@@ -131,6 +131,34 @@ static void matrix_free_cg(void** state) {
   ts_csr_free(&a);
 }
 
+/* b of extreme magnitude (1e-300: its squared norm underflows to 0; 1e+300: overflows): solved
+ * scaled by a power of two as cncSolveCSR does, x scaled back, the same digits as b of order 1. */
+static void extreme_right_hand_sides(void** state) {
+  (void)state;
+  ts_csr a = ts_laplacian_2d(16, 16);
+  const size_t n = (size_t)a.n;
+  double* b = random_vector(n, 3);
+  double* ref = dense_reference(&a, b);
+  op_data d = {&a, 1.0, 0, 0, 0, 0};
+  assert_int_equal(cncSetOperator(CNC_OPERATOR_MATRIX, apply_matrix, &d), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-10), CNC_OK);
+  const double scales[2] = {1e-300, 1e+300};
+  for (int t = 0; t < 2; ++t) {
+    double* bs = malloc(n * sizeof(double));
+    double* x = calloc(n, sizeof(double));
+    for (size_t i = 0; i < n; ++i) bs[i] = b[i] * scales[t];
+    assert_int_equal(cncSolveOperator((CNCuint)n, 1, bs, x), CNC_OK);
+    const stats s = read_stats();
+    assert_int_equal(s.reason, CNC_REASON_CONVERGED);
+    assert_true(s.iters > 10); /* not a "converged" x = 0 */
+    for (size_t i = 0; i < n; ++i) x[i] /= scales[t];
+    assert_true(ts_rel_diff(n, x, ref) < 1e-8);
+    free(bs), free(x);
+  }
+  free(b), free(ref);
+  ts_csr_free(&a);
+}
+
 /* The caller's preconditioner: Jacobi through it takes CG's Jacobi iterations, matrix-free, on
  * cncSolveCSR and on cncSolve; far fewer than without on a badly scaled matrix. */
 static void user_preconditioner(void** state) {
@@ -414,6 +442,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(matrix_free_cg, ts_setup_context, ts_teardown_context),
       cmocka_unit_test_setup_teardown(user_preconditioner, ts_setup_context, ts_teardown_context),
+      cmocka_unit_test_setup_teardown(extreme_right_hand_sides, ts_setup_context,
+                                      ts_teardown_context),
       cmocka_unit_test_setup_teardown(nonsymmetric_several, ts_setup_context, ts_teardown_context),
       cmocka_unit_test(assembled_system_operator),
       cmocka_unit_test_setup_teardown(refusals, ts_setup_context, ts_teardown_context),

@@ -19,6 +19,7 @@
 #include "mpi/nccl_halo.hpp"
 #include "solver/krylov.hpp"
 #include "solver/pcg.hpp"
+#include "solver/scaling.hpp"
 #include "util/environment.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
@@ -338,13 +339,22 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
   shape.n = std::int32_t(rows);  // the methods read only its n (the residual is the system's)
   const double ts = cnc::now_seconds();
   const int method = c->solver == CNC_SOLVER_DEFAULT ? CNC_CG : c->solver;
+  // b of extreme magnitude solved scaled, as in one process (solver/scaling.hpp), by the same
+  // power of two on every rank: max |b_j| over the ranks.
+  std::vector<double> max_abs = cnc::column_max_abs(b, std::size_t(rows), k);
+  cnc::mpi::check_mpi(MPI_Allreduce(MPI_IN_PLACE, max_abs.data(), k, MPI_DOUBLE, MPI_MAX, c->comm),
+                      "MPI_Allreduce");
+  cnc::rhs_scaling scaled(max_abs, b, x, std::size_t(rows), k);
+  const double* bs = scaled.b();
+  double* xs = scaled.x();
   // CG: the fused PCG steps of one process (pcg_solve), their sums made global between steps;
   // on one rank exactly libcnc's solve. Between two state reads: the backend's own interval on
   // one rank; every step reads it on several.
   kp.base.check_interval = c->size == 1 && be ? be->default_check_interval() : 1;
-  const cnc::pcg_result r = method == CNC_BICGSTAB ? cnc::bicgstab_solve(*sys, shape, k, b, x, kp)
-                            : method == CNC_GMRES  ? cnc::gmres_solve(*sys, shape, k, b, x, kp)
-                                                   : cnc::pcg_solve(*sys, shape, k, b, x, kp.base);
+  const cnc::pcg_result r = method == CNC_BICGSTAB ? cnc::bicgstab_solve(*sys, shape, k, bs, xs, kp)
+                            : method == CNC_GMRES  ? cnc::gmres_solve(*sys, shape, k, bs, xs, kp)
+                                                  : cnc::pcg_solve(*sys, shape, k, bs, xs, kp.base);
+  scaled.finish();
   c->solve_time = cnc::now_seconds() - ts;
 
   // 5. As cnc's pipeline: a converged residual says nothing of x where A does not see it. One

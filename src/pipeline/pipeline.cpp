@@ -212,29 +212,12 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   double* const x_out = x;
   // b (and x with it) of extreme magnitude: solved scaled by a power of two (solver/scaling.hpp).
   const std::size_t nk = std::size_t(a.n) * std::size_t(k);
-  host_vector<double> b_scaled;
-  const std::vector<int> rhs_e =
-      on_device ? std::vector<int>{} : rhs_exponents(column_max_abs(b, std::size_t(a.n), k));
-  if (!rhs_e.empty()) {
-    b_scaled.resize(nk), scratch.resize(nk);
-    scale_columns(b, b_scaled.data(), std::size_t(a.n), rhs_e, 1);
-    scale_columns(x, scratch.data(), std::size_t(a.n), rhs_e, 1);
-    b = b_scaled.data(), x = scratch.data();
-    for (int j = 0; j < k; ++j)
-      if (rhs_e[std::size_t(j)] != 0)
-        log_to(o, CNC_LOG_INFO,
-               "right-hand side " + std::to_string(j) + " solved scaled by 2^" +
-                   std::to_string(rhs_e[std::size_t(j)]) +
-                   " (its squared norm would leave double's range); x is scaled back");
-    if (o.progress)  // the callback sees x in the caller's scale
-      prm.progress = [&](std::int64_t it, double res, const iterate_reader* rd) {
-        if (!rd) return o.progress(it, res, nullptr);
-        const iterate_reader unscaled = [&](double* out) {
-          (*rd)(out);
-          scale_columns(out, out, std::size_t(a.n), rhs_e, -1);
-        };
-        return o.progress(it, res, &unscaled);
-      };
+  rhs_scaling scaled(on_device ? std::vector<double>{} : column_max_abs(b, std::size_t(a.n), k), b,
+                     x, std::size_t(a.n), k);
+  if (scaled.active()) {
+    b = scaled.b(), x = scaled.x();
+    for (const std::string& line : scaled.messages()) log_to(o, CNC_LOG_INFO, line);
+    prm.progress = scaled.wrap(prm.progress);  // the callback sees x in the caller's scale
   } else if (!on_device && !krylov && !surface_cg && !prm.device_residual) {
     scratch.assign(x, x + std::size_t(a.n) * std::size_t(k));
     x = scratch.data();
@@ -262,8 +245,8 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   else if (alongside)
     alongside();
   const double waited = now_seconds() - tw;
-  if (!rhs_e.empty())
-    scale_columns(x, x_out, std::size_t(a.n), rhs_e, -1);
+  if (scaled.active())
+    scaled.finish();
   else if (x != x_out)
     std::copy(x, x + nk, x_out);
   // A converged residual says nothing of x where A does not see it: on a singular A the iterate
@@ -282,7 +265,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
     r.reason = CNC_REASON_NOT_FINITE;
     log_to(o, CNC_LOG_WARNING,
            "the solution of system " + std::to_string(j) +
-               (!rhs_e.empty() && rhs_e[std::size_t(j)] != 0
+               (scaled.active() && scaled.exponents()[std::size_t(j)] != 0
                     ? " overflows double when scaled back (its entries exceed 1.8e308)"
                     : " holds Inf or NaN though its residual converged (A is singular: the "
                       "iterate diverged where A does not see it)") +

@@ -9,6 +9,7 @@
 #include "pipeline/pipeline_internal.hpp"
 #include "solver/krylov.hpp"
 #include "solver/operator_system.hpp"
+#include "solver/scaling.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 #include "util/parallel.hpp"
@@ -35,7 +36,10 @@ void solve_with_operators(const solve_options& o, std::int32_t n, int k, const c
   kp.base.max_iterations = max_iterations(o, n);
   kp.base.threshold = o.threshold;
   kp.base.device_residual = true;  // the system's residual is b - A x in double
-  kp.base.progress = o.progress;
+  // b of extreme magnitude solved scaled, as in pipeline::run (solver/scaling.hpp).
+  rhs_scaling scaled(column_max_abs(b, std::size_t(n), k), b, x, std::size_t(n), k);
+  for (const std::string& line : scaled.messages()) log_to(o, CNC_LOG_INFO, line);
+  kp.base.progress = scaled.wrap(o.progress);
   kp.base.log = o.log;
   kp.restart = o.gmres_restart;
   kp.rows = n;
@@ -46,9 +50,12 @@ void solve_with_operators(const solve_options& o, std::int32_t n, int k, const c
   csr_view shape;
   shape.n = n;  // the methods read only its n (the residual is the system's)
   const double ts = now_seconds();
-  const pcg_result r = o.solver == CNC_BICGSTAB ? bicgstab_solve(*sys, shape, k, b, x, kp)
-                       : o.solver == CNC_GMRES  ? gmres_solve(*sys, shape, k, b, x, kp)
-                                                : cg_solve(*sys, shape, k, b, x, kp);
+  const double* bs = scaled.b();
+  double* xs = scaled.x();
+  const pcg_result r = o.solver == CNC_BICGSTAB ? bicgstab_solve(*sys, shape, k, bs, xs, kp)
+                       : o.solver == CNC_GMRES  ? gmres_solve(*sys, shape, k, bs, xs, kp)
+                                                : cg_solve(*sys, shape, k, bs, xs, kp);
+  scaled.finish();
   stats.solve = now_seconds() - ts;
   fill_outcome(r, stats);
   // As pipeline::run: a converged residual says nothing of x where A does not see it.
@@ -61,7 +68,10 @@ void solve_with_operators(const solve_options& o, std::int32_t n, int k, const c
     stats.reason = CNC_REASON_NOT_FINITE;
     log_to(o, CNC_LOG_WARNING,
            "the solution of system " + std::to_string(j) +
-               " holds Inf or NaN though its residual converged: not finite");
+               (scaled.active() && scaled.exponents()[std::size_t(j)] != 0
+                    ? " overflows double when scaled back (its entries exceed 1.8e308)"
+                    : " holds Inf or NaN though its residual converged") +
+               ": not finite");
   }
   stats.backend_used = CNC_BACKEND_CPU;
   stats.backend_name = "cpu";

@@ -56,4 +56,40 @@ void scale_columns(const double* in, double* out, std::size_t n, const std::vect
   }
 }
 
+rhs_scaling::rhs_scaling(const std::vector<double>& max_abs, const double* b, double* x,
+                         std::size_t n, int k)
+    : e_(rhs_exponents(max_abs)), n_(n), b_caller_(b), x_caller_(x) {
+  if (e_.empty()) return;
+  const std::size_t nk = n * std::size_t(k);
+  b_.resize(nk), x_.resize(nk);
+  scale_columns(b, b_.data(), n, e_, 1);
+  scale_columns(x, x_.data(), n, e_, 1);
+}
+
+progress_fn rhs_scaling::wrap(const progress_fn& p) const {
+  if (!active() || !p) return p;
+  return [this, p](std::int64_t it, double res, const iterate_reader* rd) {
+    if (!rd) return p(it, res, nullptr);
+    const iterate_reader unscaled = [&](double* out) {
+      (*rd)(out);
+      scale_columns(out, out, n_, e_, -1);
+    };
+    return p(it, res, &unscaled);
+  };
+}
+
+void rhs_scaling::finish() const {
+  if (active()) scale_columns(x_.data(), x_caller_, n_, e_, -1);
+}
+
+std::vector<std::string> rhs_scaling::messages() const {
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < e_.size(); ++j)
+    if (e_[j] != 0)
+      out.push_back("right-hand side " + std::to_string(j) + " solved scaled by 2^" +
+                    std::to_string(e_[j]) +
+                    " (its squared norm would leave double's range); x is scaled back");
+  return out;
+}
+
 }  // namespace cnc

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
+
+#include "solver/pcg.hpp"  // progress_fn
 
 namespace cnc {
 
@@ -24,5 +27,32 @@ std::vector<int> rhs_exponents(const std::vector<double>& max_abs);
 // out_j = 2^(sign * e_j) in_j, column by column (in == out allowed).
 void scale_columns(const double* in, double* out, std::size_t n, const std::vector<int>& e,
                    int sign);
+
+// One solve's scaling, for every path that solves host b and x (the pipeline, the caller's
+// operators, libcnc_mpi): scaled copies of b and x when a system is outside the band (the
+// caller's arrays untouched until finish), the progress callback's iterate in the caller's scale,
+// x scaled back into the caller's array at the end.
+class rhs_scaling {
+ public:
+  // max_abs: max |b_j| of each system (column_max_abs; over every process for a split system).
+  rhs_scaling(const std::vector<double>& max_abs, const double* b, double* x, std::size_t n, int k);
+  bool active() const { return !e_.empty(); }
+  const std::vector<int>& exponents() const { return e_; }
+  const double* b() const { return active() ? b_.data() : b_caller_; }
+  double* x() { return active() ? x_.data() : x_caller_; }
+  // The callback, its iterate scaled back (p itself when inactive or empty).
+  progress_fn wrap(const progress_fn& p) const;
+  // The caller's x from the scaled one (nothing when inactive).
+  void finish() const;
+  // One line per scaled system, for the log.
+  std::vector<std::string> messages() const;
+
+ private:
+  std::vector<int> e_;
+  std::size_t n_;
+  const double* b_caller_;
+  double* x_caller_;
+  std::vector<double> b_, x_;
+};
 
 }  // namespace cnc
