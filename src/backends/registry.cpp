@@ -63,6 +63,13 @@ void device_system::ssor(int, int, double) {
               ": SSOR runs on the CPU backend only (its sweeps are sequential)");
 }
 
+void device_system::block_dots(int, int, double*) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no cross-column products (block CG)");
+}
+void device_system::block_combine(int, const double*, const double*, int) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no cross-column products (block CG)");
+}
+
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
                                                                   int, bool, device_build&) {
   no_device_arrays(*this);

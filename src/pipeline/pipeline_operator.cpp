@@ -46,9 +46,10 @@ void solve_with_operators(const solve_options& o, std::int32_t n, int k, const c
   csr_view shape;
   shape.n = n;  // the methods read only its n (the residual is the system's)
   const double ts = now_seconds();
-  const pcg_result r = o.solver == CNC_BICGSTAB ? bicgstab_solve(*sys, shape, k, b, x, kp)
-                       : o.solver == CNC_GMRES  ? gmres_solve(*sys, shape, k, b, x, kp)
-                                                : cg_solve(*sys, shape, k, b, x, kp);
+  const pcg_result r = o.solver == CNC_BICGSTAB   ? bicgstab_solve(*sys, shape, k, b, x, kp)
+                       : o.solver == CNC_GMRES    ? gmres_solve(*sys, shape, k, b, x, kp)
+                       : o.solver == CNC_BLOCK_CG ? block_cg_solve(*sys, shape, k, b, x, kp)
+                                                  : cg_solve(*sys, shape, k, b, x, kp);
   stats.solve = now_seconds() - ts;
   fill_outcome(r, stats);
   // As pipeline::run: a converged residual says nothing of x where A does not see it.
