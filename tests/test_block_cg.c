@@ -89,6 +89,21 @@ static void poisson_against_cholesky_cpu(void** state) {
   check_backend_solves(CNC_BACKEND_CPU, "cpu");
 }
 
+/* OpenCL and CUDA when present: the same checks (skipped without either). */
+static void poisson_against_cholesky_gpu(void** state) {
+  (void)state;
+  int ran = 0;
+  if (backend_present(CNC_BACKEND_OPENCL)) {
+    check_backend_solves(CNC_BACKEND_OPENCL, "opencl");
+    ran = 1;
+  }
+  if (backend_present(CNC_BACKEND_CUDA)) {
+    check_backend_solves(CNC_BACKEND_CUDA, "cuda");
+    ran = 1;
+  }
+  if (!ran) skip();
+}
+
 /* b1 = 2 b0, b3 = b0 + b2, b4 = b1 - b3 (= b0 - b2): the block has rank 2 of 5. */
 static void dependent_right_hand_sides(void** state) {
   (void)state;
@@ -281,6 +296,8 @@ static void refused(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(poisson_against_cholesky_cpu, ts_setup_context,
+                                      ts_teardown_context),
+      cmocka_unit_test_setup_teardown(poisson_against_cholesky_gpu, ts_setup_context,
                                       ts_teardown_context),
       cmocka_unit_test_setup_teardown(dependent_right_hand_sides, ts_setup_context,
                                       ts_teardown_context),
