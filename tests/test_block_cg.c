@@ -104,6 +104,26 @@ static void poisson_against_cholesky_gpu(void** state) {
   if (!ran) skip();
 }
 
+/* Single and mixed precision (float vectors, resp. float matrix values): the recursive residual
+ * is checked against the double true residual (restarts), every system converges. */
+static void reduced_precisions(void** state) {
+  (void)state;
+  ts_csr a = ts_laplacian_2d(20, 18);
+  const int k = 4;
+  double* b = random_vector((size_t)a.n * k, 17);
+  b[(size_t)a.n * 3 + 5] += 1.0;
+  const CNCenum precisions[] = {CNC_SINGLE, CNC_MIXED};
+  for (int p = 0; p < 2; ++p) {
+    double* x = calloc((size_t)a.n * k, sizeof(double));
+    assert_int_equal(cncSolverParameteri(CNC_PRECISION, (CNCint)precisions[p]), CNC_OK);
+    assert_int_equal(solve_csr(&a, CNC_BLOCK_CG, CNC_BACKEND_CPU, k, 1e-6, b, x), CNC_OK);
+    check_columns(&a, k, b, x, 1e-6, 1e-4, p == 0 ? "single" : "mixed");
+    free(x);
+  }
+  free(b);
+  ts_csr_free(&a);
+}
+
 /* b1 = 2 b0, b3 = b0 + b2, b4 = b1 - b3 (= b0 - b2): the block has rank 2 of 5. */
 static void dependent_right_hand_sides(void** state) {
   (void)state;
@@ -305,6 +325,7 @@ int main(void) {
                                       ts_teardown_context),
       cmocka_unit_test_setup_teardown(fewer_iterations_than_cg, ts_setup_context,
                                       ts_teardown_context),
+      cmocka_unit_test_setup_teardown(reduced_precisions, ts_setup_context, ts_teardown_context),
       cmocka_unit_test(locked_variables),
       cmocka_unit_test_setup_teardown(matrix_operator, ts_setup_context, ts_teardown_context),
       cmocka_unit_test_setup_teardown(refused, ts_setup_context, ts_teardown_context),
