@@ -269,6 +269,22 @@ module cnc
       real(c_double), intent(out) :: value
       integer(c_int) :: status
     end function cncGetDoublev
+    function cncGetSystemIntegerv(k, pname, value) result(status) &
+        bind(C, name="cncGetSystemIntegerv")
+      import :: c_int, c_int32_t
+      integer(c_int32_t), value :: k
+      integer(c_int), value :: pname
+      integer(c_int32_t), intent(out) :: value
+      integer(c_int) :: status
+    end function cncGetSystemIntegerv
+    function cncGetSystemDoublev(k, pname, value) result(status) &
+        bind(C, name="cncGetSystemDoublev")
+      import :: c_int, c_int32_t, c_double
+      integer(c_int32_t), value :: k
+      integer(c_int), value :: pname
+      real(c_double), intent(out) :: value
+      integer(c_int) :: status
+    end function cncGetSystemDoublev
     function c_cncGetString(pname, value) result(status) bind(C, name="cncGetString")
       import :: c_int, c_ptr
       integer(c_int), value :: pname
