@@ -93,9 +93,10 @@ inline double matrix_format(double n, double nnz, int api_format, double value_b
       return 1.1 * csr(n, nnz, value_bytes);
   }
 }
-// Extra vectors of n k elements a method adds (CNC_BICGSTAB, CNC_GMRES, CG with SSOR).
+// Extra vectors of n k elements a method adds (CNC_BICGSTAB, CNC_GMRES, CG with SSOR, block CG).
 inline int method_vectors(int solver, int gmres_restart, bool ssor) {
   if (solver == CNC_BICGSTAB) return 4;
+  if (solver == CNC_BLOCK_CG) return 2;                        // z and the true residual's t
   if (solver == CNC_GMRES) return std::max(gmres_restart, 1);  // restart - 1, and a scratch
   return ssor ? 2 : 0;
 }
