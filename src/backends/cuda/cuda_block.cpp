@@ -20,7 +20,7 @@ namespace cnc::cuda_host {
 void cuda_system::block_dots(int u, int v, double* out) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(u), check_index(v);
-  surface_buffers(nrhs_);  // nrhs_ x nrhs_ results; partials: block_pairs * grid doubles at least
+  surface_buffers(nrhs_);  // nrhs_ x nrhs_ results; partials of 8 kc grid >= ka kb grid doubles
   double* mapped = dot_host_.device<double>();
   double* result = mapped ? mapped : dot_result_.as<double>();
   for (group& gb : groups_) {

@@ -11,13 +11,11 @@
 
 namespace cnc::cuda {
 
-// Column pairs summed per launch of the Gram kernel (partials: block_pairs * ga.grid doubles).
-constexpr int block_pairs = 8;
-
 // result[a*stride + b] = Σ u_a v_b (double) for a < ga.k, b < gb.k with mask_b bit b set,
-// u of group ga and v of group gb (same rows n). Deterministic: per-block partials, then one
-// thread per pair sums them in block order (two launches per block_pairs pairs). `result` is
-// device memory (or mapped); entries of masked b are not written.
+// u of group ga and v of group gb (same rows n). One pass over u and v, deterministic: per-block
+// partials (partials: ga.k * gb.k * ga.grid doubles), then one thread per pair sums them in
+// block order (two launches). `result` is device memory (or mapped); entries of masked b are not
+// written.
 cudaError_t block_gram(precision pr, const group_view& ga, const group_view& gb,
                        unsigned int mask_b, const void* u, const void* v, double* partials,
                        double* result, int stride, cudaStream_t s);
