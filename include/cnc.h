@@ -194,7 +194,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_NB_SYSTEMS 0x102      /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
 #define CNC_LEAST_SQUARES 0x103   /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
 #define CNC_SYMMETRIC 0x104       /**< bool: A is symmetric (1, default); see CNC_SOLVER_DEFAULT */
-#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU */
+#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU, CNC_BLOCK_CG */
 #define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE, _JACOBI (default) or _SSOR */
 #define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
 #define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
@@ -238,6 +238,19 @@ typedef struct CNCContextStruct* CNCcontext;
 /** SuperLU: sparse LU with partial pivoting of a general square A, columns ordered by COLAMD. At
  *  most 2^31 - 1 entries (SuperLU indexes with int; else CNC_ERR_UNSUPPORTED). */
 #define CNC_SUPERLU 0x205
+/** Block conjugate gradient (O'Leary): the CNC_NB_SYSTEMS = k right-hand sides of a symmetric
+ *  positive definite A share one Krylov space, so each iteration searches along up to k
+ *  directions at once and takes fewer iterations than k separate CGs (CNC_CG with k systems runs
+ *  k independent CGs in lock step). Breakdown-free (Ji & Li 2017): the search block is
+ *  orthonormalized each iteration and linearly dependent directions are dropped, so dependent
+ *  right-hand sides (b2 = 2 b1) and systems converging at different iterations are solved. Each
+ *  system stops when its own ||r|| <= CNC_THRESHOLD ||b|| (its true residual checked as CG's);
+ *  cncGetSystemIntegerv / cncGetSystemDoublev give each system's iterations, residuals and
+ *  reason. With k = 1 it is CG. Preconditioners: CNC_PRECOND_NONE and CNC_PRECOND_JACOBI (a
+ *  solve with another fails with CNC_ERR_UNSUPPORTED and changes nothing). It runs on every
+ *  backend and with a matrix operator (cncSolveOperator), not on device arrays
+ *  (cncSolveCSRDevice). */
+#define CNC_BLOCK_CG 0x206
 
 /* Values of CNC_PRECONDITIONER (0x300) */
 #define CNC_PRECOND_NONE 0x300   /**< no preconditioner */
@@ -314,7 +327,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes moved by the iterations / solve time */
 #define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
 #define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
-#define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD or CNC_SUPERLU: the method the last solve ran */
+#define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU or CNC_BLOCK_CG: the method the last solve ran */
 #define CNC_REORDER_USED 0x815      /**< int: CNC_REORDER_NONE or CNC_REORDER_RCM: the ordering the last solve ran in */
 #define CNC_REORDER_TIME 0x816      /**< double: seconds spent computing and applying that ordering (0 when none or kept) */
 #define CNC_LONG_ROWS 0x817         /**< int64: rows the SpMV cut into pieces (long rows), 0 when none */
@@ -406,6 +419,19 @@ CNC_API CNCstatus cncGetIntegerv(CNCenum pname, CNCint* value);
 CNC_API CNCstatus cncGetInteger64v(CNCenum pname, CNCint64* value);
 /** Reads a parameter or statistic as a double. */
 CNC_API CNCstatus cncGetDoublev(CNCenum pname, double* value);
+/**
+ * Statistics of system k (0 <= k < the systems of the last solve, CNC_NB_SYSTEMS or nrhs) of the
+ * last iterative solve: CNC_USED_ITERATIONS (the iterations that system took: with CNC_BLOCK_CG
+ * the iteration where it converged, with the other methods the ones it ran) or CNC_REASON (its
+ * CNC_REASON_*). CNC_ERR_STATE before an iterative solve (a direct solver reports none),
+ * CNC_ERR_INDEX_OUT_OF_RANGE for k past the last solve's systems. The whole solve's
+ * CNC_USED_ITERATIONS and CNC_REASON (cncGetIntegerv) are the max and the worst over these.
+ */
+CNC_API CNCstatus cncGetSystemIntegerv(CNCuint k, CNCenum pname, CNCint* value);
+/** Statistics of system k of the last iterative solve as a double: CNC_ERROR (its recursive
+ *  ||r||/||b||), CNC_TRUE_ERROR (its ||b - A x||/||b|| in double) or CNC_USED_ITERATIONS; errors
+ *  as cncGetSystemIntegerv. */
+CNC_API CNCstatus cncGetSystemDoublev(CNCuint k, CNCenum pname, double* value);
 /** Reads a string (CNC_BACKEND_NAME, ...); "" before the first solve. The pointer stays valid
  *  until the same string is read again or the context is deleted. */
 CNC_API CNCstatus cncGetString(CNCenum pname, const char** value);

@@ -33,14 +33,14 @@ static void test_parameters(void** state) {
   assert_int_equal(cncSolverParameteri(CNC_GMRES_RESTART, -3), CNC_ERR_INVALID_VALUE);
   assert_int_equal(cncGetIntegerv(CNC_GMRES_RESTART, &v), CNC_OK);
   assert_int_equal(v, 7);
-  const CNCenum good_solvers[] = {CNC_SOLVER_DEFAULT, CNC_CHOLMOD, CNC_SUPERLU, CNC_CG,
-                                  CNC_BICGSTAB,       CNC_GMRES};
-  for (int i = 0; i < 6; ++i) {
+  const CNCenum good_solvers[] = {CNC_SOLVER_DEFAULT, CNC_CHOLMOD,  CNC_SUPERLU, CNC_CG,
+                                  CNC_BLOCK_CG,       CNC_BICGSTAB, CNC_GMRES};
+  for (int i = 0; i < 7; ++i) {
     assert_int_equal(cncSolverParameteri(CNC_SOLVER, good_solvers[i]), CNC_OK);
     assert_int_equal(cncGetIntegerv(CNC_SOLVER, &v), CNC_OK);
     assert_int_equal(v, good_solvers[i]);
   }
-  assert_int_equal(cncSolverParameteri(CNC_SOLVER, 0x206), CNC_ERR_INVALID_ENUM);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, 0x207), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_PRECOND_JACOBI), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, -1), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncGetIntegerv(CNC_SOLVER, &v), CNC_OK);

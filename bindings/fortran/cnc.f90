@@ -92,6 +92,7 @@ module cnc
   integer(c_int), parameter :: CNC_GMRES = int(z'203', c_int)
   integer(c_int), parameter :: CNC_CHOLMOD = int(z'204', c_int)
   integer(c_int), parameter :: CNC_SUPERLU = int(z'205', c_int)
+  integer(c_int), parameter :: CNC_BLOCK_CG = int(z'206', c_int)
 
   integer(c_int), parameter :: CNC_PRECOND_NONE = int(z'300', c_int)
   integer(c_int), parameter :: CNC_PRECOND_JACOBI = int(z'301', c_int)
@@ -272,6 +273,22 @@ module cnc
       real(c_double), intent(out) :: value
       integer(c_int) :: status
     end function cncGetDoublev
+    function cncGetSystemIntegerv(k, pname, value) result(status) &
+        bind(C, name="cncGetSystemIntegerv")
+      import :: c_int, c_int32_t
+      integer(c_int32_t), value :: k
+      integer(c_int), value :: pname
+      integer(c_int32_t), intent(out) :: value
+      integer(c_int) :: status
+    end function cncGetSystemIntegerv
+    function cncGetSystemDoublev(k, pname, value) result(status) &
+        bind(C, name="cncGetSystemDoublev")
+      import :: c_int, c_int32_t, c_double
+      integer(c_int32_t), value :: k
+      integer(c_int), value :: pname
+      real(c_double), intent(out) :: value
+      integer(c_int) :: status
+    end function cncGetSystemDoublev
     function c_cncGetString(pname, value) result(status) bind(C, name="cncGetString")
       import :: c_int, c_ptr
       integer(c_int), value :: pname

@@ -66,7 +66,8 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       range(0, 1), c.symmetric = iv != 0;
       break;
     case CNC_SOLVER:
-      one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU}),
+      one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU,
+              CNC_BLOCK_CG}),
           c.solver = int(iv);
       break;
     case CNC_PRECONDITIONER:

@@ -33,6 +33,12 @@ void context::log(int level, const std::string& message) const {
 }
 
 solve_options context::options() {
+  if (solver == CNC_BLOCK_CG && preconditioner != CNC_PRECOND_NONE &&
+      preconditioner != CNC_PRECOND_JACOBI)
+    throw error(
+        CNC_ERR_UNSUPPORTED,
+        ": CNC_BLOCK_CG runs with CNC_PRECOND_NONE or CNC_PRECOND_JACOBI only (CNC_CG takes "
+        "CNC_PRECOND_SSOR and the caller's preconditioner)");
   solve_options o;
   o.backend = backend_param;
   o.threads = threads;

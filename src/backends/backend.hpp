@@ -98,6 +98,20 @@ class device_system {
   // Vector v to the host, column-major (n real rows per system), all k columns (for tests).
   virtual void read(int v, double* out) = 0;
 
+  // --- Cross-column products (block Krylov methods: src/solver/block_cg.cpp). The operations
+  // above pair column j only with column j; these pair every column with every other. The mask
+  // selects the columns written (block_dots: v's columns j, block_combine: y's); every column i
+  // of the other vector is read. Backends without them throw CNC_ERR_UNSUPPORTED.
+  // Gram product: out[i*k + j] = Σ u_i ∘ v_j for all i < k and active j (0 for masked-out j),
+  // accumulated in double in a fixed order (the same bits for the same inputs). One host
+  // synchronization, like dots.
+  virtual void block_dots(int u, int v, double* out);
+  // y_j = beta_j y_j + Σ_i coef[i*k + j] v_i for active j (k x k coefficients, k betas, read
+  // before the call returns), summed in i order; a term whose coefficient is 0 is skipped (v_i
+  // is not read: a masked-out column of v may hold anything), and beta_j == 0 overwrites y_j as
+  // in axpby. y is not v.
+  virtual void block_combine(int v, const double* coef, const double* beta, int y);
+
   // Same pattern, new values. `val`: device memory of this system's backend, one finite value
   // per entry of the canonical CSR the system was built from (create_system_from_device with
   // keep_pattern), in that CSR's order. Rewrites the stored values and the inverse diagonal in

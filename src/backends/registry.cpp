@@ -77,6 +77,12 @@ void device_system::gather_halo(int) { no_halo(); }
 void device_system::add_halo(double, int) { no_halo(); }
 void device_system::gather_halo_on_device(int) { no_halo(); }
 void device_system::add_halo_on_device(double, int) { no_halo(); }
+void device_system::block_dots(int, int, double*) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no cross-column products (block CG)");
+}
+void device_system::block_combine(int, const double*, const double*, int) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no cross-column products (block CG)");
+}
 
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
                                                                   int, bool, device_build&) {

@@ -205,7 +205,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   pcg_result r;
   // The caller's x changes only when the solve succeeds. BiCGSTAB, GMRES and PCG with the
   // device's true residual write it once, at the end; PCG otherwise works on a copy.
-  const bool krylov = o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES;
+  const bool krylov = o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
   // CG with SSOR, or continuing on indefinite curvature: over the vector surface.
   const bool surface_cg = !krylov && (o.ssor_omega > 0 || o.cg_indefinite);
   host_vector<double> scratch;
@@ -232,7 +232,8 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
     kp.vector_bytes = o.prec == precision::f32 ? 4 : 8;
     kp.ssor_omega = o.ssor_omega;
     kp.cg_indefinite = o.cg_indefinite;
-    r = surface_cg                 ? cg_solve(*prep_.dev, a, k, b, x, kp)
+    r = o.solver == CNC_BLOCK_CG   ? block_cg_solve(*prep_.dev, a, k, b, x, kp)
+        : surface_cg               ? cg_solve(*prep_.dev, a, k, b, x, kp)
         : o.solver == CNC_BICGSTAB ? bicgstab_solve(*prep_.dev, a, k, b, x, kp)
                                    : gmres_solve(*prep_.dev, a, k, b, x, kp);
   } else {

@@ -60,6 +60,11 @@ struct solve_stats {
   // The last system's iterations and true relative residual (OpenNL reports that system).
   std::int64_t last_iterations = 0;
   double last_true_error = 0;
+  // Per system, from the method (cncGetSystemIntegerv / cncGetSystemDoublev); empty after a
+  // direct solve.
+  std::vector<std::int64_t> system_iterations;
+  std::vector<int> system_reasons;
+  std::vector<double> system_error, system_true_error;
 };
 
 // What a prepared (converted, device-resident) matrix was made from. A solve reuses the device

@@ -153,6 +153,10 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
     throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory need the CUDA backend");
   if (o.prec != precision::f64)
     throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory are solved in CNC_DOUBLE only");
+  if (o.solver == CNC_BLOCK_CG)
+    throw error(CNC_ERR_UNSUPPORTED,
+                ": arrays in device memory are solved with CG only (CNC_BLOCK_CG takes host "
+                "arrays: cncSolve or cncSolveCSR)");
   if (o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES)
     throw error(CNC_ERR_INVALID_VALUE,
                 ": arrays in device memory are solved with CG only (BiCGSTAB and GMRES take ||b|| "

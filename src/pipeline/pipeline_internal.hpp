@@ -50,6 +50,10 @@ inline void fill_outcome(const pcg_result& r, solve_stats& stats) {
                              : *std::min_element(r.true_residual.begin(), r.true_residual.end());
   stats.last_iterations = r.iters.empty() ? r.iterations : r.iters.back();
   stats.last_true_error = r.true_residual.empty() ? 0 : r.true_residual.back();
+  stats.system_iterations = r.iters;
+  stats.system_reasons = r.reasons;
+  stats.system_error = r.residual;
+  stats.system_true_error = r.true_residual;
 }
 
 }  // namespace cnc::pipeline_detail

@@ -52,9 +52,10 @@ void solve_with_operators(const solve_options& o, std::int32_t n, int k, const c
   const double ts = now_seconds();
   const double* bs = scaled.b();
   double* xs = scaled.x();
-  const pcg_result r = o.solver == CNC_BICGSTAB ? bicgstab_solve(*sys, shape, k, bs, xs, kp)
-                       : o.solver == CNC_GMRES  ? gmres_solve(*sys, shape, k, bs, xs, kp)
-                                                : cg_solve(*sys, shape, k, bs, xs, kp);
+  const pcg_result r = o.solver == CNC_BICGSTAB   ? bicgstab_solve(*sys, shape, k, bs, xs, kp)
+                       : o.solver == CNC_GMRES    ? gmres_solve(*sys, shape, k, bs, xs, kp)
+                       : o.solver == CNC_BLOCK_CG ? block_cg_solve(*sys, shape, k, bs, xs, kp)
+                                                  : cg_solve(*sys, shape, k, bs, xs, kp);
   scaled.finish();
   stats.solve = now_seconds() - ts;
   fill_outcome(r, stats);

@@ -97,6 +97,22 @@ void krylov_ops::combine(const int* v, int count, const double* coef, const doub
   flops += 2 * count * rows_ * columns();
 }
 
+// Every column of the other vector read, the mask's columns of v (block_dots) or y
+// (block_combine) read or written.
+void krylov_ops::block_dots(int u, int v, double* out) {
+  send_mask();
+  sys_.block_dots(u, v, out);
+  bytes += (k_ + columns()) * rows_ * vb_;
+  flops += 2.0 * k_ * rows_ * columns();
+}
+
+void krylov_ops::block_combine(int v, const double* coef, const double* beta, int y) {
+  send_mask();
+  sys_.block_combine(v, coef, beta, y);
+  bytes += (k_ + 2 * columns()) * rows_ * vb_;
+  flops += 2.0 * k_ * rows_ * columns();
+}
+
 // ---------------------------------------------------------------------------------------------
 
 krylov_track::krylov_track(device_system& sys, int n, int nsys, const double* b, const double* x,

@@ -43,6 +43,9 @@ class krylov_ops {
   // y_j = beta_j y_j + Σ_i coef[i*k + j] v[i]_j (backend.hpp: y read and written once per
   // several v, not once per v); y is none of v.
   void combine(const int* v, int count, const double* coef, const double* beta, int y);
+  // Cross-column products (backend.hpp: the mask selects v's, resp. y's, columns).
+  void block_dots(int u, int v, double* out);  // out[i*k + j] = u_i·v_j
+  void block_combine(int v, const double* coef, const double* beta, int y);
 
   double bytes = 0, flops = 0;  // totals over the operations issued, active columns only
 
@@ -84,6 +87,13 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
 // (SSOR); same statuses as the steps' contract (kernels/pcg_contract.h).
 pcg_result cg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
                     const krylov_params& prm);
+
+// Block CG (O'Leary) for k systems sharing one Krylov space, breakdown-free (Ji & Li 2017): the
+// search block is orthonormalized each iteration and directions that are linearly dependent
+// dropped, so dependent right-hand sides and columns converging at different iterations work.
+// Jacobi or no preconditioner (the device's d); statistics per system as the other methods.
+pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+                          const krylov_params& prm);
 
 // Shared bookkeeping of the two solvers: b and x on the device, norms of b, thresholds,
 // per-system outcome, and the final true-residual check (converged but true residual above the

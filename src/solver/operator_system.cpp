@@ -139,6 +139,52 @@ class operator_system final : public device_system {
     }
   }
   void read(int w, double* out) override { std::copy(vecs_[w].begin(), vecs_[w].end(), out); }
+  // Cross-column products: every pair of columns in one pass over fixed pieces of rows, the
+  // pieces' partials summed in piece order (the same bits for any thread count).
+  void block_dots(int u, int w, double* out) override {
+    const std::size_t ks = std::size_t(k_), width = ks * ks;
+    std::vector<double> part(std::size_t(piece_count(n_, grain)) * width, 0.0);
+    const double *x = v(u), *y = v(w);
+    parallel_pieces(n_, grain, threads_, [&](std::int64_t piece, std::int64_t r0, std::int64_t r1) {
+      double* p = part.data() + std::size_t(piece) * width;
+      for (std::size_t j = 0; j < ks; ++j) {
+        if (!mask_[j]) continue;
+        const double* yj = y + col(int(j));
+        for (std::size_t i = 0; i < ks; ++i) {
+          const double* xi = x + col(int(i));
+          double s = 0.0;
+          for (std::int64_t r = r0; r < r1; ++r) s += xi[r] * yj[r];
+          p[i * ks + j] = s;
+        }
+      }
+    });
+    for (std::size_t e = 0; e < width; ++e) {
+      double s = 0.0;
+      for (std::size_t c = 0; c < part.size() / width; ++c) s += part[c * width + e];
+      out[e] = s;
+    }
+  }
+  void block_combine(int w, const double* coef, const double* beta, int y) override {
+    if (w == y) throw error(CNC_ERR_INVALID_VALUE, ": block_combine into its input");
+    const std::size_t ks = std::size_t(k_);
+    for (std::size_t j = 0; j < ks; ++j) {
+      if (!mask_[j]) continue;
+      const double be = beta[j];
+      double* ys = v(y) + col(int(j));
+      pieces([&](std::int64_t r0, std::int64_t r1) {
+        if (be == 0.0)
+          for (std::int64_t r = r0; r < r1; ++r) ys[r] = 0.0;
+        else if (be != 1.0)
+          for (std::int64_t r = r0; r < r1; ++r) ys[r] *= be;
+        for (std::size_t i = 0; i < ks; ++i) {  // in i order; zero coefficients skipped
+          const double ci = coef[i * ks + j];
+          if (ci == 0.0) continue;
+          const double* si = v(w) + col(int(i));
+          for (std::int64_t r = r0; r < r1; ++r) ys[r] += ci * si[r];
+        }
+      });
+    }
+  }
 
  private:
   [[noreturn]] static void no_steps() {

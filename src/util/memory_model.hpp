@@ -124,9 +124,10 @@ inline double direct_copies(int solver, double n, double nnz, double k) {
   return indices + n * k * variable_bytes;
 }
 inline bool is_direct(int solver) { return solver == CNC_CHOLMOD || solver == CNC_SUPERLU; }
-// Extra vectors of n k elements a method adds (CNC_BICGSTAB, CNC_GMRES, CG with SSOR).
+// Extra vectors of n k elements a method adds (CNC_BICGSTAB, CNC_GMRES, CG with SSOR, block CG).
 inline int method_vectors(int solver, int gmres_restart, bool ssor) {
   if (solver == CNC_BICGSTAB) return 4;
+  if (solver == CNC_BLOCK_CG) return 2;                        // z and the true residual's t
   if (solver == CNC_GMRES) return std::max(gmres_restart, 1);  // restart - 1, and a scratch
   return ssor ? 2 : 0;
 }

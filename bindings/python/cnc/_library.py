@@ -47,6 +47,8 @@ _SIGNATURES = {
     "cncGetInteger64v": (CNCstatus, [CNCenum, _P(CNCint64)]),
     "cncGetDoublev": (CNCstatus, [CNCenum, _P(_double)]),
     "cncGetString": (CNCstatus, [CNCenum, _P(_charp)]),
+    "cncGetSystemIntegerv": (CNCstatus, [CNCuint, CNCenum, _P(CNCint)]),
+    "cncGetSystemDoublev": (CNCstatus, [CNCuint, CNCenum, _P(_double)]),
     "cncEnable": (CNCstatus, [CNCenum]),
     "cncDisable": (CNCstatus, [CNCenum]),
     "cncIsEnabled": (CNCstatus, [CNCenum, _P(CNCboolean)]),

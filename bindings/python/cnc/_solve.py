@@ -40,6 +40,7 @@ SOLVERS = {
     "cg": _c.CG,
     "bicgstab": _c.BICGSTAB,
     "gmres": _c.GMRES,
+    "block_cg": _c.BLOCK_CG,  # b of shape (n, k): one Krylov space shared by the k columns
     "cholmod": _c.CHOLMOD,  # direct solvers: factored on the host (see cnc.direct_solver_available)
     "superlu": _c.SUPERLU,
 }
@@ -91,7 +92,9 @@ def solve(
              "auto" picks the CPU, a GPU backend raises CncError)
     threads  CPU threads, 0 = one per core
     x0       initial guess, shape of b or (n,)
-    solver   "cg", "bicgstab", "gmres", or a direct solver: "cholmod" (symmetric positive
+    solver   "cg", "bicgstab", "gmres", "block_cg" (block CG: the k columns of b share one
+             Krylov space, fewer iterations than k CGs; preconditioner "jacobi" or "none"),
+             or a direct solver: "cholmod" (symmetric positive
              definite A) or "superlu" (any nonsingular square A). These factor A on the host
              with the library of that name, opened at run time (Debian: libcholmod3,
              libsuperlu5; cnc.direct_solver_available says whether it is there, else CncError

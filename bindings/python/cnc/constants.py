@@ -65,6 +65,7 @@ BICGSTAB = 0x202
 GMRES = 0x203
 CHOLMOD = 0x204  # direct: sparse Cholesky (SuiteSparse), symmetric positive definite A
 SUPERLU = 0x205  # direct: sparse LU with partial pivoting, any nonsingular square A
+BLOCK_CG = 0x206  # block CG: the k right-hand sides share one Krylov space (SPD A)
 
 # Values of CNC_PRECONDITIONER (0x300)
 PRECOND_NONE = 0x300

@@ -26,6 +26,7 @@ SOLVER_NAMES = {
     _c.GMRES: "gmres",
     _c.CHOLMOD: "cholmod",
     _c.SUPERLU: "superlu",
+    _c.BLOCK_CG: "block_cg",
 }
 
 
@@ -48,7 +49,8 @@ class SolveInfo:
     iterations    iterations used (max over right-hand sides)
     residual      final recursive ||r||/||b|| (max over right-hand sides)
     true_residual final ||b - A x||/||b|| computed in double (max over right-hand sides)
-    solver        the method that ran: "cg", "bicgstab", "gmres", "cholmod" or "superlu"
+    solver        the method that ran: "cg", "bicgstab", "gmres", "block_cg", "cholmod" or
+                  "superlu"
     backend, device, format   what ran: e.g. "cpu", the device name, "csr"
     times         Times(assembly, conversion, upload, solve, elapsed) in seconds
     nnz           stored nonzeros of the assembled matrix

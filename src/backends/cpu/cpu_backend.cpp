@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/cpu/cpu_block.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/cpu_partition.hpp"
 #include "cnc.h"
@@ -374,6 +375,34 @@ class cpu_system final : public device_system {
         for (int i = 0; i < count; ++i) s += cf[std::size_t(i) * k_ + j] * vv[i][e];
         yv[e] = s;
       });
+    });
+  }
+
+  // Cross-column products (cpu_block.cpp): chunk partials summed in chunk order.
+  void block_dots(int u, int v, double* out) override {
+    const std::size_t width = std::size_t(k_) * k_;
+    const VT *uu = vectors_.at(u), *vv = vectors_.at(v);
+    dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
+    for_chunks([&](std::int32_t c) {
+      cpu_block::gram(uu, vv, k_, scalar_row(first_row(c)), scalar_row(last_row(c)), mask_.data(),
+                      dot_part_.data() + std::size_t(c) * width);
+    });
+    for (std::size_t e = 0; e < width; ++e) {
+      double s = 0.0;
+      for (std::int32_t c = 0; c < n_chunks_; ++c) s += dot_part_[std::size_t(c) * width + e];
+      out[e] = s;
+    }
+  }
+  void block_combine(int v, const double* coef, const double* beta, int y) override {
+    const VT* vv = vectors_.at(v);
+    VT* yv = vectors_.at(y);
+    if (vv == yv) throw error(CNC_ERR_INVALID_VALUE, ": block_combine into its input");
+    std::vector<VT> cf(std::size_t(k_) * k_), be(static_cast<std::size_t>(k_));
+    for (std::size_t e = 0; e < cf.size(); ++e) cf[e] = VT(coef[e]);
+    for (int j = 0; j < k_; ++j) be[j] = VT(beta[j]);
+    for_chunks([&](std::int32_t c) {
+      cpu_block::combine(vv, cf.data(), be.data(), k_, scalar_row(first_row(c)),
+                         scalar_row(last_row(c)), mask_.data(), yv);
     });
   }
 

@@ -66,6 +66,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void axpby(const double* alpha, int x, const double* beta, int y) override;
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override;
   void read(int v, double* out) override;
+  void block_dots(int u, int v, double* out) override;  // cuda_block.cpp
+  void block_combine(int v, const double* coef, const double* beta, int y) override;
   bool refill_values(const double* val, bool jacobi, std::int64_t* zero_diagonals) override;
   // Halo operations (cuda_halo.cpp): double vectors only.
   bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,

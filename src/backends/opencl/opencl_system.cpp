@@ -177,6 +177,10 @@ class opencl_system final : public device_system {
     vops_->combine(v, count, coef, beta, y);
   }
   void read(int v, double* out) override { download_vectors(vops_->vec(v), out); }
+  void block_dots(int u, int v, double* out) override { vops_->block_dots(u, v, out); }
+  void block_combine(int v, const double* coef, const double* beta, int y) override {
+    vops_->block_combine(v, coef, beta, y);
+  }
   std::int64_t long_rows() const override { return plan_.n_long; }
 
  private:

@@ -162,13 +162,15 @@ void vector_ops::release() {
   release_ring(mask_ring_);
   release_ring(coef_ring_);
   release_ring(comb_ring_);
+  release_ring(bcomb_ring_);
+  release_block();
   for (cl_kernel* k : {&k_pieces_, &k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_,
                        &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_}) {
     if (*k) e_.cl->ReleaseKernel(*k);
     *k = nullptr;
   }
   release_vectors();
-  for (cl_mem* m : {&mask_st_, &part_, &out_, &coef_, &comb_}) drop_buffer(*m, 0);
+  for (cl_mem* m : {&mask_st_, &part_, &out_, &coef_, &comb_, &bcomb_}) drop_buffer(*m, 0);
 }
 
 cl_mem vector_ops::vec(int v) const {

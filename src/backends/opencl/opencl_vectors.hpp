@@ -77,6 +77,9 @@ class vector_ops {
   void dots(int u, const int* v, int count, double* out);
   void axpby(const double* alpha, int x, const double* beta, int y);
   void combine(const int* v, int count, const double* coef, const double* beta, int y);
+  // Cross-column products (opencl_block.cpp, kernels/opencl/block.cl).
+  void block_dots(int u, int v, double* out);
+  void block_combine(int v, const double* coef, const double* beta, int y);
   cl_mem vec(int v) const;  // throws CNC_ERR_INVALID_VALUE for an unknown index
 
  private:
@@ -92,6 +95,7 @@ class vector_ops {
   void release_ring(ring& r);
 
   void release();
+  void release_block();  // opencl_block.cpp: its kernels (the ring and buffer are released here)
   cl_mem make_buffer(std::size_t bytes, const char* what);
   void drop_buffer(cl_mem& m, std::size_t bytes);
   void ensure_dot_space(int count);
@@ -112,6 +116,11 @@ class vector_ops {
   cl_kernel k_spmv_ = nullptr, k_axpby_ = nullptr, k_precond_ = nullptr, k_bminus_ = nullptr,
             k_fin_ = nullptr, k_comb_ = nullptr;
   cl_kernel k_dot_[3] = {nullptr, nullptr, nullptr};  // vec_dot_part1, 2, 4
+  // block_dots / block_combine: made at their first call.
+  cl_kernel k_bgram_ = nullptr, k_bcomb_ = nullptr;
+  cl_mem bcomb_ = nullptr;
+  ring bcomb_ring_;
+  std::vector<unsigned char> bcomb_host_;
 };
 
 }  // namespace cnc::ocl

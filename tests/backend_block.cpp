@@ -1,0 +1,151 @@
+// The cross-column products of backend.hpp (block_dots, block_combine), part of the generic
+// backend suite: every backend, format and precision, k = 1, 3 and 9 systems, checked against the
+// same product done here in double on the values the backend read back; the mask (v's columns for
+// block_dots, y's for block_combine) with masked-out columns compared bit for bit; a column of v
+// holding NaN whose coefficients are 0 (skipped), beta = 0 over NaN, and y == v refused.
+#include <setjmp.h>
+
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backend_harness.hpp"
+#include "cnc.h"
+#include "util/error.hpp"
+
+// After every C++ header: cmocka's macros clash with <ios>.
+extern "C" {
+#include <cmocka.h>
+}
+
+using namespace suite;
+
+namespace {
+
+void run_block_case(const combo& c) {
+  const auto prep = prepare(c.m->a, c.f);
+  const auto sys = g_backend->create_system(prep->hm, prep->d, c.p, c.k);
+  const std::int32_t n = c.m->a.n;
+  const int k = c.k;
+  const std::size_t nk = std::size_t(n) * k, ks = std::size_t(k);
+  const double tol = c.p == cnc::precision::f32 ? 2e-6 : 4e-15;
+  const double dtol = c.p == cnc::precision::f32 ? 1e-5 : 1e-13;
+  const std::vector<double> b = random_vec(nk, 51), x = random_vec(nk, 53, 0.5);
+  sys->set_vectors(b.data(), x.data());
+  const int u = sys->add_vectors(2), y = u + 1;
+  std::vector<double> alpha(ks), ones(ks, 1.0), zeros(ks, 0.0);
+  for (int j = 0; j < k; ++j) alpha[j] = 0.75 + 0.5 * j;
+  sys->axpby(alpha.data(), cnc::device_system::vec_x, zeros.data(), u);  // u = alpha x
+  auto get = [&](int v) {
+    std::vector<double> out(nk);
+    sys->read(v, out.data());
+    return out;
+  };
+  std::vector<std::uint8_t> mask(ks, 1);
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {  // every other column masked out (with k = 1: the one column stays)
+      for (int j = 0; j < k; ++j) mask[j] = k == 1 || j % 2 == 0;
+    }
+    sys->set_mask(mask.data());
+    const char* what = pass == 0 ? "all columns" : "masked";
+
+    // block_dots(u, b): out[i*k + j] = u_i . b_j for active j, 0 for the others.
+    const std::vector<double> U = get(u), B = get(cnc::device_system::vec_b);
+    std::vector<double> out(ks * ks, -1.0);
+    sys->block_dots(u, cnc::device_system::vec_b, out.data());
+    for (int i = 0; i < k; ++i)
+      for (int j = 0; j < k; ++j) {
+        double s = 0, m = 0;
+        for (std::int32_t r = 0; r < n; ++r) {
+          const double t = U[std::size_t(i) * n + r] * B[std::size_t(j) * n + r];
+          s += t, m += std::fabs(t);
+        }
+        const double g = out[std::size_t(i) * ks + j];
+        if (!mask[j] ? g != 0.0 : !(std::fabs(g - s) <= dtol * m + 1e-300))
+          fail_msg("%s (%s): block_dots[%d][%d] = %.17g, expected %.17g", c.label().c_str(), what,
+                   i, j, g, mask[j] ? s : 0.0);
+      }
+
+    // block_combine(u, coef, beta, y) with y = x first; coefficients of column 1 of u all 0
+    // while u's column 1 holds NaN (skipped: never read).
+    sys->set_mask(std::vector<std::uint8_t>(ks, 1).data());
+    sys->axpby(ones.data(), cnc::device_system::vec_x, zeros.data(), y);
+    if (k > 1) {
+      std::vector<std::uint8_t> one_col(ks, 0);
+      one_col[1] = 1;
+      std::vector<double> nan(ks, std::numeric_limits<double>::quiet_NaN());
+      sys->set_mask(one_col.data());
+      sys->axpby(nan.data(), cnc::device_system::vec_x, zeros.data(), u);
+    }
+    sys->set_mask(mask.data());
+    std::vector<double> coef(ks * ks), beta(ks);
+    for (std::size_t e = 0; e < coef.size(); ++e)
+      coef[e] = (e / ks == 1) ? 0.0 : 0.5 - 0.3 * double(e % 7) + 0.01 * double(e);
+    for (int j = 0; j < k; ++j) beta[j] = j % 3 == 0 ? 1.0 : j % 3 == 1 ? -0.5 : 0.0;
+    const std::vector<double> V = get(u), Y0 = get(y);
+    sys->block_combine(u, coef.data(), beta.data(), y);
+    const std::vector<double> Y = get(y);
+    for (int j = 0; j < k; ++j)
+      for (std::int32_t r = 0; r < n; ++r) {
+        const std::size_t e = std::size_t(j) * n + r;
+        if (!mask[j]) {
+          if (std::memcmp(&Y[e], &Y0[e], sizeof(double)) != 0)
+            fail_msg("%s (%s): block_combine changed masked-out column %d", c.label().c_str(), what,
+                     j);
+          continue;
+        }
+        double want = beta[j] * Y0[e], mag = std::fabs(want);
+        for (int i = 0; i < k; ++i) {
+          const double cf = coef[std::size_t(i) * ks + j];
+          if (cf == 0.0) continue;
+          const double t = cf * V[std::size_t(i) * n + r];
+          want += t, mag += std::fabs(t);
+        }
+        if (!(std::fabs(Y[e] - want) <= tol * (mag + 1) * k))
+          fail_msg("%s (%s): block_combine column %d row %d: %.17g, expected %.17g",
+                   c.label().c_str(), what, j, r, Y[e], want);
+      }
+
+    // beta = 0 over NaN in y: y is overwritten.
+    std::vector<double> nan(ks, std::numeric_limits<double>::quiet_NaN());
+    sys->axpby(nan.data(), cnc::device_system::vec_x, zeros.data(), y);
+    sys->block_combine(u, coef.data(), zeros.data(), y);
+    const std::vector<double> Z = get(y);
+    for (int j = 0; j < k; ++j)
+      for (std::int32_t r = 0; r < n && mask[j]; ++r)
+        if (!std::isfinite(Z[std::size_t(j) * n + r]))
+          fail_msg("%s (%s): block_combine with beta 0 kept NaN in column %d", c.label().c_str(),
+                   what, j);
+
+    // y == v: refused, nothing changed.
+    const std::vector<double> before = get(u);
+    int status = CNC_OK;
+    try {
+      sys->block_combine(u, coef.data(), ones.data(), u);
+    } catch (const cnc::error& e) {
+      status = e.status();
+    }
+    if (status != CNC_ERR_INVALID_VALUE)
+      fail_msg("%s: block_combine into its input gave status %d", c.label().c_str(), status);
+    const std::vector<double> after = get(u);
+    if (std::memcmp(before.data(), after.data(), nk * sizeof(double)) != 0)
+      fail_msg("%s: a refused block_combine changed v", c.label().c_str());
+    sys->axpby(alpha.data(), cnc::device_system::vec_x, zeros.data(), u);  // u finite again
+  }
+  sys->release_vectors();
+}
+
+}  // namespace
+
+void test_block_products(void**) {
+  std::vector<combo> cases = all_combos();
+  const std::size_t base = cases.size();
+  for (std::size_t i = 0; i < base; ++i)
+    if (cases[i].k == 1) cases.push_back({cases[i].m, cases[i].f, cases[i].p, 9});
+  for (const combo& c : cases) run_block_case(c);
+}
