@@ -31,7 +31,7 @@ else
 fi
 if [ ! -f /tmp/b4/build.ninja ]; then
   cmake -S . -B /tmp/b4 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON $NCCL_FLAGS \
-    -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include -DCNC_XXHASH_INCLUDE_DIR=$C/usr/include -DZLIB_ROOT=$C/usr \
+    -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include -DCNC_XXHASH_INCLUDE_DIR=$C/usr/include -DZLIB_ROOT=$C/usr -DEigen3_DIR=$C/usr/share/eigen3/cmake \
     -DMPI_C_COMPILER=$P/bin/mpicc -DMPI_CXX_COMPILER=$P/bin/mpicxx -DMPIEXEC_EXECUTABLE=$P/bin/mpiexec \
     > /tmp/cfg4.log 2>&1 || { tail -30 /tmp/cfg4.log; exit 1; }
 fi
