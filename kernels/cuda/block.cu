@@ -51,16 +51,22 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-// One thread per pair: the partials of `blocks` blocks in block order.
-__global__ void k_gram_sum(int blocks, int ka, int kb, unsigned int mask_b, const double* part,
-                           double* result, int stride) {
-  const int p = threadIdx.x;
-  if (p >= ka * kb) return;
+// One block per pair: its `blocks` partials summed by the block's threads (thread t takes blocks
+// t, t + blockDim.x, ... in order), then across the threads in block_sum_by_slot's fixed order:
+// the same bits for the same inputs and grid, with every thread's loads in flight at once (one
+// thread per pair summing a thousand partials in a chain cost ~0.1 ms a product).
+__global__ void __launch_bounds__(block_threads)
+    k_gram_sum(int blocks, int kb, unsigned int mask_b, const double* part, double* result,
+               int stride) {
+  __shared__ double smem[block_threads / 32];
+  const int p = static_cast<int>(blockIdx.x);
   const int a = p / kb, b = p % kb;
-  if (!((mask_b >> b) & 1u)) return;
+  if (!((mask_b >> b) & 1u)) return;  // the whole block: no barrier is left waiting
   double t = 0.0;
-  for (int blk = 0; blk < blocks; ++blk) t += part[static_cast<long long>(p) * blocks + blk];
-  result[static_cast<long long>(a) * stride + b] = t;
+  for (int blk = static_cast<int>(threadIdx.x); blk < blocks; blk += static_cast<int>(blockDim.x))
+    t += __ldcg(part + static_cast<long long>(p) * blocks + blk);
+  t = block_sum_by_slot<1>(t, smem);
+  if (threadIdx.x == 0) result[static_cast<long long>(a) * stride + b] = t;
 }
 
 template <class V>
@@ -103,7 +109,7 @@ cudaError_t block_gram(precision pr, const group_view& ga, const group_view& gb,
     return cudaGetLastError();
   });
   if (e != cudaSuccess) return e;
-  k_gram_sum<<<1, gram_slots, 0, s>>>(grid, ga.k, gb.k, mask_b, partials, result, stride);
+  k_gram_sum<<<ga.k * gb.k, block_threads, 0, s>>>(grid, gb.k, mask_b, partials, result, stride);
   return cudaGetLastError();
 }
 
