@@ -17,18 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "cnc.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 /* -Δu on an N^3 grid, Dirichlet boundary, h = 1: 6 on the diagonal, -1 to each neighbour. */
 static void poisson_3d(int N, CNCint64** rp, CNCuint** ci, double** va) {

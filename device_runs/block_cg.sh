@@ -8,11 +8,7 @@ exec > >(tee -a "$OUT/block_cg.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 git log --oneline -1
 . device_runs/gpu_env.sh
-mkdir -p /tmp/pc && sed "s|/usr|$C/usr|g" $L/pkgconfig/cmocka.pc > /tmp/pc/cmocka.pc
-export PKG_CONFIG_PATH=/tmp/pc
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON \
-  -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include -DCNC_XXHASH_INCLUDE_DIR=$C/usr/include -DZLIB_ROOT=$C/usr \
-  -DEigen3_DIR=$C/usr/share/eigen3/cmake > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
+cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
 ninja -C /tmp/b test_backend test_block_cg bench_block_cg > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -60; exit 1; }
 (cd /tmp/b && ctest -R "backend_cuda|test_block_cg" --output-on-failure) 2>&1 | tail -6
 BB=$(find /tmp/b -name bench_block_cg -type f | head -1)

@@ -21,12 +21,8 @@ exec > >(tee -a "$OUT/e2e-$what.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 nproc
 . device_runs/gpu_env.sh
-mkdir -p /tmp/pc && sed "s|/usr|$C/usr|g" $L/pkgconfig/cmocka.pc > /tmp/pc/cmocka.pc
-export PKG_CONFIG_PATH=/tmp/pc
 if [ ! -f /tmp/b/build.ninja ]; then
-  cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON \
-    -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include \
-    -DCNC_XXHASH_INCLUDE_DIR=$C/usr/include -DZLIB_ROOT=$C/usr -DEigen3_DIR=$C/usr/share/eigen3/cmake > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
+  cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
 fi
 grep -E "cnc:" /tmp/cfg.log
 ninja -C /tmp/b > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -80; exit 1; }

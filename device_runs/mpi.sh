@@ -9,12 +9,9 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 exec > >(tee -a "$OUT/mpi.log") 2>&1
-P=$R/.devfull/ompi; chmod +x "$P"/bin/*
-export OPAL_PREFIX=$P PATH=$P/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. device_runs/ompi_env.sh
 . device_runs/gpu_env.sh
 export LD_LIBRARY_PATH=$P/lib:$LD_LIBRARY_PATH
-mkdir -p /tmp/pc && sed "s|/usr|$C/usr|g" $L/pkgconfig/cmocka.pc > /tmp/pc/cmocka.pc
-export PKG_CONFIG_PATH=/tmp/pc
 lscpu | grep -E "Model name|^CPU\(s\)|NUMA node\(s\)"
 mpiexec --version | head -1
 cmake -S . -B /tmp/b3 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WITH_CUDA=OFF \

@@ -8,12 +8,9 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 exec > >(tee -a "$OUT/mpi_gpu.log") 2>&1
-P=$R/.devfull/ompi; chmod +x "$P"/bin/*
-export OPAL_PREFIX=$P PATH=$P/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. device_runs/ompi_env.sh
 . device_runs/gpu_env.sh
 export LD_LIBRARY_PATH=$P/lib:$LD_LIBRARY_PATH
-mkdir -p /tmp/pc && sed "s|/usr|$C/usr|g" $L/pkgconfig/cmocka.pc > /tmp/pc/cmocka.pc
-export PKG_CONFIG_PATH=/tmp/pc
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 G=$(nvidia-smi -L | wc -l)
 lscpu | grep -E "Model name|^CPU\(s\)|NUMA node\(s\)"
@@ -30,8 +27,7 @@ else
   echo "NCCL: no nvidia-nccl wheel here"
 fi
 if [ ! -f /tmp/b4/build.ninja ]; then
-  cmake -S . -B /tmp/b4 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNC_WERROR=ON $NCCL_FLAGS \
-    -DCNC_OPENCL_INCLUDE_DIR=$C/usr/include -DCNC_XXHASH_INCLUDE_DIR=$C/usr/include -DZLIB_ROOT=$C/usr -DEigen3_DIR=$C/usr/share/eigen3/cmake \
+  cmake -S . -B /tmp/b4 -G Ninja $CNC_DEVICE_CMAKE $NCCL_FLAGS \
     -DMPI_C_COMPILER=$P/bin/mpicc -DMPI_CXX_COMPILER=$P/bin/mpicxx -DMPIEXEC_EXECUTABLE=$P/bin/mpiexec \
     > /tmp/cfg4.log 2>&1 || { tail -30 /tmp/cfg4.log; exit 1; }
 fi
