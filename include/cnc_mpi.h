@@ -67,6 +67,7 @@
 
 #include "cnc.h"
 
+/** Marks libcnc_mpi's exported functions (visible when building the library). */
 #if defined(__GNUC__) && defined(CNC_MPI_BUILDING_LIBRARY)
 #define CNC_MPI_API __attribute__((visibility("default")))
 #else
@@ -127,7 +128,9 @@ CNC_MPI_API CNCstatus cncMPISolverParameterd(CNCMPIcontext context, CNCenum pnam
  * own clock). Before a solve and after a failed one: iterations 0, reason CNC_REASON_NONE.
  */
 CNC_MPI_API CNCstatus cncMPIGetIntegerv(CNCMPIcontext context, CNCenum pname, CNCint* value);
+/** As cncMPIGetIntegerv, 64-bit (CNC_MPI_REDUCTIONS, CNC_MPI_HALO_VALUES not saturated). */
 CNC_MPI_API CNCstatus cncMPIGetInteger64v(CNCMPIcontext context, CNCenum pname, CNCint64* value);
+/** As cncMPIGetIntegerv, as a double: the doubles above and every integer one. */
 CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, double* value);
 
 /**
