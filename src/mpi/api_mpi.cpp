@@ -17,6 +17,7 @@
 #include "conversion/convert.hpp"
 #include "mpi/distributed_system.hpp"
 #include "mpi/nccl_halo.hpp"
+#include "pipeline/pipeline_internal.hpp"
 #include "solver/krylov.hpp"
 #include "solver/pcg.hpp"
 #include "solver/scaling.hpp"
@@ -148,13 +149,6 @@ std::int64_t first_not_finite(const double* v, std::int64_t count) {
   if (count <= 0) return -1;
   return cnc::first_index(count, std::int64_t(1) << 16, cnc::host_threads(),
                           [&](std::int64_t i) { return !std::isfinite(v[i]); });
-}
-
-int api_format(const std::string& name) {
-  return name == "sell"    ? CNC_FORMAT_SELL
-         : name == "bcrs2" ? CNC_FORMAT_BCRS2
-         : name == "bcrs4" ? CNC_FORMAT_BCRS4
-                           : CNC_FORMAT_CSR;
 }
 
 // The backend this rank runs on: the context's CNC_BACKEND, else the CNC_BACKEND environment
@@ -300,10 +294,10 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
   // the method's collectives: a rank that cannot make its own tells the others).
   std::int64_t reductions = 0;
   std::unique_ptr<cnc::device_system> sys;
-  const char* format = "";
+  cnc::format fmt = cnc::format::csr;
   const int made = local_status(message, [&] {
     sys = cnc::mpi::make_distributed_system(c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, be,
-                                            threads, &reductions, &format);
+                                            threads, &reductions, &fmt);
   });
   agree(c->comm, c->size, c->rank, made, message);
   // NCCL for the halo, where every rank can (a collective decision; the communicator is kept).
@@ -324,7 +318,7 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
     c->nccl_used = c->nccl_comm != nullptr;
   }
   c->backend_used = be ? be->api_id() : 0;
-  c->format_used = be ? api_format(format) : 0;
+  c->format_used = be ? cnc::pipeline_detail::api_format(fmt) : 0;
   cnc::krylov_params kp;
   kp.base.max_iterations =
       c->max_iterations > 0 ? c->max_iterations : std::max<std::int64_t>(100, 5 * std::int64_t(n));

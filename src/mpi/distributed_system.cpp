@@ -70,7 +70,7 @@ class distributed_system final : public device_system {
                       "CUDA backends");
   }
 
-  const char* format() const { return format_name(prep_.fmt); }
+  format local_format() const { return prep_.fmt; }
 
   // NCCL (nccl_halo.hpp): whether the halo can move on the device, and the switch to it.
   bool device_halo() {
@@ -403,10 +403,9 @@ void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::
 
 std::unique_ptr<device_system> make_distributed_system(MPI_Comm comm, const distributed_matrix& m,
                                                        int k, bool jacobi, backend* be, int threads,
-                                                       std::int64_t* reductions,
-                                                       const char** format) {
+                                                       std::int64_t* reductions, format* fmt) {
   auto sys = std::make_unique<distributed_system>(comm, m, k, jacobi, be, threads, reductions);
-  if (format) *format = sys->format();
+  if (fmt) *fmt = sys->local_format();
   return sys;
 }
 

@@ -53,13 +53,12 @@ void check_mpi(int code, const char* call);
 // The system over `m` (kept by the caller while the system lives) for k right-hand sides, on
 // backend `be` (its system over m.local, in the format choose_format picks, double precision; be
 // may be null only where m.n is 0); jacobi: z = d∘r, else z = r. `reductions` (may be null)
-// counts the collective reductions issued; *format (may be null): the local block's format name.
+// counts the collective reductions issued; *fmt (may be null): the local block's format.
 // Local work, no collective: throws cnc::error (CNC_ERR_UNSUPPORTED where the backend has no halo
 // operations).
 std::unique_ptr<device_system> make_distributed_system(MPI_Comm comm, const distributed_matrix& m,
                                                        int k, bool jacobi, backend* be, int threads,
-                                                       std::int64_t* reductions,
-                                                       const char** format);
+                                                       std::int64_t* reductions, format* fmt);
 
 // Whether this process's system (made by make_distributed_system) can move its halo on the device.
 bool halo_on_device(device_system& d);

@@ -27,20 +27,6 @@ using namespace pipeline_detail;
 
 namespace {
 
-int api_format(format f) {
-  switch (f) {
-    case format::csr:
-      return CNC_FORMAT_CSR;
-    case format::bcrs2:
-      return CNC_FORMAT_BCRS2;
-    case format::bcrs4:
-      return CNC_FORMAT_BCRS4;
-    case format::sell:
-      return CNC_FORMAT_SELL;
-  }
-  return CNC_FORMAT_CSR;
-}
-
 // A bad matrix handed over by the caller (reported as it is, whatever the backend).
 struct input_error : error {
   using error::error;

@@ -21,6 +21,19 @@ inline format from_api_format(int f) {
          : f == CNC_FORMAT_SELL  ? format::sell
                                  : format::csr;
 }
+inline int api_format(format f) {
+  switch (f) {
+    case format::csr:
+      return CNC_FORMAT_CSR;
+    case format::bcrs2:
+      return CNC_FORMAT_BCRS2;
+    case format::bcrs4:
+      return CNC_FORMAT_BCRS4;
+    case format::sell:
+      return CNC_FORMAT_SELL;
+  }
+  return CNC_FORMAT_CSR;
+}
 
 inline prepared_key key_for(const solve_options& o, std::uint64_t version, const backend* be,
                             int k) {

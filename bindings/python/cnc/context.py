@@ -348,23 +348,7 @@ class Context:
             x_block = np.empty((n, k), dtype=dtype, order="F")  # cnc writes the solution here
             x_block[...] = x0.reshape(n, -1)  # (n,) broadcasts to every right-hand side
         dptr = ctypes.POINTER(ctypes.c_double)
-        if cplx:  # complex128: (re, im) pairs of doubles, as cncSolveCSRComplex reads them
-            info = self._run_solve(
-                lib.cncSolveCSRComplex,
-                n,
-                row_ptr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-                col_idx.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
-                values.ctypes.data_as(dptr),
-                0,
-                k,
-                b_block.ctypes.data_as(dptr),
-                x_block.ctypes.data_as(dptr),
-            )
-            return x_block.reshape(np.shape(b)), info
-        info = self._run_solve(
-            lib.cncSolveCSRn,
-            n,
-            min(len(col_idx), len(values)),  # the C library checks row_ptr against it too
+        arrays = (
             row_ptr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
             col_idx.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
             values.ctypes.data_as(dptr),
@@ -373,6 +357,10 @@ class Context:
             b_block.ctypes.data_as(dptr),
             x_block.ctypes.data_as(dptr),
         )
+        if cplx:  # complex128: (re, im) pairs of doubles, as cncSolveCSRComplex reads them
+            info = self._run_solve(lib.cncSolveCSRComplex, n, *arrays)
+        else:  # the C library checks row_ptr against the entry count too
+            info = self._run_solve(lib.cncSolveCSRn, n, min(len(col_idx), len(values)), *arrays)
         return x_block.reshape(np.shape(b)), info
 
     def _solve_device(self, A: Any, b: Any, x0: Any) -> Tuple[Any, _info.SolveInfo]:
