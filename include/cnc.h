@@ -194,7 +194,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_NB_SYSTEMS 0x102      /**< int: right-hand sides sharing one matrix, >= 1 (INITIAL) */
 #define CNC_LEAST_SQUARES 0x103   /**< bool: solve AᵀA x = Aᵀb (INITIAL state only) */
 #define CNC_SYMMETRIC 0x104       /**< bool: A is symmetric (1, default); see CNC_SOLVER_DEFAULT */
-#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU, CNC_BLOCK_CG */
+#define CNC_SOLVER 0x105          /**< CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU, CNC_CUDSS, CNC_BLOCK_CG */
 #define CNC_PRECONDITIONER 0x106  /**< CNC_PRECOND_NONE, _JACOBI (default) or _SSOR */
 #define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
 #define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
@@ -218,19 +218,22 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_CG 0x201       /**< conjugate gradient: symmetric positive definite A */
 #define CNC_BICGSTAB 0x202 /**< BiCGSTAB: nonsymmetric A */
 #define CNC_GMRES 0x203    /**< restarted GMRES(CNC_GMRES_RESTART): nonsymmetric A */
-/* Direct solvers: A factored once on the host by a library cnc opens at run time (Debian's
- * libcholmod3 / libsuperlu5; cncDirectSolverAvailable says whether it is there, else a solve fails
- * with CNC_ERR_UNSUPPORTED and changes nothing). The factorization is kept while the matrix is
- * (CNC_KEEP_MATRIX: cncSolve with new right-hand sides, cncSolveCSR with arrays of the same
- * content), so a later solve runs only the triangular solves; CNC_CHOICE_REASON says which. They
- * run on the host whatever CNC_BACKEND says, in double whatever CNC_PRECISION says, in their own
- * fill-reducing ordering (CNC_REORDER is not used), with no iterations and no progress callback;
- * cncSolveCSRDevice refuses them (CNC_ERR_UNSUPPORTED). Statistics: CNC_USED_ITERATIONS 0,
+/* Direct solvers: A factored once by a library cnc opens at run time (Debian's libcholmod3 /
+ * libsuperlu5 on the host, NVIDIA's cuDSS on a CUDA GPU; cncDirectSolverAvailable says whether it
+ * is there, else a solve fails with CNC_ERR_UNSUPPORTED and changes nothing). The factorization is
+ * kept while the matrix is (CNC_KEEP_MATRIX: cncSolve with new right-hand sides, cncSolveCSR with
+ * arrays of the same content), so a later solve runs only the triangular solves;
+ * CNC_CHOICE_REASON says which. CHOLMOD and SuperLU run on the host whatever CNC_BACKEND says,
+ * cuDSS on the CUDA device CNC_DEVICE_INDEX names (CNC_BACKEND_USED reports CNC_BACKEND_CUDA);
+ * all in double whatever CNC_PRECISION says, in their own fill-reducing ordering (CNC_REORDER is
+ * not used), with no iterations and no progress callback; cncSolveCSRDevice refuses them
+ * (CNC_ERR_UNSUPPORTED). Statistics: CNC_USED_ITERATIONS 0,
  * CNC_ERROR and CNC_TRUE_ERROR the true relative residual ||b - A x||/||b|| computed in double,
  * CNC_REASON CONVERGED when it is at most CNC_THRESHOLD, CNC_REASON_STAGNATED when it is above
  * (an ill-conditioned A; x is written), and when A cannot be factored CNC_REASON_INDEFINITE_MATRIX
- * (CHOLMOD: not positive definite) or CNC_REASON_BREAKDOWN (SuperLU: a zero pivot, A singular),
- * the call returning CNC_OK with x unchanged and the reason logged as a warning. */
+ * (CHOLMOD, cuDSS on a symmetric A: not positive definite) or CNC_REASON_BREAKDOWN (SuperLU,
+ * cuDSS on another A: a zero pivot, A singular), the call returning CNC_OK with x unchanged and
+ * the reason logged as a warning. */
 /** CHOLMOD (SuiteSparse): sparse Cholesky of a symmetric positive definite A (also the AᵀA of
  *  CNC_LEAST_SQUARES). A is checked symmetric first (|a_ij - a_ji| at most 1e-12 of the larger;
  *  else CNC_ERR_UNSUPPORTED naming the entry); CHOLMOD reads its lower triangle. */
@@ -238,6 +241,13 @@ typedef struct CNCContextStruct* CNCcontext;
 /** SuperLU: sparse LU with partial pivoting of a general square A, columns ordered by COLAMD. At
  *  most 2^31 - 1 entries (SuperLU indexes with int; else CNC_ERR_UNSUPPORTED). */
 #define CNC_SUPERLU 0x205
+/** cuDSS (NVIDIA, the nvidia-cudss-cu13 wheel): sparse Cholesky of a symmetric A (checked as for
+ *  CHOLMOD; its upper triangle is handed over; not positive definite: no factorization, as
+ *  CHOLMOD) and LU of any other square A, factored and solved on a CUDA GPU; A and b go up, x
+ *  comes down. Opened at run time: libcudss.so.1 where the loader finds it, or the file named by
+ *  the environment variable CNC_CUDSS_LIBRARY (its folder's libcublas.so.13 and libnvrtc.so.13
+ *  are loaded with it, the wheels' layout). At most 2^31 - 1 entries (cuDSS indexes with int). */
+#define CNC_CUDSS 0x207
 /** Block conjugate gradient (O'Leary): the CNC_NB_SYSTEMS = k right-hand sides of a symmetric
  *  positive definite A share one Krylov space, so each iteration searches along up to k
  *  directions at once and takes fewer iterations than k separate CGs (CNC_CG with k systems runs
@@ -327,7 +337,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_GBYTES_PER_SECOND 0x811 /**< double: bytes moved by the iterations / solve time */
 #define CNC_BLOCK_FILL_RATIO 0x812  /**< double: stored/true nonzeros of the format used (>= 1) */
 #define CNC_TRUE_ERROR_MIN 0x813    /**< double: final true relative residual, min over systems */
-#define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU or CNC_BLOCK_CG: the method the last solve ran */
+#define CNC_SOLVER_USED 0x814       /**< int: CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU, CNC_CUDSS or CNC_BLOCK_CG: the method the last solve ran */
 #define CNC_REORDER_USED 0x815      /**< int: CNC_REORDER_NONE or CNC_REORDER_RCM: the ordering the last solve ran in */
 #define CNC_REORDER_TIME 0x816      /**< double: seconds spent computing and applying that ordering (0 when none or kept) */
 #define CNC_LONG_ROWS 0x817         /**< int64: rows the SpMV cut into pieces (long rows), 0 when none */
@@ -830,10 +840,12 @@ CNC_API const char* cncVersionString(void);
 /** Whether `backend` (CNC_BACKEND_CPU/OPENCL/CUDA) can run here; needs no context. */
 CNC_API CNCboolean cncBackendAvailable(CNCenum backend);
 /**
- * Whether direct solver `solver` (CNC_CHOLMOD or CNC_SUPERLU) can run here: its library loads
- * (opened once per process: libcholmod.so.3 / libsuperlu.so.5, or the file named by the
- * environment variable CNC_CHOLMOD_LIBRARY / CNC_SUPERLU_LIBRARY) and this cnc was built with its
- * header. When not, cncGetLastErrorMessage says why, on the current context if there is one.
+ * Whether direct solver `solver` (CNC_CHOLMOD, CNC_SUPERLU or CNC_CUDSS) can run here: its
+ * library loads (opened once per process: libcholmod.so.3 / libsuperlu.so.5 / libcudss.so.1, or
+ * the file named by the environment variable CNC_CHOLMOD_LIBRARY / CNC_SUPERLU_LIBRARY /
+ * CNC_CUDSS_LIBRARY), this cnc was built with its header, and for cuDSS a CUDA device is there
+ * (and this cnc has the CUDA backend). When not, cncGetLastErrorMessage says why, on the current
+ * context if there is one.
  * Needs no context; CNC_FALSE for any other value.
  */
 CNC_API CNCboolean cncDirectSolverAvailable(CNCenum solver);

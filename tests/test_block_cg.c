@@ -306,7 +306,7 @@ static void refused(void** state) {
   assert_int_equal(cncGetSystemIntegerv((CNCuint)k, CNC_REASON, &v), CNC_ERR_INDEX_OUT_OF_RANGE);
   assert_int_equal(cncGetSystemDoublev(0, CNC_REASON, &d), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncGetSystemIntegerv(0, CNC_REASON, NULL), CNC_ERR_NULL_POINTER);
-  assert_int_equal(cncSolverParameteri(CNC_SOLVER, 0x207), CNC_ERR_INVALID_ENUM);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, 0x208), CNC_ERR_INVALID_ENUM);
   cncClearError();
   free(b);
   free(x);

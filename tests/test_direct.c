@@ -20,68 +20,6 @@
 #include "solve_support.h"
 #include "test_support.h"
 
-/* Dense LU with partial pivoting of the row-major n x n `a` (copied): x = A⁻¹ b; -1 if singular. */
-static int dense_lu_solve(int n, const double* a, const double* b, double* x) {
-  double* m = (double*)malloc(sizeof(double) * (size_t)n * (size_t)n);
-  double* y = (double*)malloc(sizeof(double) * (size_t)n);
-  memcpy(m, a, sizeof(double) * (size_t)n * (size_t)n);
-  memcpy(y, b, sizeof(double) * (size_t)n);
-  int ok = 0;
-  for (int c = 0; c < n && ok == 0; ++c) {
-    int p = c;
-    for (int r = c + 1; r < n; ++r)
-      if (fabs(m[(size_t)r * n + c]) > fabs(m[(size_t)p * n + c])) p = r;
-    if (m[(size_t)p * n + c] == 0) ok = -1;
-    if (ok) break;
-    for (int t = 0; t < n; ++t) {
-      const double s = m[(size_t)c * n + t];
-      m[(size_t)c * n + t] = m[(size_t)p * n + t], m[(size_t)p * n + t] = s;
-    }
-    const double s = y[c];
-    y[c] = y[p], y[p] = s;
-    for (int r = c + 1; r < n; ++r) {
-      const double f = m[(size_t)r * n + c] / m[(size_t)c * n + c];
-      for (int t = c; t < n; ++t) m[(size_t)r * n + t] -= f * m[(size_t)c * n + t];
-      y[r] -= f * y[c];
-    }
-  }
-  for (int r = n - 1; r >= 0 && ok == 0; --r) {
-    double s = y[r];
-    for (int t = r + 1; t < n; ++t) s -= m[(size_t)r * n + t] * x[t];
-    x[r] = s / m[(size_t)r * n + r];
-  }
-  free(m);
-  free(y);
-  return ok;
-}
-
-/* A strongly nonsymmetric, diagonally dominant matrix: a_ij for j > i is 10x a_ji's size, so A
- * and Aᵀ have clearly different solutions. */
-static ts_csr nonsymmetric(int32_t n, uint64_t seed) {
-  ts_rng r;
-  ts_rng_seed(&r, seed);
-  int64_t cap = (int64_t)n * 7, nnz = 0;
-  int32_t* ri = (int32_t*)malloc(sizeof(int32_t) * (size_t)cap);
-  int32_t* ci = (int32_t*)malloc(sizeof(int32_t) * (size_t)cap);
-  double* v = (double*)malloc(sizeof(double) * (size_t)cap);
-  for (int32_t i = 0; i < n; ++i) {
-    double off = 0;
-    for (int e = 0; e < 3; ++e) {
-      const int32_t j = (int32_t)ts_rng_below(&r, (uint32_t)n);
-      if (j == i) continue;
-      const double w = (ts_rng_uniform(&r) + 0.5) * (j > i ? 10.0 : 1.0);
-      ri[nnz] = i, ci[nnz] = j, v[nnz++] = w;
-      off += w;
-    }
-    ri[nnz] = i, ci[nnz] = i, v[nnz++] = off + 1.0;
-  }
-  ts_csr a = ts_csr_from_coo(n, nnz, ri, ci, v);
-  free(ri);
-  free(ci);
-  free(v);
-  return a;
-}
-
 static const char* choice_reason(void) {
   const char* s = NULL;
   assert_int_equal(cncGetString(CNC_CHOICE_REASON, &s), CNC_OK);
@@ -105,7 +43,7 @@ static void test_available(void** unused) {
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_SUPERLU), CNC_OK);
   assert_int_equal(cncGetIntegerv(CNC_SOLVER, &v), CNC_OK);
   assert_int_equal(v, CNC_SUPERLU);
-  assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_BLOCK_CG + 1), CNC_ERR_INVALID_ENUM);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_CUDSS + 1), CNC_ERR_INVALID_ENUM);
 }
 
 /* The progress callback: never called by a direct solve (cnc.h, CNCprogressCallback). */
@@ -153,7 +91,7 @@ static void test_superlu_nonsymmetric(void** unused) {
   (void)unused;
   progress_calls = 0;
   assert_int_equal(cncSetProgressCallback(count_progress, NULL), CNC_OK);
-  ts_csr a = nonsymmetric(80, 5);
+  ts_csr a = ts_nonsymmetric(80, 5);
   const int n = a.n, k = 2;
   double* b = random_vector((size_t)n * k, 12);
   double* x = (double*)calloc((size_t)n * k, sizeof(double));
@@ -168,8 +106,8 @@ static void test_superlu_nonsymmetric(void** unused) {
   assert_int_equal(s.reason, CNC_REASON_CONVERGED);
   assert_int_equal(s.solver_used, CNC_SUPERLU);
   for (int j = 0; j < k; ++j) {
-    assert_int_equal(dense_lu_solve(n, dense, b + (size_t)j * n, ref), 0);
-    assert_int_equal(dense_lu_solve(n, dense_t, b + (size_t)j * n, reft), 0);
+    assert_int_equal(ts_lu_solve(n, dense, b + (size_t)j * n, ref), 0);
+    assert_int_equal(ts_lu_solve(n, dense_t, b + (size_t)j * n, reft), 0);
     assert_true(ts_rel_diff((size_t)n, ref, reft) > 1e-2); /* the test can tell A from Aᵀ */
     assert_true(ts_rel_diff((size_t)n, x + (size_t)j * n, ref) < 1e-10);
     assert_true(ts_rel_residual(&a, x + (size_t)j * n, b + (size_t)j * n) < 1e-12);
@@ -179,7 +117,7 @@ static void test_superlu_nonsymmetric(void** unused) {
   assert_int_equal(cncSolverParameteri(CNC_SYMMETRIC, 0), CNC_OK);
   assert_int_equal(ts_assemble_solve(&a, b, 1, xa), CNC_OK);
   assert_int_equal(read_stats().reason, CNC_REASON_CONVERGED);
-  assert_int_equal(dense_lu_solve(n, dense, b, ref), 0);
+  assert_int_equal(ts_lu_solve(n, dense, b, ref), 0);
   assert_true(ts_rel_diff((size_t)n, xa, ref) < 1e-10);
   assert_int_equal(progress_calls, 0); /* cncSolveCSR and cncSolve */
   free(b), free(x), free(ref), free(reft), free(dense), free(dense_t), free(xa);
@@ -286,7 +224,7 @@ static void test_cholmod_indefinite(void** unused) {
 
 static void test_cholmod_not_symmetric(void** unused) {
   (void)unused;
-  ts_csr a = nonsymmetric(30, 7);
+  ts_csr a = ts_nonsymmetric(30, 7);
   const size_t n = (size_t)a.n;
   double* b = random_vector(n, 14);
   double* x = (double*)malloc(sizeof(double) * n);

@@ -40,7 +40,7 @@ static void test_parameters(void** state) {
     assert_int_equal(cncGetIntegerv(CNC_SOLVER, &v), CNC_OK);
     assert_int_equal(v, good_solvers[i]);
   }
-  assert_int_equal(cncSolverParameteri(CNC_SOLVER, 0x207), CNC_ERR_INVALID_ENUM);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, 0x208), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_PRECOND_JACOBI), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, -1), CNC_ERR_INVALID_ENUM);
   assert_int_equal(cncGetIntegerv(CNC_SOLVER, &v), CNC_OK);

@@ -93,6 +93,7 @@ module cnc
   integer(c_int), parameter :: CNC_CHOLMOD = int(z'204', c_int)
   integer(c_int), parameter :: CNC_SUPERLU = int(z'205', c_int)
   integer(c_int), parameter :: CNC_BLOCK_CG = int(z'206', c_int)
+  integer(c_int), parameter :: CNC_CUDSS = int(z'207', c_int)
 
   integer(c_int), parameter :: CNC_PRECOND_NONE = int(z'300', c_int)
   integer(c_int), parameter :: CNC_PRECOND_JACOBI = int(z'301', c_int)

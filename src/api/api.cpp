@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -241,10 +242,10 @@ CNC_API CNCstatus cncGetDeviceName(CNCenum kind, CNCint index, const char** name
 }
 
 CNC_API CNCboolean cncDirectSolverAvailable(CNCenum solver) {
-  if (solver != CNC_CHOLMOD && solver != CNC_SUPERLU) return CNC_FALSE;
+  const std::optional<cnc::direct::method> method = cnc::direct::method_of(solver);
+  if (!method) return CNC_FALSE;
   try {
-    const cnc::direct::method m =
-        solver == CNC_CHOLMOD ? cnc::direct::method::cholmod : cnc::direct::method::superlu;
+    const cnc::direct::method m = *method;
     std::string why;
     if (cnc::direct::available(m, &why)) return CNC_TRUE;
     context_free_failure(CNC_OK, std::string("cncDirectSolverAvailable: ") + cnc::direct::name(m) +

@@ -8,6 +8,7 @@
 #include "api/context.hpp"
 #include "backends/registry.hpp"
 #include "cnc.h"
+#include "direct/direct.hpp"
 #include "util/memory_model.hpp"
 
 using cnc::context;
@@ -62,7 +63,8 @@ CNC_API CNCstatus cncEstimateMemory(CNCuint n, CNCint64 nnz, CNCint64* host_byte
     s.cpu = backend == CNC_BACKEND_CPU || backend == CNC_BACKEND_AUTO;
     s.gpu = backend == CNC_BACKEND_CUDA || backend == CNC_BACKEND_OPENCL ||
             (backend == CNC_BACKEND_AUTO && nnz >= cnc::auto_gpu_min_nnz);
-    if (cnc::memory::is_direct(s.solver)) s.cpu = true, s.gpu = false;  // factored on the host
+    if (cnc::direct::is_direct_solver(s.solver))  // the library's own, no cnc backend
+      s.cpu = s.solver != CNC_CUDSS, s.gpu = false;
     const cnc::memory::solve_estimate e = cnc::memory::estimate(s);
     *host_bytes = as_bytes(e.host);
     *device_bytes = as_bytes(e.device);

@@ -67,7 +67,7 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       break;
     case CNC_SOLVER:
       one_of({CNC_SOLVER_DEFAULT, CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD, CNC_SUPERLU,
-              CNC_BLOCK_CG}),
+              CNC_CUDSS, CNC_BLOCK_CG}),
           c.solver = int(iv);
       break;
     case CNC_PRECONDITIONER:

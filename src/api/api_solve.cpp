@@ -11,6 +11,7 @@
 #include "api/context.hpp"
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "direct/direct.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 #include "util/memory_model.hpp"
@@ -188,9 +189,9 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
            "(%s): the caller's operators (cncSetOperator) run on host vectors, not on device "
            "arrays",
            args);
-    if (c.solver == CNC_CHOLMOD || c.solver == CNC_SUPERLU)
+    if (cnc::direct::is_direct_solver(c.solver))
       fail(CNC_ERR_UNSUPPORTED,
-           "(%s): the direct solvers (CNC_CHOLMOD, CNC_SUPERLU) factor on the host: use "
+           "(%s): the direct solvers (CNC_CHOLMOD, CNC_SUPERLU, CNC_CUDSS) take host arrays: use "
            "cncSolveCSR, or an iterative CNC_SOLVER for device arrays",
            args);
     c.stats = cnc::solve_stats{};

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "direct/direct.hpp"
 #include "solver/operator_system.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
@@ -131,11 +132,11 @@ void context::solve_operators(const csr_view* a, std::int32_t rows, int nrhs, co
     throw error(CNC_ERR_STATE, ": CNC_PRECOND_USER without a preconditioner operator");
   const char* what = a ? "the caller's preconditioner (CNC_PRECOND_USER)"
                        : "the caller's matrix operator (CNC_OPERATOR_MATRIX)";
-  if (solver == CNC_CHOLMOD || solver == CNC_SUPERLU)
+  if (direct::is_direct_solver(solver))
     throw error(CNC_ERR_UNSUPPORTED, std::string(": ") + what +
                                          " is applied by an iterative method; the direct "
-                                         "solvers (CNC_CHOLMOD, CNC_SUPERLU) factor the "
-                                         "matrix's entries and take no operator");
+                                         "solvers (CNC_CHOLMOD, CNC_SUPERLU, CNC_CUDSS) factor "
+                                         "the matrix's entries and take no operator");
   if (precision_param != CNC_DOUBLE)
     throw error(CNC_ERR_UNSUPPORTED, std::string(": ") + what +
                                          " runs in double on the host; CNC_PRECISION is not "

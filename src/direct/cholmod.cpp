@@ -34,7 +34,7 @@ const cholmod_api& api() {
   static const cholmod_api loaded = [] {
     cholmod_api a;
     void* lib = open_library(env::var::cholmod_library, {"libcholmod.so.3", "libcholmod.so"},
-                             "libcholmod3", a.why);
+                             "Debian's package libcholmod3", a.why);
     if (!lib) return a;
     std::string& w = a.why;
     a.ok = resolve(lib, "CHOLMOD", "cholmod_l_start", a.start, w) &&

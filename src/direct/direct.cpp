@@ -15,14 +15,31 @@
 
 namespace cnc::direct {
 
-const char* name(method m) { return m == method::cholmod ? "CHOLMOD" : "SuperLU"; }
+std::optional<method> method_of(int solver) {
+  switch (solver) {
+    case CNC_CHOLMOD:
+      return method::cholmod;
+    case CNC_SUPERLU:
+      return method::superlu;
+    case CNC_CUDSS:
+      return method::cudss;
+    default:
+      return std::nullopt;
+  }
+}
+
+const char* name(method m) {
+  return m == method::cholmod ? "CHOLMOD" : m == method::superlu ? "SuperLU" : "cuDSS";
+}
 
 bool available(method m, std::string* why) {
-  return m == method::cholmod ? cholmod_loadable(why) : superlu_loadable(why);
+  return m == method::cholmod   ? cholmod_loadable(why)
+         : m == method::superlu ? superlu_loadable(why)
+                                : cudss_loadable(why);
 }
 
 void* open_library(env::var path_var, std::initializer_list<const char*> sonames,
-                   const char* package, std::string& why) {
+                   const char* source, std::string& why) {
   if (const std::optional<std::string> chosen = env::text(path_var)) {
     void* lib = dlopen(chosen->c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) why = "cannot load " + *chosen + " (" + env::name(path_var) + "): " + dlerror();
@@ -30,8 +47,7 @@ void* open_library(env::var path_var, std::initializer_list<const char*> sonames
   }
   for (const char* soname : sonames)
     if (void* lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL)) return lib;
-  why =
-      std::string("no ") + *sonames.begin() + " on this machine (Debian's package " + package + ")";
+  why = std::string("no ") + *sonames.begin() + " on this machine (" + source + ")";
   return nullptr;
 }
 
@@ -67,7 +83,7 @@ void* library_symbol(void* lib, const char* library, const char* symbol, std::st
   return f;
 }
 
-factored factor(method m, const csr_view& a) {
+factored factor(method m, const csr_view& a, int device) {
   std::string why;
   if (!available(m, &why))
     throw error(CNC_ERR_UNSUPPORTED, std::string(": ") + name(m) + " is not available: " + why);
@@ -93,6 +109,7 @@ factored factor(method m, const csr_view& a) {
                       std::to_string(e.row) + "): use CNC_SUPERLU (or an iterative method)");
     return factor_with_cholmod(a);
   }
+  if (m == method::cudss) return factor_with_cudss(a, first_asymmetric(a).row < 0, device);
   return factor_with_superlu(a);
 }
 

@@ -1,14 +1,17 @@
 // Direct solvers: a sparse factorization of A, kept, then applied to any number of right-hand
 // sides. CHOLMOD (SuiteSparse: Cholesky, symmetric positive definite A) and SuperLU (LU with
-// partial pivoting, general A). Both libraries are opened at run time (dlopen, Debian's sonames
-// libcholmod.so.3 and libsuperlu.so.5, or the paths in CNC_CHOLMOD_LIBRARY and
-// CNC_SUPERLU_LIBRARY): libcnc has no link dependency on them, and a machine without them gets
-// CNC_ERR_UNSUPPORTED with the reason. Their headers serve at build time only, for the types
-// (cholmod.cpp and superlu.cpp build a "not built" stub where CMake found no header).
+// partial pivoting, general A) on the host; cuDSS (NVIDIA: Cholesky or LU on a CUDA GPU). The
+// libraries are opened at run time (dlopen, Debian's sonames libcholmod.so.3 and libsuperlu.so.5,
+// the nvidia-cudss-cu13 wheel's libcudss.so.1, or the paths in CNC_CHOLMOD_LIBRARY,
+// CNC_SUPERLU_LIBRARY, CNC_CUDSS_LIBRARY): libcnc has no link dependency on them, and a machine
+// without them gets CNC_ERR_UNSUPPORTED with the reason. Their headers serve at build time only,
+// for the types (cholmod.cpp, superlu.cpp and cudss.cpp build a "not built" stub where CMake
+// found no header; cudss.cpp also without the CUDA backend).
 #pragma once
 
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "matrix/matrix.hpp"
@@ -16,9 +19,16 @@
 
 namespace cnc::direct {
 
-enum class method { cholmod, superlu };
+enum class method { cholmod, superlu, cudss };
 
-// "CHOLMOD" or "SuperLU".
+// The method of a CNC_SOLVER value (CNC_CHOLMOD, CNC_SUPERLU, CNC_CUDSS), or none for an
+// iterative one: the one table from the API's values to the direct methods.
+std::optional<method> method_of(int solver);
+inline bool is_direct_solver(int solver) { return method_of(solver).has_value(); }
+// Whether `m` factors on the host (CHOLMOD, SuperLU) or on a CUDA device (cuDSS).
+constexpr bool on_gpu(method m) { return m == method::cudss; }
+
+// "CHOLMOD", "SuperLU" or "cuDSS".
 const char* name(method m);
 
 // Whether the library of `m` can be loaded here (opened once per process); when not, *why (may
@@ -48,9 +58,11 @@ struct factored {
 
 // Factors the canonical CSR `a` (square, 0-based, sorted, no duplicates) with `m`. CHOLMOD reads
 // A's lower triangle (A's rows are its upper triangle's columns) after checking that A is
-// symmetric. Throws cnc::error: CNC_ERR_UNSUPPORTED when the library cannot be loaded or `a`
-// is not symmetric (CHOLMOD) or too large for the library's indices; CNC_ERR_OUT_OF_MEMORY.
-factored factor(method m, const csr_view& a);
+// symmetric. cuDSS factors a symmetric A by Cholesky (not positive definite: no factorization,
+// CNC_REASON_INDEFINITE_MATRIX, as CHOLMOD) and any other by LU, on CUDA device `device` (-1:
+// the current one). Throws cnc::error: CNC_ERR_UNSUPPORTED when the library cannot be loaded or
+// `a` is not symmetric (CHOLMOD) or too large for the library's indices; CNC_ERR_OUT_OF_MEMORY.
+factored factor(method m, const csr_view& a, int device = -1);
 
 // The first entry (row, column) whose mirror differs (|a_ij - a_ji| above 1e-12 of the largest
 // of |a_ij|, |a_ji| and sqrt(|a_ii a_jj|): rounding noise beside the diagonal is symmetric; a
@@ -63,9 +75,10 @@ entry first_asymmetric(const csr_view& a);
 
 // The implementations (cholmod.cpp, superlu.cpp), and what they share: the library at the path
 // in environment variable `path_var`, else the first of `sonames` that loads (the caller keeps
-// it open for the process); nullptr with `why` set (naming Debian's `package`) when none loads.
+// it open for the process); nullptr with `why` set (naming `source`, where the library comes
+// from, e.g. "Debian's package libcholmod3") when none loads.
 void* open_library(env::var path_var, std::initializer_list<const char*> sonames,
-                   const char* package, std::string& why);
+                   const char* source, std::string& why);
 // The function `symbol` of an opened library (dlsym); nullptr, with `why` naming `library` and
 // the symbol, when it lacks it.
 void* library_symbol(void* lib, const char* library, const char* symbol, std::string& why);
@@ -78,5 +91,8 @@ bool cholmod_loadable(std::string* why);
 factored factor_with_cholmod(const csr_view& a);
 bool superlu_loadable(std::string* why);
 factored factor_with_superlu(const csr_view& a);
+// cuDSS: loadable when its library loads and a CUDA device is there.
+bool cudss_loadable(std::string* why);
+factored factor_with_cudss(const csr_view& a, bool symmetric, int device);
 
 }  // namespace cnc::direct

@@ -42,7 +42,7 @@ const superlu_api& api() {
   static const superlu_api loaded = [] {
     superlu_api a;
     void* lib = open_library(env::var::superlu_library, {"libsuperlu.so.5", "libsuperlu.so"},
-                             "libsuperlu5", a.why);
+                             "Debian's package libsuperlu5", a.why);
     if (!lib) return a;
     std::string& w = a.why;
     a.ok = resolve(lib, "SuperLU", "set_default_options", a.default_options, w) &&

@@ -50,7 +50,7 @@ const arpack_api& api() {
   static const arpack_api loaded = [] {
     arpack_api a;
     void* lib = direct::open_library(env::var::arpack_library, {"libarpack.so.2", "libarpack.so"},
-                                     "libarpack2", a.why);
+                                     "Debian's package libarpack2", a.why);
     if (!lib) return a;
     a.saupd = reinterpret_cast<saupd_fn>(dlsym(lib, "dsaupd_c"));
     a.seupd = reinterpret_cast<seupd_fn>(dlsym(lib, "dseupd_c"));

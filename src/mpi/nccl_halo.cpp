@@ -57,9 +57,8 @@ bool load(nccl_api& api, std::string& why) {
   static bool done = false, ok = false;
   if (!done) {
     done = true;
-    void* lib =
-        direct::open_library(env::var::nccl_library, {"libnccl.so.2", "libnccl.so"},
-                             "NCCL (PyPI: nvidia-nccl-cu13; CNC_NCCL_LIBRARY names it)", failure);
+    void* lib = direct::open_library(env::var::nccl_library, {"libnccl.so.2", "libnccl.so"},
+                                     "PyPI's nvidia-nccl-cu13; CNC_NCCL_LIBRARY names it", failure);
     const char* name = "libnccl";
     ok = lib && direct::resolve(lib, name, "ncclGetUniqueId", loaded.get_unique_id, failure) &&
          direct::resolve(lib, name, "ncclCommInitRank", loaded.comm_init_rank, failure) &&

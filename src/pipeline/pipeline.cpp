@@ -11,6 +11,7 @@
 #include "backends/registry.hpp"
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "direct/direct.hpp"
 #include "pipeline/pipeline_internal.hpp"
 #include "solver/krylov.hpp"
 #include "solver/pcg.hpp"
@@ -299,7 +300,8 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
 
 void pipeline::solve(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                      const double* b, double* x, solve_stats& stats) {
-  if (is_direct_solver(o.solver)) return solve_direct(o, &a, nullptr, version, k, b, x, stats);
+  if (direct::is_direct_solver(o.solver))
+    return solve_direct(o, &a, nullptr, version, k, b, x, stats);
   solve_any(o, &a, nullptr, version, k, b, x, stats);
 }
 
@@ -335,7 +337,8 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
     }
   } logged{o, stats, t_call};
   check_caller_row_ptr(in);
-  if (is_direct_solver(o.solver)) return solve_direct(o, nullptr, &in, version, k, b, x, stats);
+  if (direct::is_direct_solver(o.solver))
+    return solve_direct(o, nullptr, &in, version, k, b, x, stats);
   if (!o.keep_matrix) return solve_any(o, nullptr, &in, version, k, b, x, stats);
   caller_content now;
   now.n = in.n, now.nnz = in.row_ptr[in.n] - in.base, now.base = in.base;

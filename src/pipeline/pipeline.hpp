@@ -131,9 +131,6 @@ struct caller_content {
   }
 };
 
-// CNC_CHOLMOD and CNC_SUPERLU: factored and solved on the host (pipeline_direct.cpp).
-inline bool is_direct_solver(int solver) { return solver == CNC_CHOLMOD || solver == CNC_SUPERLU; }
-
 // Text of a CNC_REASON_* value, e.g. "converged" (log lines and cncGetString).
 const char* reason_name(int reason);
 

@@ -1,7 +1,7 @@
 // The direct solvers' stage of the pipeline (pipeline.hpp, solve_direct): the canonical CSR on the
-// host, factored by CHOLMOD or SuperLU (src/direct/) unless the kept factorization is of this
-// matrix, the triangular solves, and the true residual in double, computed here (the libraries'
-// word is not taken for it).
+// host, factored by CHOLMOD, SuperLU or cuDSS (src/direct/) unless the kept factorization is of
+// this matrix, the triangular solves, and the true residual in double, computed here on the host
+// (the libraries' word is not taken for it).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -29,14 +29,23 @@ void pipeline::solve_direct(const solve_options& o, const csr_view* canonical,
                             const caller_csr* raw, std::uint64_t version, int k, const double* b,
                             double* x, solve_stats& stats) {
   const double t0 = now_seconds();
-  const direct::method m =
-      o.solver == CNC_CHOLMOD ? direct::method::cholmod : direct::method::superlu;
+  const direct::method m = *direct::method_of(o.solver);
   const char* const name = direct::name(m);
   std::string why;
   if (!direct::available(m, &why))  // before anything else: nothing changes
     throw error(CNC_ERR_UNSUPPORTED, std::string(": ") + name + " is not available: " + why);
-  if (o.backend != CNC_BACKEND_AUTO && o.backend != CNC_BACKEND_CPU)
-    log_to(o, CNC_LOG_INFO, std::string(name) + " runs on the host: CNC_BACKEND not used");
+  // Where it runs, for the statistics: the host, or cuDSS's CUDA device.
+  const bool gpu = direct::on_gpu(m);
+  const int where = gpu ? CNC_BACKEND_CUDA : CNC_BACKEND_CPU;
+  if (o.backend != CNC_BACKEND_AUTO && o.backend != where)
+    log_to(o, CNC_LOG_INFO,
+           std::string(name) + (gpu ? " runs on a CUDA device" : " runs on the host") +
+               ": CNC_BACKEND not used");
+  const auto report_place = [&] {
+    stats.backend_used = where;
+    stats.backend_name = gpu ? "cuda" : "cpu";
+    stats.device_name = std::string(gpu ? "CUDA device" : "host") + " (" + name + ")";
+  };
   if (o.prec != precision::f64)
     log_to(o, CNC_LOG_INFO, std::string(name) + " factors in double: CNC_PRECISION not used");
   const int threads = host_threads(o.threads);
@@ -71,15 +80,13 @@ void pipeline::solve_direct(const solve_options& o, const csr_view* canonical,
   double factor_time = 0;
   if (!kept) {
     factored_ = kept_factorization{};  // the old one goes first: its memory may be needed
-    direct::factored r = direct::factor(m, a);
+    direct::factored r = direct::factor(m, a, o.device_index);
     factor_time = now_seconds() - tf;
     if (!r.f) {  // A has no factorization: x stays as it is
       log_to(o, CNC_LOG_WARNING, r.why);
       stats.reason = r.reason;
       stats.solver_used = o.solver;
-      stats.backend_used = CNC_BACKEND_CPU;
-      stats.backend_name = "cpu";
-      stats.device_name = std::string("host (") + name + ")";
+      report_place();
       stats.format_used = CNC_FORMAT_CSR;
       stats.choice_reason = std::string("direct solver ") + name + ": " + r.why;
       stats.solve = factor_time;
@@ -131,9 +138,7 @@ void pipeline::solve_direct(const solve_options& o, const csr_view* canonical,
   stats.true_error_min = best;
   stats.iterations = stats.last_iterations = 0;
   stats.solver_used = o.solver;
-  stats.backend_used = CNC_BACKEND_CPU;
-  stats.backend_name = "cpu";
-  stats.device_name = std::string("host (") + name + ")";
+  report_place();
   stats.format_used = CNC_FORMAT_CSR;
   stats.reorder_used = CNC_REORDER_NONE;
   stats.solve = factor_time + solve_time;

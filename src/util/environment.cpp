@@ -51,6 +51,8 @@ const char* name(var v) {
       return "CNC_CHOLMOD_LIBRARY";
     case var::superlu_library:
       return "CNC_SUPERLU_LIBRARY";
+    case var::cudss_library:
+      return "CNC_CUDSS_LIBRARY";
     case var::arpack_library:
       return "CNC_ARPACK_LIBRARY";
     case var::nccl_library:

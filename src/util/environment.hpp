@@ -31,6 +31,7 @@ enum class var {
   fault_inject,                   // CNC_FAULT_INJECT: make a device call fail (tests; fault.hpp)
   cholmod_library,                // CNC_CHOLMOD_LIBRARY: path of libcholmod to load
   superlu_library,                // CNC_SUPERLU_LIBRARY: path of libsuperlu to load
+  cudss_library,                  // CNC_CUDSS_LIBRARY: path of libcudss to load
   arpack_library,                 // CNC_ARPACK_LIBRARY: path of libarpack to load
   nccl_library,                   // CNC_NCCL_LIBRARY: path of libnccl to load (libcnc_mpi)
 };

@@ -51,6 +51,7 @@
 #include <cstdint>
 
 #include "cnc.h"
+#include "direct/direct.hpp"
 #include "matrix/format.hpp"
 
 namespace cnc::memory {
@@ -108,8 +109,9 @@ inline double matrix_format(double n, double nnz, int api_format, double value_b
   }
 }
 // A direct solver's factor and the library's workspace, estimated (see above): CNC_CHOLMOD or
-// CNC_SUPERLU, n rows, nnz entries. Never more than a dense factor (n² / 2 entries, n² for LU,
-// 12 bytes each).
+// CNC_SUPERLU, n rows, nnz entries; CNC_CUDSS as SuperLU (its LU's fit, an upper bound when it
+// factors a symmetric A by Cholesky), on the device. Never more than a dense factor (n² / 2
+// entries, n² for LU, 12 bytes each).
 constexpr double direct_workspace_bytes = 8.0 * (1 << 20);
 inline double direct_factor(int solver, double n, double nnz) {
   const double fitted =
@@ -123,7 +125,6 @@ inline double direct_copies(int solver, double n, double nnz, double k) {
       solver == CNC_CHOLMOD ? 8 * (n + 1) + 8 * nnz : 4 * (n + 1) + (4 + 8) * nnz;
   return indices + n * k * variable_bytes;
 }
-inline bool is_direct(int solver) { return solver == CNC_CHOLMOD || solver == CNC_SUPERLU; }
 // Extra vectors of n k elements a method adds (CNC_BICGSTAB, CNC_GMRES, CG with SSOR, block CG).
 inline int method_vectors(int solver, int gmres_restart, bool ssor) {
   if (solver == CNC_BICGSTAB) return 4;
@@ -156,7 +157,7 @@ struct solve_shape {
   double vector_bytes = 8;        // 4 in CNC_SINGLE
   double matrix_value_bytes = 8;  // 4 in CNC_SINGLE and CNC_MIXED
   int format = CNC_FORMAT_AUTO;
-  int solver = CNC_CG;  // CNC_CG, CNC_BICGSTAB, CNC_GMRES, CNC_CHOLMOD or CNC_SUPERLU
+  int solver = CNC_CG;  // CNC_CG, CNC_BICGSTAB, CNC_GMRES, or a direct one (CNC_CHOLMOD ...)
   int gmres_restart = 30;
   bool ssor = false;
   bool reorder = true;  // CNC_REORDER AUTO or RCM: a permuted copy may be made
@@ -196,9 +197,15 @@ inline solve_estimate estimate(const solve_shape& s) {
   e.end_matrix = vars + table + rhs + builder_copies + csr(n, nnz) + n * index_bytes;
   const double system = csr(n, nnz) + rhs + n * index_bytes + n * lock_bytes;  // kept: A, b, map
   const double x_copies = 2 * n * k * variable_bytes;  // cncSolve's gather, the solver's copy
-  if (is_direct(s.solver)) {  // factored on the host: no ordering stage, backend or device
-    e.solve = vars + system + x_copies + direct_copies(s.solver, n, nnz, k) +
-              direct_factor(s.solver, n, nnz);
+  if (direct::is_direct_solver(s.solver)) {            // no ordering stage or backend
+    const double copies = direct_copies(s.solver, n, nnz, k);
+    const double factor = direct_factor(s.solver, n, nnz);
+    if (s.solver == CNC_CUDSS) {  // the factor and the CSR's copy on the device, b and x too
+      e.solve = vars + system + x_copies + copies;
+      e.device = copies + factor + n * k * variable_bytes;
+    } else {
+      e.solve = vars + system + x_copies + copies + factor;
+    }
     e.host = std::max({e.assembly, e.end_matrix, e.solve});
     return e;
   }

@@ -248,6 +248,69 @@ ts_csr ts_dense_blocks(int32_t nblocks, int b, uint64_t seed) {
   return finish(&l, n);
 }
 
+/* A strongly nonsymmetric, diagonally dominant matrix: a_ij for j > i is 10x a_ji's size, so A
+ * and Aᵀ have clearly different solutions. */
+ts_csr ts_nonsymmetric(int32_t n, uint64_t seed) {
+  ts_rng r;
+  ts_rng_seed(&r, seed);
+  int64_t cap = (int64_t)n * 7, nnz = 0;
+  int32_t* ri = (int32_t*)malloc(sizeof(int32_t) * (size_t)cap);
+  int32_t* ci = (int32_t*)malloc(sizeof(int32_t) * (size_t)cap);
+  double* v = (double*)malloc(sizeof(double) * (size_t)cap);
+  for (int32_t i = 0; i < n; ++i) {
+    double off = 0;
+    for (int e = 0; e < 3; ++e) {
+      const int32_t j = (int32_t)ts_rng_below(&r, (uint32_t)n);
+      if (j == i) continue;
+      const double w = (ts_rng_uniform(&r) + 0.5) * (j > i ? 10.0 : 1.0);
+      ri[nnz] = i, ci[nnz] = j, v[nnz++] = w;
+      off += w;
+    }
+    ri[nnz] = i, ci[nnz] = i, v[nnz++] = off + 1.0;
+  }
+  ts_csr a = ts_csr_from_coo(n, nnz, ri, ci, v);
+  free(ri);
+  free(ci);
+  free(v);
+  return a;
+}
+
+/* ---- Dense LU with partial pivoting ------------------------------------------------------------
+ */
+int ts_lu_solve(int n, const double* a, const double* b, double* x) {
+  double* m = (double*)malloc(sizeof(double) * (size_t)n * (size_t)n);
+  double* y = (double*)malloc(sizeof(double) * (size_t)n);
+  memcpy(m, a, sizeof(double) * (size_t)n * (size_t)n);
+  memcpy(y, b, sizeof(double) * (size_t)n);
+  int ok = 0;
+  for (int c = 0; c < n && ok == 0; ++c) {
+    int p = c;
+    for (int r = c + 1; r < n; ++r)
+      if (fabs(m[(size_t)r * n + c]) > fabs(m[(size_t)p * n + c])) p = r;
+    if (m[(size_t)p * n + c] == 0) ok = -1;
+    if (ok) break;
+    for (int t = 0; t < n; ++t) {
+      const double s = m[(size_t)c * n + t];
+      m[(size_t)c * n + t] = m[(size_t)p * n + t], m[(size_t)p * n + t] = s;
+    }
+    const double s = y[c];
+    y[c] = y[p], y[p] = s;
+    for (int r = c + 1; r < n; ++r) {
+      const double f = m[(size_t)r * n + c] / m[(size_t)c * n + c];
+      for (int t = c; t < n; ++t) m[(size_t)r * n + t] -= f * m[(size_t)c * n + t];
+      y[r] -= f * y[c];
+    }
+  }
+  for (int r = n - 1; r >= 0 && ok == 0; --r) {
+    double s = y[r];
+    for (int t = r + 1; t < n; ++t) s -= m[(size_t)r * n + t] * x[t];
+    x[r] = s / m[(size_t)r * n + r];
+  }
+  free(m);
+  free(y);
+  return ok;
+}
+
 /* ---- Dense Cholesky -------------------------------------------------------------------------- */
 int ts_cholesky_solve(int n, const double* a, const double* b, double* x) {
   double* l = (double*)malloc(sizeof(double) * (size_t)n * (size_t)n);

@@ -58,9 +58,17 @@ ts_csr ts_long_rows_spd(int32_t n, int32_t long_len, uint64_t seed);
 /* Block tridiagonal with dense b x b SPD-ish blocks (diagonally dominant): nb blocks of size b. */
 ts_csr ts_dense_blocks(int32_t nblocks, int b, uint64_t seed);
 
+/* A strongly nonsymmetric, diagonally dominant matrix: up to 3 random off-diagonal entries a row,
+ * a_ij for j > i 10x a_ji's size, so A and Aᵀ have clearly different solutions. */
+ts_csr ts_nonsymmetric(int32_t n, uint64_t seed);
+
 /* Dense Cholesky solve of the n x n row-major SPD matrix `a` (not modified): returns 0, or -1 if
  * a pivot is not positive. */
 int ts_cholesky_solve(int n, const double* a, const double* b, double* x);
+
+/* Dense LU with partial pivoting of the n x n row-major `a` (not modified): x = A⁻¹ b; returns 0,
+ * or -1 if a pivot is exactly zero (A singular). */
+int ts_lu_solve(int n, const double* a, const double* b, double* x);
 
 /* ||b - A x|| / ||b|| computed by the test in double. */
 double ts_rel_residual(const ts_csr* a, const double* x, const double* b);

@@ -78,14 +78,15 @@ def backend_available(backend: Union[str, int]) -> bool:
 
 
 def direct_solver_available(solver: Union[str, int]) -> bool:
-    """Whether direct solver "cholmod" or "superlu" (or cnc.CHOLMOD / cnc.SUPERLU) can run here:
-    its library loads (Debian: libcholmod3, libsuperlu5) and this libcnc was built with its
-    header. False for a libcnc without direct solvers."""
+    """Whether direct solver "cholmod", "superlu" or "cudss" (or cnc.CHOLMOD / cnc.SUPERLU /
+    cnc.CUDSS) can run here: its library loads (Debian: libcholmod3, libsuperlu5; PyPI:
+    nvidia-cudss-cu13, with a CUDA GPU) and this libcnc was built with its header. False for a
+    libcnc without direct solvers."""
     from ._library import has_function
     from ._solve import SOLVERS, _enum
 
     value = _enum(SOLVERS, solver, "solver")
-    if value not in (constants.CHOLMOD, constants.SUPERLU) or not has_function(
+    if value not in (constants.CHOLMOD, constants.SUPERLU, constants.CUDSS) or not has_function(
         "cncDirectSolverAvailable"
     ):
         return False

@@ -43,6 +43,7 @@ SOLVERS = {
     "block_cg": _c.BLOCK_CG,  # b of shape (n, k): one Krylov space shared by the k columns
     "cholmod": _c.CHOLMOD,  # direct solvers: factored on the host (see cnc.direct_solver_available)
     "superlu": _c.SUPERLU,
+    "cudss": _c.CUDSS,  # direct, on a CUDA GPU (the nvidia-cudss-cu13 wheel)
 }
 REORDERS = {"auto": _c.REORDER_AUTO, "none": _c.REORDER_NONE, "rcm": _c.REORDER_RCM}
 

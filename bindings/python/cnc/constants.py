@@ -66,6 +66,7 @@ GMRES = 0x203
 CHOLMOD = 0x204  # direct: sparse Cholesky (SuiteSparse), symmetric positive definite A
 SUPERLU = 0x205  # direct: sparse LU with partial pivoting, any nonsingular square A
 BLOCK_CG = 0x206  # block CG: the k right-hand sides share one Krylov space (SPD A)
+CUDSS = 0x207  # direct, on a CUDA GPU (NVIDIA cuDSS): Cholesky of a symmetric A, else LU
 
 # Values of CNC_PRECONDITIONER (0x300)
 PRECOND_NONE = 0x300

@@ -26,6 +26,7 @@ SOLVER_NAMES = {
     _c.GMRES: "gmres",
     _c.CHOLMOD: "cholmod",
     _c.SUPERLU: "superlu",
+    _c.CUDSS: "cudss",
     _c.BLOCK_CG: "block_cg",
 }
 
