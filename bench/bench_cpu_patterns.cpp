@@ -17,7 +17,6 @@
 //   bench_cpu_patterns [--threads N] [--iters 100] [--reps 3] [--stencil 128]
 //                      [--power-law 2000000] [--reorder none|auto] [--only NAME]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,14 +28,11 @@
 
 #include "cnc.h"
 #include "cuda/api_problems.hpp"
+#include "triad.hpp"
 
 namespace {
 
 using api_bench::problem;
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 void check(CNCstatus s, const char* what) {
   if (s != CNC_OK) {
@@ -45,35 +41,7 @@ void check(CNCstatus s, const char* what) {
   }
 }
 
-// a = b + s c over 3 x 128 MiB on `threads` threads, each on the pages it touched first.
-double triad_gbs(int threads, int reps) {
-  const std::size_t n = std::size_t(16) << 20;
-  std::vector<double> a(n), b(n), c(n);
-  auto run = [&](const std::function<void(std::size_t, std::size_t)>& fn) {
-    std::vector<std::thread> th;
-    for (int t = 0; t < threads; ++t)
-      th.emplace_back(fn, n * std::size_t(t) / std::size_t(threads),
-                      n * std::size_t(t + 1) / std::size_t(threads));
-    for (auto& x : th) x.join();
-  };
-  run([&](std::size_t i0, std::size_t i1) {
-    for (std::size_t i = i0; i < i1; ++i) a[i] = 0, b[i] = 1, c[i] = 2;
-  });
-  std::vector<double> t;
-  for (int r = 0; r <= reps; ++r) {
-    const double t0 = now();
-    run([&](std::size_t i0, std::size_t i1) {
-      for (std::size_t i = i0; i < i1; ++i) a[i] = b[i] + 3.0 * c[i];
-    });
-    if (r > 0) t.push_back(now() - t0);
-  }
-  return 3.0 * 8.0 * double(n) / api_bench::median(t) * 1e-9;
-}
-
-double floor_bytes(const problem& p) {  // as api_patterns.cu
-  const double n = p.n, nnz = double(p.nnz());
-  return nnz * (8 + 4) + (n + 1) * 8 + 9 * n * 8;
-}
+double floor_bytes(const problem& p) { return api_bench::pcg_floor_bytes(p.n, p.nnz(), 8); }
 
 // Share of all entries in the fixed 8192-row chunk that holds the most.
 double heaviest_chunk_share(const problem& p) {

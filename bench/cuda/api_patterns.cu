@@ -25,35 +25,6 @@ namespace {
 
 using textbook::now;
 
-// Device-to-device copy bandwidth in bytes per second: cudaMemcpy of 2 GiB from one device buffer
-// to another, timed with events, median of 10 after 2 untimed; a copy reads and writes every
-// byte, so it counts 2 x 2 GiB.
-double copy_bandwidth() {
-  const std::size_t bytes = std::size_t(2) << 30;
-  void *a = nullptr, *b = nullptr;
-  TB_CK(cudaMalloc(&a, bytes));
-  TB_CK(cudaMalloc(&b, bytes));
-  TB_CK(cudaMemset(a, 1, bytes));
-  cudaEvent_t e0, e1;
-  TB_CK(cudaEventCreate(&e0));
-  TB_CK(cudaEventCreate(&e1));
-  std::vector<double> ms;
-  for (int i = 0; i < 12; ++i) {
-    TB_CK(cudaEventRecord(e0));
-    TB_CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-    TB_CK(cudaEventRecord(e1));
-    TB_CK(cudaEventSynchronize(e1));
-    float m = 0;
-    TB_CK(cudaEventElapsedTime(&m, e0, e1));
-    if (i >= 2) ms.push_back(m);
-  }
-  TB_CK(cudaEventDestroy(e0));
-  TB_CK(cudaEventDestroy(e1));
-  TB_CK(cudaFree(a));
-  TB_CK(cudaFree(b));
-  return 2.0 * double(bytes) / (median(ms) * 1e-3);
-}
-
 // The bandwidth floor of one Jacobi-PCG iteration, in bytes; divided by the copy bandwidth it is
 // the least time an iteration can take. The matrix in CSR as the caller hands it (double values,
 // 32-bit columns, 64-bit row offsets) read once: nnz * (8 + 4) + (n + 1) * 8. Vectors: 9 passes
@@ -66,12 +37,7 @@ double copy_bandwidth() {
 // per matrix, whatever the implementation: the percentage compares patterns, not kernel designs.
 // cnc's own ceiling on this scale is (matrix + 72 n) / (matrix + 104 n): 84% for a 7-point
 // stencil in CSR, 92% for a 27-point one; a pattern whose gathers miss the cache sits below it.
-double floor_bytes(const problem& p) {
-  const double n = p.n, nnz = double(p.nnz());
-  const double matrix = nnz * (8 + 4) + (n + 1) * 8;
-  const double vectors = 9 * n * 8;
-  return matrix + vectors;
-}
+double floor_bytes(const problem& p) { return pcg_floor_bytes(p.n, p.nnz(), 8); }
 
 struct source {
   std::string name;

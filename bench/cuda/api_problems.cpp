@@ -366,4 +366,9 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+double pcg_floor_bytes(std::int64_t n, std::int64_t nnz, int value_bytes) {
+  const double dn = double(n), matrix = double(nnz) * (value_bytes + 4) + (dn + 1) * 8;
+  return matrix + 8 * dn * value_bytes + dn * 8;
+}
+
 }  // namespace api_bench

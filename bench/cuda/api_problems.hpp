@@ -64,4 +64,12 @@ std::vector<double> rhs(std::int32_t n);
 double true_residual(const problem& p, const std::vector<double>& b, const std::vector<double>& x);
 double median(std::vector<double> v);
 
+// The bandwidth floor of one Jacobi-PCG iteration, in bytes (the model is explained at
+// api_patterns.cu's use): the matrix in CSR read once, nnz x (value_bytes + 4) + (n + 1) x 8
+// (32-bit columns, 64-bit row offsets), and 9 passes over vectors of n entries: x, r, p and
+// q = A p each read and written (8 passes of value_bytes) and the Jacobi diagonal read once (8
+// bytes: real for a symmetric or Hermitian matrix). value_bytes 8: a real double CSR PCG
+// (bench_api, bench_cpu_patterns); 16: a native complex double one (bench_complex).
+double pcg_floor_bytes(std::int64_t n, std::int64_t nnz, int value_bytes);
+
 }  // namespace api_bench

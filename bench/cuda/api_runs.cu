@@ -1,8 +1,9 @@
-// bench_api's timed runs (see api_runs.cuh).
+// bench_api's timed runs and the copy bandwidth (see api_runs.cuh).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "api_runs.cuh"
 #include "textbook_pcg.cuh"
@@ -63,6 +64,35 @@ cnc_times run_cnc(const problem& p, const std::vector<double>& b, std::vector<do
   t.choice = text(CNC_CHOICE_REASON);
 #endif
   return t;
+}
+
+// Device-to-device copy bandwidth in bytes per second: cudaMemcpy of 2 GiB from one device buffer
+// to another, timed with events, median of 10 after 2 untimed; a copy reads and writes every
+// byte, so it counts 2 x 2 GiB.
+double copy_bandwidth() {
+  const std::size_t bytes = std::size_t(2) << 30;
+  void *a = nullptr, *b = nullptr;
+  TB_CK(cudaMalloc(&a, bytes));
+  TB_CK(cudaMalloc(&b, bytes));
+  TB_CK(cudaMemset(a, 1, bytes));
+  cudaEvent_t e0, e1;
+  TB_CK(cudaEventCreate(&e0));
+  TB_CK(cudaEventCreate(&e1));
+  std::vector<double> ms;
+  for (int i = 0; i < 12; ++i) {
+    TB_CK(cudaEventRecord(e0));
+    TB_CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    TB_CK(cudaEventRecord(e1));
+    TB_CK(cudaEventSynchronize(e1));
+    float m = 0;
+    TB_CK(cudaEventElapsedTime(&m, e0, e1));
+    if (i >= 2) ms.push_back(m);
+  }
+  TB_CK(cudaEventDestroy(e0));
+  TB_CK(cudaEventDestroy(e1));
+  TB_CK(cudaFree(a));
+  TB_CK(cudaFree(b));
+  return 2.0 * double(bytes) / (median(ms) * 1e-3);
 }
 
 tb_times run_textbook(const problem& p, const std::vector<int>& rp32, const std::vector<double>& b,

@@ -45,6 +45,10 @@ tb_times run_textbook(const problem& p, const std::vector<int>& rp32, const std:
                       const std::vector<double>* b2 = nullptr,
                       const std::vector<double>* val2 = nullptr);
 
+// Device-to-device copy bandwidth of CUDA device 0 in bytes per second (read + write counted):
+// the bandwidth the GPU floors are divided by (bench_api --patterns, bench_complex).
+double copy_bandwidth();
+
 // --patterns (api_patterns.cu): the sparsity-pattern families against the textbook PCG.
 struct patterns_options {
   int reps = 3;

@@ -2,7 +2,11 @@
 // cuBLAS, as NVIDIA's conjugateGradientPrecond sample writes it (cusparseSpMV on CSR with 32-bit
 // indices, cuBLAS dots and axpys, every scalar returned to the host, a host check of ||r|| each
 // iteration). Shared by bench_cuda (per-iteration times) and bench_api (a user's whole solve:
-// allocation, upload of the host CSR, the Jacobi diagonal on the device, the loop, x back).
+// allocation, upload of the host CSR, the Jacobi diagonal on the device, the loop, x back), and in
+// complex double by bench_complex (textbook_complex.cuh: T = thrust::complex<double>, CUDA_C_64F
+// values, cublasZdotc / Zaxpy / Zscal): the same loop is then textbook complex PCG. blas<T> is
+// what a value type brings: its cudaDataType, dot (x^H y), axpy, scal, and real (the real part
+// of a dot, which the stopping test compares).
 #pragma once
 
 #include <cublas_v2.h>
@@ -57,6 +61,7 @@ struct blas<double> {
   static void scal(cublasHandle_t h, int n, double a, double* x) {
     TB_CKB(cublasDscal(h, n, &a, x, 1));
   }
+  static double real(double v) { return v; }
 };
 template <>
 struct blas<float> {
@@ -70,6 +75,7 @@ struct blas<float> {
   static void scal(cublasHandle_t h, int n, float a, float* x) {
     TB_CKB(cublasSscal(h, n, &a, x, 1));
   }
+  static double real(float v) { return v; }
 };
 
 template <class T>
@@ -148,7 +154,7 @@ class pcg {
     blas<T>::dot(bl_, n_, r_, r_, &bb);
     blas<T>::dot(bl_, n_, r_, z_, &rz);
     TB_CK(cudaDeviceSynchronize());
-    const double t0 = now(), stop2 = tol * tol * double(bb);
+    const double t0 = now(), stop2 = tol * tol * blas<T>::real(bb);
     const T one = 1, zero = 0;
     int it = 0;
     while (it < max_it) {
@@ -160,7 +166,7 @@ class pcg {
       blas<T>::axpy(bl_, n_, -alpha, q_, r_);
       blas<T>::dot(bl_, n_, r_, r_, &rr);
       ++it;
-      if (tol > 0 && double(rr) <= stop2) break;
+      if (tol > 0 && blas<T>::real(rr) <= stop2) break;
       jacobi_apply<<<blocks(), threads>>>(n_, d_, r_, z_);
       blas<T>::dot(bl_, n_, r_, z_, &rz_new);
       const T beta = rz_new / rz;
@@ -170,7 +176,7 @@ class pcg {
     }
     TB_CK(cudaDeviceSynchronize());
     if (loop_seconds) *loop_seconds = now() - t0;
-    if (!(rr == rr)) std::printf("  (textbook PCG produced NaN)\n");
+    if (!(blas<T>::real(rr) == blas<T>::real(rr))) std::printf("  (textbook PCG produced NaN)\n");
     return it;
   }
   void get_x(T* x) const { TB_CK(cudaMemcpy(x, x_, sizeof(T) * n_, cudaMemcpyDeviceToHost)); }
