@@ -187,7 +187,8 @@ void begin_system(CNCMPIcontext c) {
   starts.back() = at(c->size - 1, r_row_end);
   if (starts.back() != as.n)
     fail(CNC_ERR_INVALID_VALUE,
-         "cncMPIBegin(CNC_SYSTEM): the row blocks end at row %lld, not at n=%lld",
+         "cncMPIBegin(CNC_SYSTEM): the row blocks do not tile [0, n): they end at row %lld, not at "
+         "n=%lld",
          (long long)starts.back(), (long long)as.n);
   as.starts = std::move(starts);
   as.state = CNC_STATE_SYSTEM;
