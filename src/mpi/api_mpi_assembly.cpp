@@ -553,7 +553,7 @@ CNC_MPI_API CNCstatus cncMPIEnd(CNCMPIcontext context, CNCenum primitive) {
           fail(CNC_ERR_INDEX_OUT_OF_RANGE,
                "cncMPIEnd(CNC_ROW): this rank's row %lld (global row %lld) is past its rows "
                "[%lld, %lld) (row dropped)",
-               (long long)r, (long long)(as.row_begin + r), (long long)as.row_begin,
+               (long long)r, (long long)as.row_begin + (long long)r, (long long)as.row_begin,
                (long long)as.row_end);
         for (const auto& [j, v] : as.row) as.coo.add(std::int32_t(r), j, as.row_w * v);
         for (std::size_t s = 0; s < std::size_t(as.k); ++s)
