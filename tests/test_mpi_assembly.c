@@ -8,8 +8,9 @@
  * after cncMPISetRightHandSide. Each: the same iterations (within one), x within rounding of the
  * one-process x (gathered on rank 0), the same statistics on every rank. Then bad input on one
  * rank (another rank's row, NaN, a column past n, a call in the wrong state, blocks that do not
- * tile, a missing End(SYSTEM)) answered with the same status on every rank, and the context
- * usable afterwards. Not cmocka: failed checks are counted and summed at the end. */
+ * tile, a missing End(SYSTEM), ranks in different collective calls) answered with the same status
+ * on every rank, and the context usable afterwards. Not cmocka: failed checks are counted and
+ * summed at the end. */
 #include <cnc.h>
 #include <cnc_mpi.h>
 #include <math.h>
@@ -432,6 +433,30 @@ static void recovery_case(void) {
   free(xref);
 }
 
+/* The last rank calls cncMPISolve while the others call cncMPIEnd(CNC_MATRIX): the calls meet
+ * and fail on every rank (no rank waits), nothing changes, and End(MATRIX) then succeeds. */
+static void mismatched_calls_case(void) {
+  if (size == 1) return;
+  const grid g = {8, 8, 0.0};
+  const CNCuint n = grid_n(g);
+  CNCuint r0, r1;
+  rows_of(rank, n, split_even, &r0, &r1);
+  CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
+  cncMPISetRows(c, n, r0, r1);
+  cncMPIBegin(c, CNC_SYSTEM);
+  cncMPIBegin(c, CNC_MATRIX);
+  assemble(c, g, r0, r1, by_entries, 1, 1.0);
+  CNCstatus s = rank == size - 1 ? cncMPISolve(c) : cncMPIEnd(c, CNC_MATRIX);
+  CHECK(s == CNC_ERR_STATE, "mismatched calls: %d (%s)", s, cncMPIGetErrorMessage(c));
+  check_same_everywhere(&s, (int)sizeof s, "mismatched calls");
+  if (rank == 0)
+    printf("%-34s ranks %d: status %d on every rank: %s\n", "End(MATRIX) against Solve", size, s,
+           cncMPIGetErrorMessage(c));
+  s = cncMPIEnd(c, CNC_MATRIX);
+  CHECK(s == CNC_OK, "mismatched calls, then End(MATRIX): %d (%s)", s, cncMPIGetErrorMessage(c));
+  cncMPIDeleteContext(c);
+}
+
 /* CNC_NB_SYSTEMS that differs between ranks: refused by Begin(SYSTEM) everywhere. */
 static void differing_systems_case(void) {
   if (size == 1) return;
@@ -470,6 +495,7 @@ int main(int argc, char** argv) {
   bad_case("blocks that do not tile", 0, no_tiling, CNC_ERR_INVALID_VALUE);
   bad_case("solve without End(SYSTEM)", last, no_end_system, CNC_ERR_STATE);
   differing_systems_case();
+  mismatched_calls_case();
 
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
