@@ -1,5 +1,6 @@
 # libcnc_mpi (built when MPI is found): the distributed solves on 1, 2, 3 and 4 processes, each
-# against the one-process cncSolveCSR in the same run (test_mpi_solve.c). mpiexec is CMake's
+# against the one-process cncSolveCSR in the same run (test_mpi_solve.c), and the distributed
+# state machine against libcnc's one-process state machine (test_mpi_assembly.c). mpiexec is CMake's
 # (MPIEXEC_EXECUTABLE, MPIEXEC_NUMPROC_FLAG, MPIEXEC_PREFLAGS, MPIEXEC_POSTFLAGS). With Open MPI:
 # --oversubscribe (more processes than cores is how the tests run on a small machine), and the
 # environment variables that let it run as root (CI containers); other MPIs ignore them.
@@ -11,21 +12,25 @@
 if(NOT TARGET cnc_mpi)
   return()
 endif()
-add_executable(test_mpi_solve test_mpi_solve.c)
-target_link_libraries(test_mpi_solve PRIVATE cnc_mpi cnc MPI::MPI_C m)
-target_compile_options(test_mpi_solve PRIVATE ${CNC_WARNINGS})
+foreach(name test_mpi_solve test_mpi_assembly)
+  add_executable(${name} ${name}.c)
+  target_link_libraries(${name} PRIVATE cnc_mpi cnc MPI::MPI_C m)
+  target_compile_options(${name} PRIVATE ${CNC_WARNINGS})
+endforeach()
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE cnc_mpiexec_version
                 ERROR_QUIET)
 set(cnc_mpiexec_flags ${MPIEXEC_PREFLAGS})
 if(cnc_mpiexec_version MATCHES "Open MPI|OpenRTE")
   list(APPEND cnc_mpiexec_flags --oversubscribe)
 endif()
-foreach(np 1 2 3 4)
-  add_test(NAME mpi_solve_np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${cnc_mpiexec_flags}
-                   $<TARGET_FILE:test_mpi_solve> ${MPIEXEC_POSTFLAGS})
-  set_tests_properties(mpi_solve_np${np} PROPERTIES TIMEOUT 120 ENVIRONMENT
-    "${CNC_TEST_ENV};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+foreach(part solve assembly)
+  foreach(np 1 2 3 4)
+    add_test(NAME mpi_${part}_np${np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${cnc_mpiexec_flags}
+                     $<TARGET_FILE:test_mpi_${part}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(mpi_${part}_np${np} PROPERTIES TIMEOUT 120 ENVIRONMENT
+      "${CNC_TEST_ENV};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  endforeach()
 endforeach()
 # cnc_mpi.h alone, as strict C99 (as test_header_c99 checks cnc.h).
 list(TRANSFORM MPI_C_INCLUDE_DIRS PREPEND "-I" OUTPUT_VARIABLE cnc_mpi_includes)

@@ -1,4 +1,5 @@
-// The C API of libcnc_mpi (include/cnc_mpi.h): distributed contexts and cncMPISolveCSR.
+// The C API of libcnc_mpi (include/cnc_mpi.h): distributed contexts, parameters and
+// cncMPISolveCSR (the state machine: api_mpi_assembly.cpp).
 // A solve agrees on its arguments before any rank starts the methods: each rank checks its own
 // (and makes its rows canonical), one all-gather gives every rank every rank's verdict, row block
 // and parameters, and every rank then takes the same decision from the same data.
@@ -15,6 +16,7 @@
 #include "backends/registry.hpp"
 #include "cnc_mpi.h"
 #include "conversion/convert.hpp"
+#include "mpi/api_mpi_internal.hpp"
 #include "mpi/distributed_system.hpp"
 #include "mpi/nccl_halo.hpp"
 #include "pipeline/pipeline_internal.hpp"
@@ -27,33 +29,12 @@
 #include "util/parallel.hpp"
 #include "util/timer.hpp"
 
-struct CNCMPIContextStruct {
-  MPI_Comm comm = MPI_COMM_NULL;
-  int rank = 0, size = 1;
-  // Parameters (cnc.h's names and defaults).
-  int solver = CNC_CG, precond = CNC_PRECOND_JACOBI, restart = 30, threads = 0;
-  int backend = CNC_BACKEND_AUTO, device_index = -1, nccl = 1;
-  // This process's place on its node (MPI_COMM_TYPE_SHARED): the GPU a rank takes and the
-  // default thread count are drawn from it.
-  int local_rank = 0, local_size = 1;
-  // The backend of the last solve, kept for the next (making one costs a device context).
-  std::unique_ptr<cnc::backend> be;
-  int be_kind = 0, be_device = -2, be_threads = 0;
-  // The NCCL communicator of the last solve that used it (made collectively, kept for the next).
-  std::unique_ptr<cnc::mpi::nccl_halo> nccl_comm;
-  bool nccl_used = false;
-  std::int64_t max_iterations = 0;  // 0: 5 n, at least 100
-  double threshold = 1e-6;
-  // Statistics of the last solve.
-  std::int64_t iterations = 0, reductions = 0, halo_values = 0;
-  int neighbours = 0, reason = CNC_REASON_NONE, solver_used = 0, backend_used = 0, format_used = 0;
-  double error = 0, true_error = 0, solve_time = 0, elapsed = 0;
-  std::string message;
-};
-
 namespace {
 
 using cnc::error;
+using cnc::mpi::agree;
+using cnc::mpi::local_status;
+using cnc::mpi::throw_first_failure;
 
 // What each rank tells the others before a solve: its verdict on its own arguments, its row
 // block and the arguments that must agree.
@@ -91,48 +72,6 @@ const char* field_name(int f) {
       return "CNC_GMRES_RESTART";
     default:
       return "CNC_THRESHOLD";
-  }
-}
-
-// Every rank's (status, message): when some rank failed, every rank throws the first failing
-// rank's status and message (one broadcast from it); otherwise returns. `statuses`: one a rank.
-void throw_first_failure(MPI_Comm comm, const std::vector<std::int64_t>& statuses, int me,
-                         const std::string& mine) {
-  for (std::size_t r = 0; r < statuses.size(); ++r) {
-    if (statuses[r] == CNC_OK) continue;
-    char text[message_bytes] = {};
-    if (int(r) == me) std::strncpy(text, mine.c_str(), message_bytes - 1);
-    cnc::mpi::check_mpi(MPI_Bcast(text, message_bytes, MPI_CHAR, int(r), comm), "MPI_Bcast");
-    text[message_bytes - 1] = '\0';
-    throw error(int(statuses[r]), "cncMPISolveCSR: rank " + std::to_string(r) + ": " + text);
-  }
-}
-
-// One all-gather of each rank's status; throws (on every rank) as throw_first_failure.
-void agree(MPI_Comm comm, int size, int me, int status, const std::string& message) {
-  std::int64_t s = status;
-  std::vector<std::int64_t> all(std::size_t(size), 0);
-  cnc::mpi::check_mpi(MPI_Allgather(&s, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm),
-                      "MPI_Allgather");
-  throw_first_failure(comm, all, me, message);
-}
-
-// Runs f, turning what it throws into (status, message).
-template <class F>
-int local_status(std::string& message, F&& f) {
-  try {
-    f();
-    return CNC_OK;
-  } catch (const error& e) {
-    message = e.what();
-    if (message.rfind(": ", 0) == 0) message.erase(0, 2);  // memory::reserve's, told without a call
-    return e.status();
-  } catch (const std::bad_alloc&) {
-    message = "out of host memory";
-    return CNC_ERR_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    message = e.what();
-    return CNC_ERR_INTERNAL;
   }
 }
 
@@ -189,9 +128,33 @@ cnc::backend* rank_backend(CNCMPIcontext c, std::int64_t local_nnz, int threads)
   return c->be.get();
 }
 
-void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const CNCint64* row_ptr,
-           const CNCuint* col_idx, const double* values, CNCint base, CNCuint nrhs, const double* b,
-           double* x) {
+}  // namespace
+
+namespace cnc::mpi {
+
+void throw_first_failure(MPI_Comm comm, const std::vector<std::int64_t>& statuses, int me,
+                         const std::string& mine, const char* call) {
+  for (std::size_t r = 0; r < statuses.size(); ++r) {
+    if (statuses[r] == CNC_OK) continue;
+    char text[message_bytes] = {};
+    if (int(r) == me) std::strncpy(text, mine.c_str(), message_bytes - 1);
+    check_mpi(MPI_Bcast(text, message_bytes, MPI_CHAR, int(r), comm), "MPI_Bcast");
+    text[message_bytes - 1] = '\0';
+    throw error(int(statuses[r]), std::string(call) + ": rank " + std::to_string(r) + ": " + text);
+  }
+}
+
+void agree(MPI_Comm comm, int size, int me, int status, const std::string& message,
+           const char* call) {
+  std::int64_t s = status;
+  std::vector<std::int64_t> all(std::size_t(size), 0);
+  check_mpi(MPI_Allgather(&s, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm), "MPI_Allgather");
+  throw_first_failure(comm, all, me, message, call);
+}
+
+void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin, CNCuint row_end,
+                const CNCint64* row_ptr, const CNCuint* col_idx, const double* values, CNCint base,
+                CNCuint nrhs, const double* b, double* x) {
   const double t0 = cnc::now_seconds();
   c->iterations = c->reductions = c->halo_values = 0;
   c->neighbours = 0, c->reason = CNC_REASON_NONE, c->solver_used = 0;
@@ -246,20 +209,20 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
   auto at = [&](int r, int f) { return all[std::size_t(r) * f_count + std::size_t(f)]; };
   std::vector<std::int64_t> statuses(std::size_t(c->size));
   for (int r = 0; r < c->size; ++r) statuses[std::size_t(r)] = at(r, f_status);
-  throw_first_failure(c->comm, statuses, c->rank, message);
+  throw_first_failure(c->comm, statuses, c->rank, message, call);
   for (int r = 0; r < c->size; ++r)  // the same data on every rank: the same verdict
     for (int f = f_n; f < f_count; ++f)
       if (at(r, f) != at(0, f))
         throw error(CNC_ERR_INVALID_VALUE,
-                    "cncMPISolveCSR: " + std::string(field_name(f)) + " differs between rank 0 (" +
-                        std::to_string(at(0, f)) + ") and rank " + std::to_string(r) + " (" +
-                        std::to_string(at(r, f)) + ")");
+                    std::string(call) + ": " + std::string(field_name(f)) +
+                        " differs between rank 0 (" + std::to_string(at(0, f)) + ") and rank " +
+                        std::to_string(r) + " (" + std::to_string(at(r, f)) + ")");
   std::vector<std::int64_t> starts(std::size_t(c->size) + 1);
   for (int r = 0; r < c->size; ++r) {
     const std::int64_t expected = r == 0 ? 0 : at(r - 1, f_row_end);
     if (at(r, f_row_begin) != expected)
       throw error(CNC_ERR_INVALID_VALUE,
-                  "cncMPISolveCSR: the row blocks do not tile [0, n) in rank order: rank " +
+                  std::string(call) + ": the row blocks do not tile [0, n) in rank order: rank " +
                       std::to_string(r) + " starts at row " + std::to_string(at(r, f_row_begin)) +
                       ", expected " + std::to_string(expected));
     starts[std::size_t(r)] = at(r, f_row_begin);
@@ -267,7 +230,7 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
   starts[std::size_t(c->size)] = at(c->size - 1, f_row_end);
   if (starts.back() != std::int64_t(n))
     throw error(CNC_ERR_INVALID_VALUE,
-                "cncMPISolveCSR: the row blocks do not tile [0, n): they end at row " +
+                std::string(call) + ": the row blocks do not tile [0, n): they end at row " +
                     std::to_string(starts.back()) + ", not at n=" + std::to_string(n));
 
   // 3. The two blocks and the exchange plan; the vectors' memory asked for before anyone enters
@@ -286,7 +249,7 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
       });
     m = cnc::mpi::split_rows(a.view, starts, c->rank, threads);
   });
-  agree(c->comm, c->size, c->rank, split, message);
+  agree(c->comm, c->size, c->rank, split, message, call);
   cnc::mpi::plan_exchange(c->comm, m, starts);
   a = cnc::user_csr();  // the two blocks are all the solve needs
 
@@ -299,7 +262,7 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
     sys = cnc::mpi::make_distributed_system(c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, be,
                                             threads, &reductions, &fmt);
   });
-  agree(c->comm, c->size, c->rank, made, message);
+  agree(c->comm, c->size, c->rank, made, message, call);
   // NCCL for the halo, where every rank can (a collective decision; the communicator is kept).
   c->nccl_used = false;
   if (c->nccl && c->size > 1) {
@@ -372,7 +335,7 @@ void solve(CNCMPIcontext c, CNCuint n, CNCuint row_begin, CNCuint row_end, const
   c->elapsed = cnc::now_seconds() - t0;
 }
 
-}  // namespace
+}  // namespace cnc::mpi
 
 extern "C" {
 
@@ -459,6 +422,14 @@ CNC_MPI_API CNCstatus cncMPISolverParameteri(CNCMPIcontext context, CNCenum pnam
       case CNC_MPI_NCCL:
         if (value != CNC_TRUE && value != CNC_FALSE) bad_value();
         context->nccl = value;
+        break;
+      case CNC_NB_SYSTEMS:  // structural, as in cnc.h: the state machine's INITIAL state only
+        if (context->as.state != CNC_STATE_INITIAL)
+          throw error(
+              CNC_ERR_STATE,
+              "cncMPISolverParameteri(CNC_NB_SYSTEMS): only before cncMPIBegin(CNC_SYSTEM)");
+        if (value < 1 || value > 4096) bad_value();
+        context->as.k = value;
         break;
       default:
         bad_enum();
@@ -555,6 +526,15 @@ CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, dou
       case CNC_MPI_RANKS:
         *value = context->size;
         return;
+      case CNC_NB_SYSTEMS:
+        *value = context->as.k;
+        return;
+      case CNC_NB_VARIABLES:
+        *value = double(context->as.n);
+        return;
+      case CNC_STATE:
+        *value = context->as.state;
+        return;
       default:
         throw error(CNC_ERR_INVALID_ENUM,
                     "cncMPIGet: " + std::to_string(pname) + " is not a parameter or statistic");
@@ -602,7 +582,8 @@ CNC_MPI_API CNCstatus cncMPISolveCSR(CNCMPIcontext context, CNCuint n, CNCuint r
   if (!context) return CNC_ERR_NULL_POINTER;  // no communicator: nothing to agree over
   context->message.clear();
   return guarded(context, [&] {
-    solve(context, n, row_begin, row_end, row_ptr, col_idx, values, base, nrhs, b, x);
+    cnc::mpi::solve_rows(context, "cncMPISolveCSR", n, row_begin, row_end, row_ptr, col_idx, values,
+                         base, nrhs, b, x);
   });
 }
 
