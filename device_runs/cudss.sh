@@ -17,7 +17,7 @@ git log --oneline -1
 . device_runs/gpu_env.sh
 export LD_LIBRARY_PATH=$L/openblas-pthread:$LD_LIBRARY_PATH
 # The VM's CPU model is one OpenBLAS 0.3.21 cannot name ("Core: Prescott": SSE3 kernels, and CHOLMOD
-# 6x slower than with 8 threads of them, run 63); its kernels are chosen from the CPU's flags.
+# 6x slower than with 8 threads of them, run 62); its kernels are chosen from the CPU's flags.
 F=$(grep -m1 '^flags' /proc/cpuinfo)
 if [[ $F == *avx512f* && $F == *avx512vl* ]]; then export OPENBLAS_CORETYPE=SkylakeX
 elif [[ $F == *avx2* ]]; then export OPENBLAS_CORETYPE=Haswell; fi
