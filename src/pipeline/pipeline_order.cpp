@@ -51,7 +51,12 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     const bool gpu =
         o.backend == CNC_BACKEND_AUTO ? nnz >= auto_gpu_min_nnz : o.backend != CNC_BACKEND_CPU;
     const std::int64_t max_it = max_iterations(o, n);
-    const ordering_decision d = decide_ordering(o.reorder, n, nnz, lines, max_it, gpu);
+    // ZCSR reads the unknowns as (re, im) pairs: a renumbering of the real-equivalent's rows
+    // would part them.
+    const ordering_decision d =
+        o.format == CNC_FORMAT_ZCSR
+            ? ordering_decision{false, 0, "none (zcsr: the complex unknowns keep their order)"}
+            : decide_ordering(o.reorder, n, nnz, lines, max_it, gpu);
     ord.why = d.why;
     if (d.reorder && o.ssor_omega > 0) ord.why += " (SSOR: order kept, its sweeps depend on it)";
     if (d.reorder && o.ssor_omega == 0) ord.perm.resize(1);  // marked: computed below
