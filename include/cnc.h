@@ -664,9 +664,9 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * keeps it for a next call with the same arrays' content, see CNC_KEEP_MATRIX). The device holds
  * it as CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20
  * bytes a complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR;
- * the unknowns are then not reordered (CNC_REORDER is not applied). CNC_FORMAT_BCRS2 (also
- * BCRS4, SELL) forces the real-equivalent matrix in that real format instead, reordered as
- * cncSolveCSR would. Both give the same solution. For a
+ * CNC_REORDER then renumbers the complex unknowns (each (re, im) pair moves as one).
+ * CNC_FORMAT_BCRS2 (also BCRS4, SELL) forces the real-equivalent matrix in that real format
+ * instead, reordered as cncSolveCSR would. Both give the same solution. For a
  * Hermitian A that real matrix is symmetric positive definite and CG on it is complex CG step for
  * step (the real dot product of two such vectors is Re(u^H v), and CG's scalars are real); for a
  * general A, BiCGSTAB and GMRES run as their real-equivalent forms, which solve the same system

@@ -3,8 +3,9 @@
  * in zcsr, CNC_FORMAT_BCRS2 in the real-equivalent BCRS 2x2, and both agree with a dense complex
  * Gaussian elimination written here, for a Hermitian matrix with rows of one entry and a row of
  * 600 entries (longer than a GPU piece of 512), three right-hand sides, in every precision;
- * a general complex matrix with an empty row by BiCGSTAB; CNC_FORMAT_USED / CNC_FORMAT_NAME report
- * the format; a real solve with CNC_FORMAT_ZCSR is refused with CNC_ERR_UNSUPPORTED, x unchanged.
+ * a general complex matrix with an empty row by BiCGSTAB and GMRES; RCM (complex unknowns
+ * renumbered as (re, im) pairs) and no reordering; CNC_FORMAT_USED / CNC_FORMAT_NAME report the
+ * format; a real solve with CNC_FORMAT_ZCSR is refused with CNC_ERR_UNSUPPORTED, x unchanged.
  */
 #include <complex.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "cnc.h"
 
 static CNCenum g_backend = CNC_BACKEND_CPU;
+static CNCenum g_reorder = CNC_REORDER_AUTO; /* CNC_REORDER of the solves */
 
 enum { N = 600 };
 
@@ -116,6 +118,7 @@ static CNCint solve(const zmatrix* a, CNCenum solver, CNCenum precision, double 
   assert_int_equal(cncSolverParameteri(CNC_PRECISION, (CNCint)precision), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, (CNCint)format), CNC_OK);
   assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, thr), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_REORDER, (CNCint)g_reorder), CNC_OK);
   memset(x, 0, sizeof(double complex) * N * (size_t)k);
   const CNCstatus st = cncSolveCSRComplex(N, a->row_ptr, a->col, (const double*)a->val, 0,
                                           (CNCuint)k, (const double*)b, (double*)x);
@@ -133,6 +136,9 @@ static CNCint solve(const zmatrix* a, CNCenum solver, CNCenum precision, double 
   assert_non_null(name);
   if (used == CNC_FORMAT_ZCSR) assert_string_equal(name, "zcsr");
   if (used == CNC_FORMAT_BCRS2) assert_string_equal(name, "bcrs2");
+  CNCint reordered = 0;
+  assert_int_equal(cncGetIntegerv(CNC_REORDER_USED, &reordered), CNC_OK);
+  if (g_reorder != CNC_REORDER_AUTO) assert_int_equal(reordered, g_reorder);
   cncDeleteContext(c);
   return used;
 }
@@ -183,6 +189,23 @@ static void test_general_with_empty_row(void** unused) {
   free(a);
 }
 
+/* Renumbered by RCM: under zcsr the complex unknowns move as (re, im) pairs. */
+static void test_reordered(void** unused) {
+  (void)unused;
+  zmatrix* a = (zmatrix*)malloc(sizeof *a);
+  make(a, 0.0, -1);
+  g_reorder = CNC_REORDER_RCM;
+  check(a, CNC_CG, CNC_DOUBLE, 1e-12, 1e-9, 2, -1);
+  g_reorder = CNC_REORDER_NONE;
+  check(a, CNC_CG, CNC_DOUBLE, 1e-12, 1e-9, 1, -1);
+  g_reorder = CNC_REORDER_AUTO;
+  make(a, 0.8, 137);
+  g_reorder = CNC_REORDER_RCM;
+  check(a, CNC_BICGSTAB, CNC_DOUBLE, 1e-12, 1e-9, 1, 137);
+  g_reorder = CNC_REORDER_AUTO;
+  free(a);
+}
+
 static void test_real_solve_refuses_zcsr(void** unused) {
   (void)unused;
   const CNCint64 rp[3] = {0, 2, 4};
@@ -208,6 +231,7 @@ int main(int argc, char** argv) {
                                                  : CNC_BACKEND_CPU;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_real_solve_refuses_zcsr),
                                      cmocka_unit_test(test_hermitian_every_precision),
-                                     cmocka_unit_test(test_general_with_empty_row)};
+                                     cmocka_unit_test(test_general_with_empty_row),
+                                     cmocka_unit_test(test_reordered)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

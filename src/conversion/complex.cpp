@@ -271,4 +271,36 @@ zcsr_matrix zcsr_from_real_equivalent(const csr_view& r) {
   return z;
 }
 
+csr_matrix complex_pattern(const csr_view& r) {
+  csr_matrix c;
+  c.n = r.n / 2;
+  c.row_ptr.resize(std::size_t(c.n) + 1);
+  c.row_ptr[0] = 0;
+  for (std::int32_t i = 0; i < c.n; ++i)
+    c.row_ptr[std::size_t(i) + 1] =
+        c.row_ptr[std::size_t(i)] +
+        (r.row_ptr[2 * std::size_t(i) + 1] - r.row_ptr[2 * std::size_t(i)]) / 2;
+  c.col.resize(std::size_t(c.row_ptr[std::size_t(c.n)]));
+  c.val.resize(c.col.size());
+  parallel_pieces(c.n, row_grain, host_threads(),
+                  [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+                    for (std::int64_t i = i0; i < i1; ++i) {
+                      std::int64_t t = r.row_ptr[2 * std::size_t(i)];
+                      for (std::int64_t o = c.row_ptr[std::size_t(i)];
+                           o < c.row_ptr[std::size_t(i) + 1]; ++o, t += 2) {
+                        c.col[std::size_t(o)] = r.col[std::size_t(t)] / 2;
+                        c.val[std::size_t(o)] = 0;
+                      }
+                    }
+                  });
+  return c;
+}
+
+std::vector<std::int32_t> pair_permutation(const std::vector<std::int32_t>& perm) {
+  std::vector<std::int32_t> p(2 * perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    p[2 * i] = 2 * perm[i], p[2 * i + 1] = 2 * perm[i] + 1;
+  return p;
+}
+
 }  // namespace cnc

@@ -63,4 +63,13 @@ real_equivalent_csr real_equivalent(const complex_csr& a);
 // shape (a row pair of other lengths or columns, or a block that is not [re -im; im re]).
 zcsr_matrix zcsr_from_real_equivalent(const csr_view& r);
 
+// The pattern of the complex matrix whose real-equivalent (of real_equivalent's shape) is `r`:
+// r.n / 2 rows, column j where row 2i holds columns 2j and 2j + 1 (values 0). What the ordering
+// stage renumbers when the device format is zcsr, whose (re, im) pairs must stay together.
+csr_matrix complex_pattern(const csr_view& r);
+// A permutation of the complex unknowns (perm[new] = old) as one of the real-equivalent's:
+// unknowns 2 perm[i] and 2 perm[i] + 1 become 2i and 2i + 1, so P A Pᵀ keeps the real-equivalent
+// shape.
+std::vector<std::int32_t> pair_permutation(const std::vector<std::int32_t>& perm);
+
 }  // namespace cnc

@@ -228,6 +228,7 @@ class pipeline {
   struct kept_order {
     std::uint64_t version = 0;  // 0 = none decided
     int requested = 0;          // solve_options::reorder it was decided under
+    bool pairs = false;         // decided for zcsr: complex unknowns renumbered as (re, im) pairs
     std::vector<std::int32_t> perm;
     csr_matrix csr;
     std::string why;
