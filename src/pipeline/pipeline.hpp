@@ -30,7 +30,7 @@ struct solve_options {
   int threads = 0, device_index = -1;
   int format = 0;  // CNC_FORMAT_*
   // The matrix is the real-equivalent of a complex one (cncSolveCSRComplex): CNC_FORMAT_ZCSR is
-  // allowed (and then the unknowns are not reordered).
+  // allowed (and then reordering renumbers complex unknowns, (re, im) pairs kept together).
   bool complex_system = false;
   precision prec = precision::f64;
   bool jacobi = true;
