@@ -199,7 +199,7 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_MAX_ITERATIONS 0x107  /**< int > 0: iteration limit (default 5 n, at least 100) */
 #define CNC_THRESHOLD 0x108       /**< double > 0: stop when ||r|| <= threshold ||b|| (1e-6) */
 #define CNC_PRECISION 0x109       /**< CNC_DOUBLE (default), CNC_SINGLE or CNC_MIXED */
-#define CNC_MATRIX_FORMAT 0x10A   /**< CNC_FORMAT_AUTO (default), _CSR, _BCRS2, _BCRS4, _SELL */
+#define CNC_MATRIX_FORMAT 0x10A   /**< CNC_FORMAT_AUTO (default), _CSR, _BCRS2, _BCRS4, _SELL, _ZCSR */
 #define CNC_BACKEND 0x10B         /**< CNC_BACKEND_AUTO (default), _CPU, _OPENCL, _CUDA */
 #define CNC_NB_THREADS 0x10C      /**< int >= 0: CPU threads, 0 = one per core (default) */
 #define CNC_NNZ_HINT 0x10D        /**< int64 >= 0: expected coefficient count, sizes the table */
@@ -290,6 +290,13 @@ typedef struct CNCContextStruct* CNCcontext;
  *  (one GPU thread per row, coalesced, no row offsets). AUTO picks it on GPU backends when the
  *  padding adds at most 10% bytes over CSR; the CPU backend runs it when asked. */
 #define CNC_FORMAT_SELL 0x504
+/** Complex CSR, for cncSolveCSRComplex only: one column index and one (re, im) pair per complex
+ *  entry (20 bytes in double, 12 in CNC_SINGLE / CNC_MIXED, where the real-equivalent BCRS 2x2
+ *  reads 36 / 20), the product computed as complex multiplies. AUTO and CNC_FORMAT_CSR pick it for
+ *  complex systems. Every other solve (real matrices: cncSolve, cncSolveCSR, cncSolveCSRDevice,
+ *  cncSolveOperator) refuses it with CNC_ERR_UNSUPPORTED, changing nothing, as it refuses other
+ *  settings it cannot honour. */
+#define CNC_FORMAT_ZCSR 0x505
 
 /* Values of CNC_BACKEND (0x600) */
 #define CNC_BACKEND_AUTO 0x600   /**< CNC_BACKEND environment, else by size: see README */
@@ -366,7 +373,7 @@ typedef struct CNCContextStruct* CNCcontext;
 /* ---- Strings for cncGetString (0xB00) -------------------------------------------------------- */
 #define CNC_BACKEND_NAME 0xB01 /**< "cpu", "opencl" or "cuda": backend of the last solve */
 #define CNC_DEVICE_NAME 0xB02  /**< the device of the last solve, e.g. "NVIDIA H200" */
-#define CNC_FORMAT_NAME 0xB03  /**< "csr", "bcrs2", "bcrs4" or "sell" */
+#define CNC_FORMAT_NAME 0xB03  /**< "csr", "bcrs2", "bcrs4", "sell" or "zcsr" */
 #define CNC_REASON_NAME 0xB04  /**< e.g. "converged" */
 #define CNC_VERSION_STRING 0xB05 /**< e.g. "0.1.0" */
 #define CNC_CPU_SIMD 0xB06     /**< SIMD level the CPU kernels run with, e.g. "avx2" */
@@ -663,8 +670,13 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  *
  * How it is solved: a complex n-vector is the real 2n-vector of its (re, im) pairs, and A is
  * expanded into the real 2n x 2n matrix with the block [Re a, -Im a; Im a, Re a] per entry,
- * solved as cncSolveCSR solves a real matrix (every backend, format, precision and method; the
- * context keeps it for a next call with the same arrays' content, see CNC_KEEP_MATRIX). For a
+ * solved as cncSolveCSR solves a real matrix (every backend, precision and method; the context
+ * keeps it for a next call with the same arrays' content, see CNC_KEEP_MATRIX). The device holds
+ * it as CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20
+ * bytes a complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR;
+ * CNC_REORDER then renumbers the complex unknowns (each (re, im) pair moves as one).
+ * CNC_FORMAT_BCRS2 (also BCRS4, SELL) forces the real-equivalent matrix in that real format
+ * instead, reordered as cncSolveCSR would. Both give the same solution. For a
  * Hermitian A that real matrix is symmetric positive definite and CG on it is complex CG step for
  * step (the real dot product of two such vectors is Re(u^H v), and CG's scalars are real); for a
  * general A, BiCGSTAB and GMRES run as their real-equivalent forms, which solve the same system

@@ -443,6 +443,8 @@ void test_vector_surface(void**);     // backend_vectors.cpp
 void test_block_products(void**);     // backend_block.cpp
 void test_long_rows(void**);          // backend_long_rows.cpp
 void test_long_rows_threads(void**);  // backend_long_rows.cpp
+void test_zcsr_apply(void**);         // backend_zcsr.cpp
+void test_zcsr_pcg(void**);           // backend_zcsr.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -492,6 +494,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_device_built_sell),
       cmocka_unit_test(test_long_rows),
       cmocka_unit_test(test_long_rows_threads),
+      cmocka_unit_test(test_zcsr_apply),
+      cmocka_unit_test(test_zcsr_pcg),
   };
   int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   for (test_matrix& m : g_matrices) ts_csr_free(&m.a);

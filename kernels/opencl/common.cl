@@ -7,8 +7,9 @@
 //   IDX_T   type of row offsets and value offsets (int, or long for very large matrices)
 //   OFF_T   type of vector offsets i*NRHS+j (int or long)
 //   NRHS    right-hand sides solved together         WG     work-group size (power of two)
-//   FMT     1 = CSR, 2 = BCRS 2x2, 4 = BCRS 4x4      CSR_W  work-items per CSR row (power of 2),
-//   TILE    CSR stream tile capacity in entries              or 0 for CSR stream
+//   FMT     1 = CSR, 2 = BCRS 2x2, 4 = BCRS 4x4,     CSR_W  work-items per CSR row (power of 2),
+//           3 = ZCSR (complex CSR), SELL_C = SELL            or 0 for CSR stream (ZCSR: its lanes)
+//   TILE    CSR stream tile capacity in entries
 //   HAS_FP64  1 when cl_khr_fp64 is enabled
 // Vectors are interleaved: entry i of system j is at i*NRHS + j, so one column index of the
 // matrix fetches the NRHS values of a row of the right-hand-side block at once.

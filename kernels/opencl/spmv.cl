@@ -8,7 +8,10 @@
 // "stream" (CSR_W = 0: a tile of rows staged through local memory, for short rows), and BCRS
 // 2x2 / 4x4 with one work-item per block row: each block's x values are loaded once into
 // registers and reused for every row of the block (register blocking),
-// and SELL (FMT == SELL_C, slices of SELL_C rows stored column-major) with one work-item per row.
+// and SELL (FMT == SELL_C, slices of SELL_C rows stored column-major) with one work-item per row,
+// and ZCSR (FMT == 3: complex CSR, units are complex rows, CSR_W work-items each, values (re, im)
+// pairs; complex row i writes the real rows 2i (re) and 2i + 1 (im), and the column c of an entry
+// reads x's re at row 2c and im at 2c + 1; its rows are never cut into pieces).
 //
 // CSR long rows (LONG_ROWS = 1, opencl_long_rows.hpp): a row longer than long_min entries is cut
 // into pieces that csr_pieces, launched just before, sums into psum; spmv_fused then adds the
@@ -183,6 +186,45 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
       barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (i < end && lane == 0) row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+  }
+#elif FMT == 3
+#if CSR_W > 1
+  __local VEC_T lanes[2 * WG];
+#endif
+  const int lane = lid % CSR_W;
+  for (int base = start; base < end; base += WG / CSR_W) {  // same trip count for the group
+    const int i = base + lid / CSR_W;
+    VEC_T yr[NRHS], yi[NRHS];
+    for (int j = 0; j < NRHS; ++j) yr[j] = yi[j] = 0;
+    if (i < end) {
+      const IDX_T e = rowp[i + 1];
+      for (IDX_T k = rowp[i] + lane; k < e; k += CSR_W) {
+        const VEC_T ar = val[2 * k], ai = val[2 * k + 1];
+        const OFF_T c = (OFF_T)col[k] * (2 * NRHS);
+        for (int j = 0; j < NRHS; ++j) {
+          const VEC_T xr = v[c + j], xi = v[c + NRHS + j];
+          yr[j] += ar * xr - ai * xi;
+          yi[j] += ar * xi + ai * xr;
+        }
+      }
+    }
+#if CSR_W > 1
+    for (int j = 0; j < NRHS; ++j) {
+      lanes[lid] = yr[j];
+      lanes[WG + lid] = yi[j];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lane == 0) {
+        VEC_T sr = lanes[lid], si = lanes[WG + lid];
+        for (int l = 1; l < CSR_W; ++l) sr += lanes[lid + l], si += lanes[WG + lid + l];
+        yr[j] = sr, yi[j] = si;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
+    if (i < end && lane == 0) {
+      row_epilogue(mode, 2 * i, yr, run, out, p, b, d, acc0, acc1);
+      row_epilogue(mode, 2 * i + 1, yi, run, out, p, b, d, acc0, acc1);
+    }
   }
 #elif FMT == SELL_C
   // SELL: units are rows (n_padded, a multiple of SELL_C; range chunks are multiples of 64, so

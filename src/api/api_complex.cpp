@@ -2,8 +2,10 @@
 // checked here (finite parts, columns in range; Hermitian with a real positive diagonal where
 // the method needs it), then expanded into its real-equivalent system of 2n rows
 // (conversion/complex.hpp), which the pipeline solves as it solves cncSolveCSR's: every
-// backend, format, precision and method. b and x are the caller's interleaved (re, im) arrays,
-// read and written in place as real 2n-vectors.
+// backend, precision and method. Its device format is zcsr (complex CSR, built back from the
+// real-equivalent in the conversion stage) unless the caller forces a real format (BCRS2, BCRS4,
+// SELL) of the real-equivalent. b and x are the caller's interleaved (re, im) arrays, read and
+// written in place as real 2n-vectors.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -48,6 +50,9 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
            "are solved from their CSR only",
            args);
     cnc::solve_options o = c.options();
+    // Complex CSR on the device (zcsr) unless a real format of the real-equivalent is forced.
+    o.complex_system = true;
+    if (o.format == CNC_FORMAT_AUTO || o.format == CNC_FORMAT_CSR) o.format = CNC_FORMAT_ZCSR;
     c.stats = cnc::solve_stats{};
     try {
       cnc::check_row_ptr(std::int32_t(n), row_ptr, base);

@@ -107,8 +107,8 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       c.ssor_omega = dv;
       break;
     case CNC_MATRIX_FORMAT:
-      one_of(
-          {CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2, CNC_FORMAT_BCRS4, CNC_FORMAT_SELL});
+      one_of({CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2, CNC_FORMAT_BCRS4, CNC_FORMAT_SELL,
+              CNC_FORMAT_ZCSR});
       c.format_param = int(iv);
       break;
     case CNC_BACKEND:
@@ -342,6 +342,7 @@ CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
                  : c.stats.format_used == CNC_FORMAT_BCRS2 ? "bcrs2"
                  : c.stats.format_used == CNC_FORMAT_BCRS4 ? "bcrs4"
                  : c.stats.format_used == CNC_FORMAT_SELL  ? "sell"
+                 : c.stats.format_used == CNC_FORMAT_ZCSR  ? "zcsr"
                                                            : "";
         break;
       case CNC_REASON_NAME:

@@ -228,4 +228,79 @@ real_equivalent_csr real_equivalent(const complex_csr& a) {
   return r;
 }
 
+zcsr_matrix zcsr_from_real_equivalent(const csr_view& r) {
+  if (r.n % 2)
+    throw error(CNC_ERR_INTERNAL, "zcsr: the real-equivalent matrix has an odd row count");
+  const std::int32_t n = r.n / 2;
+  memory::reserve(double(n + 1) * 8 + double(r.nnz()) / 4 * 20, [&] {
+    return "the complex CSR (zcsr) of the complex matrix (" + std::to_string(r.nnz() / 4) +
+           " complex entries of 20 bytes)";
+  });
+  zcsr_matrix z;
+  z.n = n;
+  z.row_ptr.resize(std::size_t(n) + 1);
+  z.row_ptr[0] = 0;
+  for (std::int32_t i = 0; i < n; ++i)
+    z.row_ptr[std::size_t(i) + 1] =
+        z.row_ptr[std::size_t(i)] +
+        (r.row_ptr[2 * std::size_t(i) + 1] - r.row_ptr[2 * std::size_t(i)]) / 2;
+  z.col.resize(std::size_t(z.row_ptr[std::size_t(n)]));
+  z.val.resize(2 * z.col.size());
+  // Row 2i holds (2j, re), (2j+1, -im); row 2i+1 holds (2j, im), (2j+1, re).
+  const std::int64_t bad = first_index(n, row_grain, host_threads(), [&](std::int64_t i) {
+    const std::int64_t b0 = r.row_ptr[2 * std::size_t(i)], b1 = r.row_ptr[2 * std::size_t(i) + 1],
+                       e1 = r.row_ptr[2 * std::size_t(i) + 2];
+    if (e1 - b1 != b1 - b0 || (b1 - b0) % 2) return true;
+    std::int64_t o = z.row_ptr[std::size_t(i)];
+    for (std::int64_t t = b0, u = b1; t < b1; t += 2, u += 2, ++o) {
+      const std::int32_t c = r.col[std::size_t(t)];
+      const double re = r.val[std::size_t(t)], im = r.val[std::size_t(u)];
+      if (c % 2 || r.col[std::size_t(t) + 1] != c + 1 || r.col[std::size_t(u)] != c ||
+          r.col[std::size_t(u) + 1] != c + 1 || r.val[std::size_t(t) + 1] != -im ||
+          r.val[std::size_t(u) + 1] != re)
+        return true;
+      z.col[std::size_t(o)] = c / 2;
+      z.val[2 * std::size_t(o)] = re, z.val[2 * std::size_t(o) + 1] = im;
+    }
+    return false;
+  });
+  if (bad >= 0)
+    throw error(CNC_ERR_INTERNAL, "zcsr: rows " + std::to_string(2 * bad) + " and " +
+                                      std::to_string(2 * bad + 1) +
+                                      " are not the real-equivalent of a complex row");
+  return z;
+}
+
+csr_matrix complex_pattern(const csr_view& r) {
+  csr_matrix c;
+  c.n = r.n / 2;
+  c.row_ptr.resize(std::size_t(c.n) + 1);
+  c.row_ptr[0] = 0;
+  for (std::int32_t i = 0; i < c.n; ++i)
+    c.row_ptr[std::size_t(i) + 1] =
+        c.row_ptr[std::size_t(i)] +
+        (r.row_ptr[2 * std::size_t(i) + 1] - r.row_ptr[2 * std::size_t(i)]) / 2;
+  c.col.resize(std::size_t(c.row_ptr[std::size_t(c.n)]));
+  c.val.resize(c.col.size());
+  parallel_pieces(c.n, row_grain, host_threads(),
+                  [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+                    for (std::int64_t i = i0; i < i1; ++i) {
+                      std::int64_t t = r.row_ptr[2 * std::size_t(i)];
+                      for (std::int64_t o = c.row_ptr[std::size_t(i)];
+                           o < c.row_ptr[std::size_t(i) + 1]; ++o, t += 2) {
+                        c.col[std::size_t(o)] = r.col[std::size_t(t)] / 2;
+                        c.val[std::size_t(o)] = 0;
+                      }
+                    }
+                  });
+  return c;
+}
+
+std::vector<std::int32_t> pair_permutation(const std::vector<std::int32_t>& perm) {
+  std::vector<std::int32_t> p(2 * perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    p[2 * i] = 2 * perm[i], p[2 * i + 1] = 2 * perm[i] + 1;
+  return p;
+}
+
 }  // namespace cnc

@@ -13,8 +13,9 @@
 // (α and β are real for Hermitian A). For a general complex A it is an equivalent real system
 // that BiCGSTAB and GMRES solve (the real-equivalent forms of those methods, not their complex
 // versions: same solution, iterations may differ). Every backend, format, precision and method
-// then runs it unchanged; the price is 4 real entries per complex entry (BCRS 2x2: 32 value
-// bytes + one column index, where a native complex CSR would read 16 + 4).
+// then runs it unchanged. On the device it is held as zcsr (matrix/format.hpp: complex CSR, 16 +
+// 4 bytes a complex entry, built back from the real-equivalent by zcsr_from_real_equivalent)
+// unless the caller forces a real format (BCRS 2x2: 32 value bytes + one column index).
 #pragma once
 
 #include <cstdint>
@@ -55,5 +56,20 @@ struct real_equivalent_csr {
   host_vector<double> val;
 };
 real_equivalent_csr real_equivalent(const complex_csr& a);
+
+// The ZCSR device format (matrix/format.hpp) of a real-equivalent CSR as real_equivalent makes
+// it (the pipeline hands the real-equivalent on; the complex entries are read back from its
+// rows 2i: (2j, re), (2j+1, -im)). Throws cnc::error(CNC_ERR_INTERNAL) when `r` is not of that
+// shape (a row pair of other lengths or columns, or a block that is not [re -im; im re]).
+zcsr_matrix zcsr_from_real_equivalent(const csr_view& r);
+
+// The pattern of the complex matrix whose real-equivalent (of real_equivalent's shape) is `r`:
+// r.n / 2 rows, column j where row 2i holds columns 2j and 2j + 1 (values 0). What the ordering
+// stage renumbers when the device format is zcsr, whose (re, im) pairs must stay together.
+csr_matrix complex_pattern(const csr_view& r);
+// A permutation of the complex unknowns (perm[new] = old) as one of the real-equivalent's:
+// unknowns 2 perm[i] and 2 perm[i] + 1 become 2i and 2i + 1, so P A Pᵀ keeps the real-equivalent
+// shape.
+std::vector<std::int32_t> pair_permutation(const std::vector<std::int32_t>& perm);
 
 }  // namespace cnc

@@ -21,18 +21,26 @@ constexpr int sell_slice = 32;
 // in piece order, so the product's bits do not depend on which piece finishes first.
 constexpr int csr_piece = 512;
 
-// Device matrix formats (matrix/matrix.hpp has their layouts).
-enum class format { csr, bcrs2, bcrs4, sell };
+// Device matrix formats (matrix/matrix.hpp has their layouts). zcsr: a complex matrix
+// (cncSolveCSRComplex) as complex CSR, its row k the real-equivalent rows 2k and 2k + 1, one
+// column index and one interleaved (re, im) pair a complex entry; vectors are the real-equivalent
+// ones (interleaved pairs), so the product is the real-equivalent product. Real systems never
+// take it.
+enum class format { csr, bcrs2, bcrs4, sell, zcsr };
 
 constexpr bool is_block(format f) { return f == format::bcrs2 || f == format::bcrs4; }
-// Block size of a BCRS format (1 for the scalar formats CSR and SELL).
+// Block size of a BCRS format (1 for the scalar formats CSR, SELL and ZCSR).
 constexpr int block_size(format f) { return f == format::bcrs2 ? 2 : f == format::bcrs4 ? 4 : 1; }
-// Rows of one row group: a CSR row, a BCRS block row, a SELL slice.
-constexpr int group_rows(format f) { return f == format::sell ? sell_slice : block_size(f); }
+// Rows of one row group: a CSR row, a BCRS block row, a SELL slice, a ZCSR complex row (two real
+// rows: re and im).
+constexpr int group_rows(format f) {
+  return f == format::sell ? sell_slice : f == format::zcsr ? 2 : block_size(f);
+}
 constexpr const char* format_name(format f) {
   return f == format::csr     ? "csr"
          : f == format::bcrs2 ? "bcrs2"
          : f == format::bcrs4 ? "bcrs4"
+         : f == format::zcsr  ? "zcsr"
                               : "sell";
 }
 // Rows a backend sees for n real rows in format f: n rounded up to a whole row group.

@@ -13,6 +13,9 @@
 // n (up to a multiple of C) are identity rows, as BCRS padding. Rows are not sorted (sigma = 1):
 // the solution vector keeps the caller's order, and stencil and FEM rows in a slice have similar
 // lengths already.
+// ZCSR: a complex matrix as CSR over its n/2 complex rows, the values (re, im) pairs; the
+// backends' vectors are the real-equivalent's 2 x (n/2) interleaved values, and y = A x is the
+// complex product (conversion/complex.hpp), which equals the real-equivalent CSR's product.
 #pragma once
 
 #include <cstdint>
@@ -87,6 +90,14 @@ struct sell_matrix {
   std::int32_t n_padded() const { return n_slices * sell_slice; }
 };
 
+struct zcsr_matrix {
+  std::int32_t n = 0;                 // complex rows (the real-equivalent has 2n)
+  std::vector<std::int64_t> row_ptr;  // n + 1, in complex entries
+  host_vector<std::int32_t> col;      // complex column of each entry
+  host_vector<double> val;            // 2 per entry: (re, im)
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+};
+
 // What a backend receives: the matrix in the chosen format (csr always set: backends that do not
 // support a format may fall back to it), plus the Jacobi inverse diagonal in double.
 struct host_matrix {
@@ -94,6 +105,7 @@ struct host_matrix {
   csr_view csr;                       // always set
   const bcrs_matrix* bcrs = nullptr;  // set when fmt is bcrs2/bcrs4
   const sell_matrix* sell = nullptr;  // set when fmt is sell, unless the backend builds it
+  const zcsr_matrix* zcsr = nullptr;  // set when fmt is zcsr (csr: its real-equivalent)
   std::int32_t n_padded() const { return padded_rows(csr.n, fmt); }
 };
 

@@ -10,6 +10,7 @@
 
 #include "backends/registry.hpp"
 #include "cnc.h"
+#include "conversion/complex.hpp"
 #include "conversion/convert.hpp"
 #include "direct/direct.hpp"
 #include "pipeline/pipeline_internal.hpp"
@@ -37,7 +38,10 @@ int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
 
 // Stored blocks (BCRS) or entries (SELL) of a converted matrix: what matrix_bytes counts.
 std::int64_t stored_units(const prepared_system& p) {
-  return is_block(p.fmt) ? p.bcrs.n_blocks() : p.fmt == format::sell ? p.sell.entries() : 0;
+  return is_block(p.fmt)         ? p.bcrs.n_blocks()
+         : p.fmt == format::sell ? p.sell.entries()
+         : p.fmt == format::zcsr ? p.zcsr.nnz()
+                                 : 0;
 }
 
 int threads_from_environment() {
@@ -141,11 +145,13 @@ build_times build_system(backend& be, const csr_view& a, precision p, bool jacob
   const double t0 = now_seconds();
   if (is_block(fmt)) prep.bcrs = csr_to_bcrs(a, block_size(fmt));
   if (fmt == format::sell && !on_device) prep.sell = csr_to_sell(a);
+  if (fmt == format::zcsr) prep.zcsr = zcsr_from_real_equivalent(a);
   const double t1 = now_seconds();
   host_matrix hm;
   hm.fmt = fmt, hm.csr = a;
   hm.bcrs = is_block(fmt) ? &prep.bcrs : nullptr;
   hm.sell = fmt == format::sell && !on_device ? &prep.sell : nullptr;
+  hm.zcsr = fmt == format::zcsr ? &prep.zcsr : nullptr;
   // Every backend copies the diagonal into its own system: it is not kept here.
   const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
   const double t2 = now_seconds();
@@ -154,7 +160,8 @@ build_times build_system(backend& be, const csr_view& a, precision p, bool jacob
   prep.stored = fmt == format::sell && on_device ? sell_entries(a) : stored_units(prep);
   prep.nnz = a.nnz();
   prep.n_padded = hm.n_padded();
-  if (!be.keeps_host_matrix()) prep.bcrs = bcrs_matrix{}, prep.sell = sell_matrix{};
+  if (!be.keeps_host_matrix())
+    prep.bcrs = bcrs_matrix{}, prep.sell = sell_matrix{}, prep.zcsr = zcsr_matrix{};
   return t;
 }
 
@@ -272,7 +279,8 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
       (stats.long_rows > 0 ? std::to_string(stats.long_rows) +
                                  " long rows cut into pieces (their work split by entries)"
                            : std::string("no long rows"));
-  const int bs = block_size(prep_.fmt);
+  // ZCSR: a complex entry is 4 real entries of the real-equivalent (the zeros kept, as BCRS 2x2).
+  const int bs = prep_.fmt == format::zcsr ? 2 : block_size(prep_.fmt);
   stats.fill_ratio = prep_.fmt == format::csr || stats.nnz == 0
                          ? 1.0
                          : double(prep_.stored) * bs * bs / double(stats.nnz);
@@ -300,6 +308,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
 
 void pipeline::solve(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
                      const double* b, double* x, solve_stats& stats) {
+  check_format(o);
   if (direct::is_direct_solver(o.solver))
     return solve_direct(o, &a, nullptr, version, k, b, x, stats);
   solve_any(o, &a, nullptr, version, k, b, x, stats);
@@ -336,6 +345,7 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
       log_to(o, CNC_LOG_INFO, line);
     }
   } logged{o, stats, t_call};
+  check_format(o);
   check_caller_row_ptr(in);
   if (direct::is_direct_solver(o.solver))
     return solve_direct(o, nullptr, &in, version, k, b, x, stats);
@@ -481,8 +491,9 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       // What a solver reads on the host: the CSR, for a true residual not computed on the device
       // (precisions other than double). Every method computes it on the device in double.
       const bool host_csr_read = o.prec != precision::f64;
+      // ZCSR is built on the host (from the real-equivalent), never by the device intake.
       const bool intake = !cached && in.base == 0 && be_->takes_device_arrays() &&
-                          o.prec == precision::f64 && !host_csr_read;
+                          o.prec == precision::f64 && !host_csr_read && o.format != CNC_FORMAT_ZCSR;
       const csr_view none{n, {}, {}, {}};
       if (cached && !new_values)
         log_to(o, CNC_LOG_INFO,

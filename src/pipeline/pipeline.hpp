@@ -29,6 +29,9 @@ struct solve_options {
   int backend = 0;  // CNC_BACKEND_* (AUTO: CNC_BACKEND environment, then by size)
   int threads = 0, device_index = -1;
   int format = 0;  // CNC_FORMAT_*
+  // The matrix is the real-equivalent of a complex one (cncSolveCSRComplex): CNC_FORMAT_ZCSR is
+  // allowed (and then reordering renumbers complex unknowns, (re, im) pairs kept together).
+  bool complex_system = false;
   precision prec = precision::f64;
   bool jacobi = true;
   double ssor_omega = 0;  // > 0: SSOR with this ω (CPU backend only)
@@ -86,7 +89,8 @@ struct prepared_system {
   format fmt = format::csr;
   bcrs_matrix bcrs;           // when fmt is bcrs2/bcrs4 and the backend keeps the host matrix
   sell_matrix sell;           // likewise for SELL
-  std::int64_t stored = 0;    // blocks (BCRS) or entries (SELL) of the matrix the backend got
+  zcsr_matrix zcsr;           // likewise for ZCSR
+  std::int64_t stored = 0;    // blocks (BCRS), entries (SELL) or complex entries (ZCSR) stored
   std::int64_t nnz = 0;       // entries of the CSR it was made from
   std::int32_t n_padded = 0;  // its rows, padding included
   csr_matrix csr;  // the CSR a backend that keeps host pointers reads, when the caller's may go
@@ -221,6 +225,7 @@ class pipeline {
   struct kept_order {
     std::uint64_t version = 0;  // 0 = none decided
     int requested = 0;          // solve_options::reorder it was decided under
+    bool pairs = false;         // decided for zcsr: complex unknowns renumbered as (re, im) pairs
     std::vector<std::int32_t> perm;
     csr_matrix csr;
     std::string why;

@@ -148,6 +148,7 @@ bool pipeline::refill(const solve_options& o, const caller_csr& in, solve_stats&
 void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k, const double* b,
                             double* x, solve_stats& stats) {
   const double t0 = now_seconds();
+  check_format(o);
   const int requested = o.backend != CNC_BACKEND_AUTO ? o.backend : backend_from_environment();
   if (requested != CNC_BACKEND_AUTO && requested != CNC_BACKEND_CUDA)
     throw error(CNC_ERR_INVALID_VALUE, ": arrays in device memory need the CUDA backend");

@@ -12,6 +12,7 @@
 #include "matrix/matrix.hpp"
 #include "pipeline/pipeline.hpp"
 #include "solver/pcg.hpp"
+#include "util/error.hpp"
 
 namespace cnc::pipeline_detail {
 
@@ -19,6 +20,7 @@ inline format from_api_format(int f) {
   return f == CNC_FORMAT_BCRS2   ? format::bcrs2
          : f == CNC_FORMAT_BCRS4 ? format::bcrs4
          : f == CNC_FORMAT_SELL  ? format::sell
+         : f == CNC_FORMAT_ZCSR  ? format::zcsr
                                  : format::csr;
 }
 inline int api_format(format f) {
@@ -31,8 +33,20 @@ inline int api_format(format f) {
       return CNC_FORMAT_BCRS4;
     case format::sell:
       return CNC_FORMAT_SELL;
+    case format::zcsr:
+      return CNC_FORMAT_ZCSR;
   }
   return CNC_FORMAT_CSR;
+}
+
+// CNC_FORMAT_ZCSR holds complex matrices (cncSolveCSRComplex, which sets complex_system): any
+// other solve refuses it before anything changes.
+inline void check_format(const solve_options& o) {
+  if (o.format == CNC_FORMAT_ZCSR && !o.complex_system)
+    throw error(
+        CNC_ERR_UNSUPPORTED,
+        ": CNC_FORMAT_ZCSR stores complex matrices: only cncSolveCSRComplex uses it (choose "
+        "CNC_FORMAT_AUTO or a real format for a real matrix)");
 }
 
 inline prepared_key key_for(const solve_options& o, std::uint64_t version, const backend* be,

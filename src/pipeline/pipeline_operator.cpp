@@ -22,6 +22,7 @@ using namespace pipeline_detail;
 void solve_with_operators(const solve_options& o, std::int32_t n, int k, const column_operator& a,
                           const column_operator& m, const std::string& why, const double* b,
                           double* x, solve_stats& stats) {
+  check_format(o);
   const double t0 = now_seconds();
   // The method's vectors: the system's five plus at most GMRES's restart + 3 of its own.
   const int vectors = 5 + (o.solver == CNC_GMRES ? o.gmres_restart + 3 : 4);

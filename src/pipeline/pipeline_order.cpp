@@ -7,6 +7,7 @@
 
 #include "backends/registry.hpp"
 #include "cnc.h"
+#include "conversion/complex.hpp"
 #include "conversion/convert.hpp"
 #include "conversion/reorder.hpp"
 #include "conversion/reorder_rcm.hpp"
@@ -32,7 +33,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   const double t0 = now_seconds();
   kept_order ord;
   bool decided_now = false;
-  if (order_.version == version && version != 0 && order_.requested == o.reorder) {
+  const bool pairs = o.format == CNC_FORMAT_ZCSR;
+  if (order_.version == version && version != 0 && order_.requested == o.reorder &&
+      order_.pairs == pairs) {
     ord = std::move(order_);  // the same matrix, or its pattern with new values
   } else {
     // The kept system (if any, of this version) was made in the other ordering.
@@ -40,6 +43,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     order_ = kept_order{};
     ord.version = version;
     ord.requested = o.reorder;
+    ord.pairs = pairs;
     decided_now = true;
     auto lines = [&] {  // measured only when the decision needs it
       return canonical
@@ -77,7 +81,11 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
       }
       a = host.view;
     }
-    if (decided_now) ord.perm = rcm_order(a, threads);
+    // ZCSR reads the unknowns as (re, im) pairs: the complex unknowns are renumbered (RCM of
+    // the complex pattern), each pair moving as one, so P A Pᵀ keeps the real-equivalent shape.
+    if (decided_now)
+      ord.perm =
+          pairs ? pair_permutation(rcm_order(complex_pattern(a), threads)) : rcm_order(a, threads);
     ord.csr = permute_csr(a, ord.perm, threads);
     if (new_values) {
       log_to(o, CNC_LOG_INFO,

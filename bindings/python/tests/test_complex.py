@@ -64,3 +64,18 @@ def test_real_matrix_complex_rhs_and_dense():
     x, info = cnc.solve(A, b, tol=1e-12, backend="cpu", x0=np.ones(A.shape[0]))
     assert info.converged
     assert np.linalg.norm(x - np.linalg.solve(A, b)) <= 1e-9 * np.linalg.norm(x)
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_formats(backend):
+    # A complex A runs in the native complex CSR ("zcsr") by default and with "csr"; "bcrs2"
+    # forces its real-equivalent. A real A refuses "zcsr".
+    A = magnetic_laplacian(9)
+    b = np.exp(0.3j * np.arange(A.shape[0]))
+    ref = np.linalg.solve(A.toarray(), b)
+    for fmt, used in (("auto", "zcsr"), ("csr", "zcsr"), ("zcsr", "zcsr"), ("bcrs2", "bcrs2")):
+        x, info = cnc.solve(A, b, tol=1e-12, backend=backend, format=fmt)
+        assert info.converged and info.format == used, (fmt, info.format)
+        assert np.linalg.norm(x - ref) <= 1e-9 * np.linalg.norm(ref)
+    with pytest.raises(cnc.CncError):
+        cnc.solve(A.real, b.real, backend=backend, format="zcsr")

@@ -86,6 +86,11 @@ class cpu_system final : public device_system {
       step_.a.row_ptr = a.bcrs->row_ptr.data();
       step_.a.col = a.bcrs->col.data();
       vals = a.bcrs->val;
+    } else if (a.fmt == format::zcsr) {
+      step_.a.rows = a.zcsr->n;
+      step_.a.row_ptr = a.zcsr->row_ptr.data();
+      step_.a.col = a.zcsr->col.data();
+      vals = a.zcsr->val;
     } else if (a.fmt == format::sell) {
       step_.a.rows = a.sell->n_slices;
       step_.a.row_ptr = a.sell->slice_ptr.data();
@@ -469,17 +474,19 @@ class cpu_system final : public device_system {
  private:
   // The chunks and long rows of this matrix (cpu_partition.hpp); long rows in CSR only, by
   // CNC_LONG_ROW_MIN: > 0 rows longer are cut, < 0 none, 0 (unset) those over chunk_entries.
+  // A ZCSR entry (a complex multiply, 4 real ones) weighs as a BCRS 2x2 block; its rows are not
+  // cut (a complex row is one work item however long).
   void make_partition(format f) {
     const std::int64_t b = block_size(f), forced = env::integer(env::var::long_row_min, 0);
     const std::int64_t long_min = f != format::csr || forced < 0 ? 0
                                   : forced > 0                   ? forced
                                                                  : chunk_entries;
-    parts_ = make_cpu_partition(step_.a.rows, step_.a.row_ptr, is_block(f) ? b * b : 1,
-                                chunk_rows / step_.a.group, chunk_entries, long_min, piece_entries);
+    const std::int64_t weight = is_block(f) ? b * b : f == format::zcsr ? 4 : 1;
+    parts_ = make_cpu_partition(step_.a.rows, step_.a.row_ptr, weight, chunk_rows / step_.a.group,
+                                chunk_entries, long_min, piece_entries);
     n_chunks_ = parts_.chunks();
     piece_sums_.assign(std::size_t(parts_.pieces()) * k_, VT(0));
-    const std::int64_t entries =
-        step_.a.rows > 0 ? step_.a.row_ptr[step_.a.rows] * (is_block(f) ? b * b : 1) : 0;
+    const std::int64_t entries = step_.a.rows > 0 ? step_.a.row_ptr[step_.a.rows] * weight : 0;
     const std::int64_t by_work =
         std::max<std::int64_t>(np_ / min_rows_per_thread, entries / min_entries_per_thread);
     threads_ = int(std::clamp<std::int64_t>(by_work, 1, pool_.size()));
@@ -617,6 +624,7 @@ class cpu_backend final : public backend {
     const double vb = p == precision::f32 ? 4 : 8, mb = p == precision::f64 ? 8 : 4;
     const double values = double(is_block(a.fmt)         ? a.bcrs->val.size()
                                  : a.fmt == format::sell ? a.sell->val.size()
+                                 : a.fmt == format::zcsr ? a.zcsr->val.size()
                                                          : a.csr.val.size());
     memory::reserve(memory::cpu_system(a.n_padded(), values, nrhs, vb, mb, 0), [&] {
       return "the CPU backend's system (" + std::to_string(a.n_padded()) + " rows, " +

@@ -52,6 +52,39 @@ inline void sell_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
   }
 }
 
+// ZCSR complex rows i0..i1 (real rows 2i, 2i + 1): y_i = sum a_ij x_j, complex, with x_j at
+// real rows 2j (re) and 2j + 1 (im) of `in`; each entry's pair is read once for both rows.
+template <bool ONE, class VT, class MT>
+inline void zcsr_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t i0,
+                       std::int32_t i1) {
+  const int k = ONE ? 1 : k_;
+  const MT* val = cp<MT>(a.val);
+  for (std::int32_t i = i0; i < i1; ++i) {
+    const std::int64_t e = a.row_ptr[i + 1];
+    if (ONE) {
+      VT re = 0, im = 0;
+      for (std::int64_t t = a.row_ptr[i]; t < e; ++t) {
+        const VT ar = VT(val[2 * t]), ai = VT(val[2 * t + 1]);
+        const VT* src = in + 2 * std::int64_t(a.col[t]);
+        re += ar * src[0] - ai * src[1];
+        im += ar * src[1] + ai * src[0];
+      }
+      out[2 * std::int64_t(i)] = re, out[2 * std::int64_t(i) + 1] = im;
+    } else {
+      VT* o = out + 2 * std::int64_t(i) * k;
+      for (int t = 0; t < 2 * k; ++t) o[t] = VT(0);
+      for (std::int64_t t = a.row_ptr[i]; t < e; ++t) {
+        const VT ar = VT(val[2 * t]), ai = VT(val[2 * t + 1]);
+        const VT* src = in + 2 * std::int64_t(a.col[t]) * k;
+        for (int j = 0; j < k; ++j) {
+          o[j] += ar * src[j] - ai * src[k + j];
+          o[k + j] += ar * src[k + j] + ai * src[j];
+        }
+      }
+    }
+  }
+}
+
 // out[rows r0..r1) = A in, for k interleaved systems; returns nothing. Rows r0..r1 are row
 // groups of format F (block rows for BCRS, slices for SELL).
 template <format F, bool ONE, class VT, class MT>
@@ -59,6 +92,10 @@ inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
                        std::int32_t r1) {
   if constexpr (F == format::sell) {
     sell_range<ONE, VT, MT>(a, k_, in, out, r0, r1);
+    return;
+  }
+  if constexpr (F == format::zcsr) {
+    zcsr_range<ONE, VT, MT>(a, k_, in, out, r0, r1);
     return;
   }
   constexpr int B = block_size(F);  // evaluated here, at compile time: nothing to link
@@ -245,23 +282,28 @@ struct by_format {
 template <class VT, class MT>
 struct kernels {
   template <class Fn>
-  static Fn pick(format f, Fn csr, Fn bcrs2, Fn bcrs4, Fn sell) {
-    return f == format::csr ? csr : f == format::bcrs2 ? bcrs2 : f == format::bcrs4 ? bcrs4 : sell;
+  static Fn pick(format f, Fn csr, Fn bcrs2, Fn bcrs4, Fn sell, Fn zcsr) {
+    return f == format::csr     ? csr
+           : f == format::bcrs2 ? bcrs2
+           : f == format::bcrs4 ? bcrs4
+           : f == format::zcsr  ? zcsr
+                                : sell;
   }
   static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     pick(s.a.fmt, by_format<format::csr, VT, MT>::spmv_dot,
          by_format<format::bcrs2, VT, MT>::spmv_dot, by_format<format::bcrs4, VT, MT>::spmv_dot,
-         by_format<format::sell, VT, MT>::spmv_dot)(s, r0, r1, part);
+         by_format<format::sell, VT, MT>::spmv_dot,
+         by_format<format::zcsr, VT, MT>::spmv_dot)(s, r0, r1, part);
   }
   static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     pick(s.a.fmt, by_format<format::csr, VT, MT>::init, by_format<format::bcrs2, VT, MT>::init,
-         by_format<format::bcrs4, VT, MT>::init,
-         by_format<format::sell, VT, MT>::init)(s, r0, r1, part);
+         by_format<format::bcrs4, VT, MT>::init, by_format<format::sell, VT, MT>::init,
+         by_format<format::zcsr, VT, MT>::init)(s, r0, r1, part);
   }
   static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
     pick(s.a.fmt, by_format<format::csr, VT, MT>::apply, by_format<format::bcrs2, VT, MT>::apply,
-         by_format<format::bcrs4, VT, MT>::apply,
-         by_format<format::sell, VT, MT>::apply)(s, r0, r1);
+         by_format<format::bcrs4, VT, MT>::apply, by_format<format::sell, VT, MT>::apply,
+         by_format<format::zcsr, VT, MT>::apply)(s, r0, r1);
   }
   // Vector steps work on element rows: scale row groups by their rows.
   static void update_xr(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {

@@ -21,13 +21,13 @@
 namespace cnc::cuda {
 
 struct matrix_view {
-  format fmt = format::csr;               // SELL: one warp per slice of sell_slice rows
-  std::int32_t rows = 0;                  // block rows (BCRS), rows (CSR) or slices (SELL)
+  format fmt = format::csr;  // SELL: one warp per slice of sell_slice rows
+  std::int32_t rows = 0;     // block rows (BCRS), rows (CSR), slices (SELL), complex rows (ZCSR)
   const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
   const std::int32_t* col = nullptr;      // column (CSR) or block column (BCRS)
-  const void* val = nullptr;              // b*b values per block, row-major inside a block
-  int width = 0;                          // lanes per (block) row: 2..32, a multiple of b*b
-  int grid = 0;                           // blocks of the SpMV launch
+  const void* val = nullptr;  // b*b values per block, row-major inside a block; ZCSR: (re, im)
+  int width = 0;              // lanes per (block) row: 2..32, a multiple of b*b
+  int grid = 0;               // blocks of the SpMV launch
   // CSR only: rows longer than long_min entries ("long rows", ascending in long_rows) are cut
   // into pieces of csr_piece entries, one warp each (a whole kernel waits on its slowest row
   // otherwise). The pieces' sums go to piece_sums; the warp that finishes a row's last piece adds

@@ -84,6 +84,14 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
     col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
     val_ = upload_values(*stager_, m.val, f32_values, stream_);
     avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
+  } else if (a.fmt == format::zcsr) {
+    const zcsr_matrix& m = *a.zcsr;
+    mat_.fmt = format::zcsr;
+    mat_.rows = m.n;
+    row_ptr_ = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
+    col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
+    val_ = upload_values(*stager_, m.val, f32_values, stream_);
+    avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
   } else if (a.fmt == format::sell && !a.sell) {
     build_sell(a.csr, f32_values);
   } else if (a.fmt == format::sell) {
@@ -124,6 +132,8 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
                          format f, bool jacobi, int nrhs, bool keep_pattern, device_build& info)
     : stager_(&st), dev_(dev), pr_(precision::f64), nrhs_(nrhs) {
   if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
+  if (f == format::zcsr)  // built on the host from the real-equivalent (pipeline)
+    throw error(CNC_ERR_INTERNAL, "CUDA backend: zcsr is not built from a device CSR");
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   n_real_ = a.n;

@@ -73,11 +73,12 @@ class opencl_backend final : public backend {
     if (!dev_.gpu) {  // a CPU device's buffers are host memory: checked as the CPU backend's
       const double mb = p == precision::f64 ? 8 : 4, vb = p == precision::f32 ? 4 : 8;
       const double n = a.csr.n, csr = memory::csr(n, double(a.csr.nnz()), mb);
-      const double matrix = is_block(a.fmt)
-                                ? memory::bcrs(n, double(a.bcrs->n_blocks()), block_size(a.fmt), mb)
-                            : a.fmt != format::sell ? csr
-                            : a.sell                ? memory::sell(n, double(a.sell->entries()), mb)
-                                                    : csr + 1.1 * csr;  // CSR, SELL built from it
+      const double matrix =
+          is_block(a.fmt) ? memory::bcrs(n, double(a.bcrs->n_blocks()), block_size(a.fmt), mb)
+          : a.fmt == format::zcsr ? memory::csr(n / 2, double(a.zcsr->nnz()), 2 * mb)
+          : a.fmt != format::sell ? csr
+          : a.sell                ? memory::sell(n, double(a.sell->entries()), mb)
+                                  : csr + 1.1 * csr;  // CSR, SELL built from it
       memory::reserve(matrix + double(memory::device_vectors * nrhs + 1) * a.n_padded() * vb, [&] {
         return "the OpenCL system on " + dev_.name + " (a CPU device: host memory; " +
                std::to_string(a.csr.n) + " rows, " + std::to_string(a.csr.nnz()) + " entries, " +

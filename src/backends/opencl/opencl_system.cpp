@@ -3,7 +3,8 @@
 // Device layout: vectors interleave the k systems (entry i of system j at i*k + j) over n_padded
 // rows; the matrix keeps its host format (CSR, BCRS with row-major b x b blocks, or SELL with
 // column-major slices of sell_slice rows and slice_ptr as its row offsets) with values in the
-// precision's matrix type. The SpMV kernel's units are rows (CSR, SELL) or block rows (BCRS); a
+// precision's matrix type. The SpMV kernel's units are rows (CSR, SELL), block rows (BCRS) or
+// complex rows (ZCSR, two real rows each); a
 // CSR's long rows are summed in pieces by csr_pieces just before it (opencl_long_rows.hpp). Each
 // step is one kernel launch (two with long rows) on an in-order queue with all arguments bound
 // once at creation, so iterate(count) only enqueues. Per-group partial sums go to partA (pq) and
@@ -61,15 +62,17 @@ class opencl_system final : public device_system {
       : cl_(cl), dev_(dev), k_(k) {
     // SELL: one work-item per row, padding rows included (they are identity rows of the slices).
     const bool blocked = is_block(a.fmt), sell = a.fmt == format::sell;
+    const bool zc = a.fmt == format::zcsr;
     // SELL without its host layout: filled on the device from the CSR (builds_on_device).
-    if (a.csr.row_ptr.empty() || (blocked && !a.bcrs) || (sell && !a.sell && !fp64))
+    if (a.csr.row_ptr.empty() || (blocked && !a.bcrs) || (sell && !a.sell && !fp64) ||
+        (zc && !a.zcsr))
       throw error(CNC_ERR_INVALID_VALUE,
                   "OpenCL backend: the matrix of the chosen format is missing");
     if (sell && !a.sell) slice_ptr_ = sell_slice_offsets(a.csr);
     n_ = blocked ? a.bcrs->n : a.csr.n;
     np_ = a.n_padded();
-    fmt_ = group_rows(a.fmt);
-    units_ = blocked ? a.bcrs->n_block_rows : np_;
+    fmt_ = zc ? 3 : group_rows(a.fmt);
+    units_ = blocked ? a.bcrs->n_block_rows : zc ? a.zcsr->n : np_;
     val_f32_ = prec != precision::f64;
     vec_f32_ = prec == precision::f32;
     acc_f32_ = !fp64;
@@ -188,7 +191,8 @@ class opencl_system final : public device_system {
   std::size_t vec_bytes() const { return static_cast<std::size_t>(np_) * k_ * vs_; }
 
   void build(const host_matrix& a, const tuning& t) {
-    const std::int64_t entries = a.fmt == format::csr ? a.csr.nnz()
+    const std::int64_t entries = a.fmt == format::csr    ? a.csr.nnz()
+                                 : a.fmt == format::zcsr ? 2 * a.zcsr->nnz()  // value offsets
                                  : a.fmt == format::sell
                                      ? (a.sell ? a.sell->entries() : slice_ptr_.back())
                                      : a.bcrs->n_blocks() * fmt_ * fmt_;
@@ -214,6 +218,15 @@ class opencl_system final : public device_system {
       }
       width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
       plan_ = plan_rows(a.csr, dev_.gpu, std::min(width, wg), group_count(t, wg));
+    } else if (a.fmt == format::zcsr) {
+      // CSR's rule for the lanes of a complex row (no stream mode, no long-row pieces): about
+      // one lane per complex entry of a mean row on GPUs, one work-item per row on CPUs.
+      width = env_int(env::var::opencl_csr_width, t.csr_width);
+      if (width <= 0) {
+        const double mean = a.zcsr->n ? static_cast<double>(a.zcsr->nnz()) / a.zcsr->n : 1.0;
+        width = dev_.gpu && mean > 4 ? floor_pow2(static_cast<long>(mean)) : 1;
+      }
+      width = std::clamp(floor_pow2(width), 1, 32);
     }
 
     // The vector surface's axpby takes its 2k coefficients as a kernel argument when they fit.
@@ -360,16 +373,22 @@ class opencl_system final : public device_system {
   void upload_matrix(const host_matrix& a, std::span<const double> d) {
     // SELL's slice_ptr plays the part of the row offsets (in entries, 64-bit on the host).
     const bool csr = a.fmt == format::csr, sell = a.fmt == format::sell;
+    const bool zc = a.fmt == format::zcsr;
     const bool fill = sell && !a.sell;  // SELL filled here from the CSR
     const std::span<const std::int64_t> rp = csr    ? a.csr.row_ptr
+                                             : zc   ? std::span<const std::int64_t>(a.zcsr->row_ptr)
                                              : fill ? std::span<const std::int64_t>(slice_ptr_)
                                              : sell
                                                  ? std::span<const std::int64_t>(a.sell->slice_ptr)
                                                  : std::span<const std::int64_t>(a.bcrs->row_ptr);
     const std::span<const std::int32_t> col =
-        csr || fill ? a.csr.col : std::span<const std::int32_t>(sell ? a.sell->col : a.bcrs->col);
+        csr || fill ? a.csr.col
+        : zc        ? std::span<const std::int32_t>(a.zcsr->col)
+                    : std::span<const std::int32_t>(sell ? a.sell->col : a.bcrs->col);
     const std::span<const double> val =
-        csr || fill ? a.csr.val : std::span<const double>(sell ? a.sell->val : a.bcrs->val);
+        csr || fill ? a.csr.val
+        : zc        ? std::span<const double>(a.zcsr->val)
+                    : std::span<const double>(sell ? a.sell->val : a.bcrs->val);
 
     double t = now_seconds();
     rowp_ = alloc(rp.size() * (wide_idx_ ? 8 : 4), "row offsets");
@@ -622,7 +641,7 @@ class opencl_system final : public device_system {
   device_info dev_;
   int k_;
   std::int32_t n_ = 0, np_ = 0, units_ = 0;
-  int fmt_ = 1;  // FMT of the kernels: group_rows(format)
+  int fmt_ = 1;  // FMT of the kernels: group_rows(format), 3 for ZCSR
   bool val_f32_ = false, vec_f32_ = false, acc_f32_ = false, wide_idx_ = false;
   bool coef_args_ = true;        // COEF_ARGS of the kernels (opencl_vectors.hpp)
   std::uint64_t allocated_ = 0;  // bytes of mems_

@@ -1,0 +1,147 @@
+// ZCSR SpMV for the CUDA backend (matrix/format.hpp): a complex matrix as CSR over its complex
+// rows, values (re, im) pairs, vectors the real-equivalent's (complex row i is real rows 2i and
+// 2i + 1, x_j's re and im at rows 2j and 2j + 1 of the group layout). As the CSR kernel: a
+// sub-warp of W lanes per complex row (W from the average row length), each lane loading U
+// strided entries (one 16- or 8-byte pair and a column each) before using any, the lanes' sums
+// added by shuffles in a fixed order; in CG mode pq = pᵀ(Ap) is reduced per running system
+// (common.cuh). Rows are not cut into pieces: a complex row is one sub-warp's work however long.
+#include "common.cuh"
+
+namespace cnc::cuda {
+namespace {
+
+template <class M>
+struct pair_of;
+template <>
+struct pair_of<double> {
+  using type = double2;
+};
+template <>
+struct pair_of<float> {
+  using type = float2;
+};
+
+template <class M, class V, int W, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_spmv_zcsr(matrix_view a, group_view g, bool cg, const V* __restrict__ in,
+                V* __restrict__ out) {
+  bool act[KC];
+  if (!spmv_active<KC>(g, cg, act)) return;
+  if (cg) {
+    in = static_cast<const V*>(g.p);
+    out = static_cast<V*>(g.q);
+  }
+  using P = typename pair_of<M>::type;
+  const P* __restrict__ val = static_cast<const P*>(a.val);
+  const std::int32_t* __restrict__ col = a.col;
+  const std::int64_t* __restrict__ row_ptr = a.row_ptr;
+  constexpr int rows_per_warp = 32 / W;
+  constexpr int U = spmv_unroll(KC, sizeof(M));
+  const int lane = threadIdx.x % W;
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+  double pq[KC];
+#pragma unroll
+  for (int j = 0; j < KC; ++j) pq[j] = 0.0;
+
+  // The loop bound is uniform over the warp, so every lane reaches the shuffles.
+  for (long long first = warp * rows_per_warp; first < a.rows; first += n_warps * rows_per_warp) {
+    const long long row = first + (threadIdx.x & 31) / W;
+    std::int64_t e = 0, end = 0;
+    if (row < a.rows) {
+      e = __ldg(row_ptr + row) + lane;
+      end = __ldg(row_ptr + row + 1);
+    }
+    V pre[KC], pim[KC], re[KC], im[KC];
+#pragma unroll
+    for (int j = 0; j < KC; ++j) pre[j] = pim[j] = re[j] = im[j] = V(0);
+    if (cg && lane == 0 && row < a.rows) {
+      load_slots<KC>(in + 2 * row * KC, pre);
+      load_slots<KC>(in + (2 * row + 1) * KC, pim);
+    }
+    for (; e < end; e += W * U) {
+      M vr[U], vi[U];
+      std::int32_t c[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t eu = e + u * W;
+        if (eu < end) {
+          const P v = __ldg(val + eu);
+          vr[u] = v.x, vi[u] = v.y, c[u] = __ldg(col + eu);
+        } else {
+          vr[u] = vi[u] = M(0), c[u] = -1;
+        }
+      }
+      V xr[U][KC], xi[U][KC];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (c[u] >= 0) {
+          load_slots<KC>(in + 2LL * c[u] * KC, xr[u]);
+          load_slots<KC>(in + (2LL * c[u] + 1) * KC, xi[u]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < KC; ++j) xr[u][j] = xi[u][j] = V(0);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int j = 0; j < KC; ++j) {
+          const V ar = static_cast<V>(vr[u]), ai = static_cast<V>(vi[u]);
+          re[j] += ar * xr[u][j] - ai * xi[u][j];
+          im[j] += ar * xi[u][j] + ai * xr[u][j];
+        }
+    }
+#pragma unroll
+    for (int off = W / 2; off >= 1; off >>= 1)
+#pragma unroll
+      for (int j = 0; j < KC; ++j) {
+        re[j] += __shfl_xor_sync(0xffffffffu, re[j], off, W);
+        im[j] += __shfl_xor_sync(0xffffffffu, im[j], off, W);
+      }
+    if (lane == 0 && row < a.rows) {
+      store_row<KC>(act, cg, out, 2 * row, re, pre, pq);
+      store_row<KC>(act, cg, out, 2 * row + 1, im, pim, pq);
+    }
+  }
+  if (cg) spmv_finish_pq<KC>(g, pq);
+}
+
+template <class T, int W, int KC>
+constexpr auto zcsr_kernel() {
+  return &k_spmv_zcsr<typename T::mat, typename T::vec, W, KC>;
+}
+
+}  // namespace
+
+cudaError_t spmv_zcsr(precision pr, const matrix_view& a, const group_view& g, bool cg,
+                      const void* x, void* y, cudaStream_t s) {
+  if (a.rows == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using T = decltype(t);
+    using V = typename T::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      return with_width(a.width, [&](auto w) {
+        zcsr_kernel<T, w(), kc()>()<<<a.grid, block_threads, 0, s>>>(
+            a, g, cg, static_cast<const V*>(x), static_cast<V*>(y));
+        return cudaGetLastError();
+      });
+    });
+  });
+}
+
+int spmv_zcsr_max_grid(precision pr, int width, int kc, int sm_count) {
+  int per_sm = 0;
+  const cudaError_t e = with_prec(pr, [&](auto t) {
+    using T = decltype(t);
+    return with_kc(kc, [&](auto k) {
+      return with_width(width, [&](auto w) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, zcsr_kernel<T, w(), k()>(),
+                                                             block_threads, 0);
+      });
+    });
+  });
+  return e == cudaSuccess && per_sm > 0 ? per_sm * sm_count : -1;
+}
+
+}  // namespace cnc::cuda

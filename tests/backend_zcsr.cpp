@@ -1,0 +1,205 @@
+// ZCSR (complex CSR), part of the generic backend suite (test_backend.cpp): the backend's zcsr
+// kernels against a plain complex loop written here, on a complex matrix with empty rows, rows of
+// one entry and rows of 513 and 2000 entries, for every precision and 1 and 3 systems (apply and
+// the vector surface's spmv); and PCG over zcsr (the fused steps: spmv_dot, update_xr, update_p,
+// the Jacobi diagonal repeated for re and im) against PCG over the real-equivalent in CSR.
+#include <setjmp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "backend_harness.hpp"
+#include "backends/backend.hpp"
+#include "cnc.h"
+#include "conversion/complex.hpp"
+#include "host_reference.hpp"
+#include "matrix/matrix.hpp"
+#include "solver/pcg.hpp"
+
+// After every C++ header: cmocka's macros clash with <ios>.
+extern "C" {
+#include <cmocka.h>
+}
+
+using namespace suite;
+
+namespace {
+
+// A complex matrix of n rows: row i % 97 == 3 empty, i % 97 == 5 only its diagonal, rows 7 and
+// 11 of 2000 and 513 entries, the others a diagonal and a few neighbours; `hermitian`: the
+// conjugate mirror of every entry is added and the diagonal made dominant (then no row is
+// empty). Canonical (sorted columns, no duplicates).
+cnc::complex_csr complex_matrix(std::int32_t n, bool hermitian, std::uint64_t seed) {
+  std::vector<double> u = random_vec(std::size_t(n) * 64, seed);
+  std::size_t next = 0;
+  auto rnd = [&] { return u[next++ % u.size()]; };
+  std::vector<std::vector<std::pair<std::int32_t, std::pair<double, double>>>> rows(
+      static_cast<std::size_t>(n));
+  auto add = [&](std::int32_t i, std::int32_t j, double re, double im) {
+    for (auto& e : rows[std::size_t(i)])
+      if (e.first == j) {
+        e.second.first += re, e.second.second += im;
+        return;
+      }
+    rows[std::size_t(i)].push_back({j, {re, im}});
+  };
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (!hermitian && i % 97 == 3) continue;
+    add(i, i, 0, 0);
+    if (i % 97 == 5) continue;
+    const int len = i == 7 ? 2000 : i == 11 ? 513 : 4;
+    for (int t = 0; t < len; ++t) {
+      const std::int32_t j = len > 4 ? std::int32_t((std::int64_t(t) * 7919 + i) % n)
+                                     : std::int32_t((i + 1 + t * 13) % n);
+      if (j == i || (hermitian && (j % 97 == 5 || i % 97 == 5))) continue;
+      const double re = rnd(), im = rnd();
+      add(i, j, re, im);
+      if (hermitian) add(j, i, re, -im);
+    }
+  }
+  cnc::complex_csr a;
+  a.n = n;
+  a.row_ptr.assign(std::size_t(n) + 1, 0);
+  for (std::int32_t i = 0; i < n; ++i) {
+    auto& r = rows[std::size_t(i)];
+    std::sort(r.begin(), r.end());
+    double offdiag = 0;
+    for (auto& e : r) offdiag += std::hypot(e.second.first, e.second.second);
+    for (auto& e : r)
+      if (e.first == i) e.second = {hermitian ? offdiag + 1.0 : 2.0 + rnd(), hermitian ? 0 : rnd()};
+    a.row_ptr[std::size_t(i) + 1] = a.row_ptr[std::size_t(i)] + std::int64_t(r.size());
+    for (auto& e : r) {
+      a.col.push_back(e.first);
+      a.val.push_back(e.second.first);
+      a.val.push_back(e.second.second);
+    }
+  }
+  return a;
+}
+
+// The zcsr host matrix (and its real-equivalent CSR) of `a`, as the pipeline builds it.
+struct zprepared {
+  cnc::csr_matrix real;
+  cnc::zcsr_matrix z;
+  cnc::host_matrix hm;
+  std::vector<double> d;
+};
+std::unique_ptr<zprepared> prepare_zcsr(const cnc::complex_csr& a, cnc::format f) {
+  auto p = std::make_unique<zprepared>();
+  const cnc::real_equivalent_csr r = cnc::real_equivalent(a);
+  p->real.n = r.n;
+  p->real.row_ptr = r.row_ptr;
+  p->real.col.assign(r.col.begin(), r.col.end());
+  p->real.val.assign(r.val.begin(), r.val.end());
+  p->hm.fmt = f;
+  p->hm.csr = p->real;
+  if (f == cnc::format::zcsr) {
+    p->z = cnc::zcsr_from_real_equivalent(p->real);
+    p->hm.zcsr = &p->z;
+  }
+  p->d.assign(std::size_t(r.n), 1.0);
+  for (std::int32_t i = 0; i < a.n; ++i)
+    for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t)
+      if (a.col[std::size_t(t)] == i && a.val[2 * std::size_t(t)] != 0)
+        p->d[2 * std::size_t(i)] = p->d[2 * std::size_t(i) + 1] = 1.0 / a.val[2 * std::size_t(t)];
+  return p;
+}
+
+}  // namespace
+
+void test_zcsr_apply(void**) {
+  const cnc::complex_csr a = complex_matrix(3000, false, 71);
+  const std::int32_t n = a.n, nr = 2 * n;
+  auto prep = prepare_zcsr(a, cnc::format::zcsr);
+  if (prep->z.nnz() != a.nnz() || prep->z.val != a.val || prep->z.col != a.col)
+    fail_msg("zcsr_from_real_equivalent does not give the complex CSR back");
+  for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
+    if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
+    for (int k : {1, 3}) {
+      auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
+      std::vector<double> x = random_vec(std::size_t(nr) * k, 73), y(x.size()), y2(x.size()),
+                          y3(x.size()), zero(x.size(), 0.0);
+      sys->apply(x.data(), y.data());
+      // The vector surface's product and residual (b = 0: -A x): the same kernel.
+      const int v0 = sys->add_vectors(2);
+      sys->set_vectors(zero.data(), x.data());
+      sys->spmv(cnc::device_system::vec_x, v0);
+      sys->residual(cnc::device_system::vec_x, v0 + 1);
+      sys->read(v0, y2.data());
+      sys->read(v0 + 1, y3.data());
+      for (double& v : y3) v = -v;
+      const double tol = p == cnc::precision::f32 ? 1e-6 : 1e-14;
+      for (int j = 0; j < k; ++j)
+        for (std::int32_t i = 0; i < n; ++i) {
+          const double* xj = x.data() + std::size_t(j) * nr;
+          double sr = 0, si = 0, m = 0;
+          for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
+            const double ar = cnc_test::mat_round(p, a.val[2 * std::size_t(t)]);
+            const double ai = cnc_test::mat_round(p, a.val[2 * std::size_t(t) + 1]);
+            const std::size_t c = 2 * std::size_t(a.col[std::size_t(t)]);
+            const double xr = cnc_test::vec_round(p, xj[c]), xi = cnc_test::vec_round(p, xj[c + 1]);
+            sr += ar * xr - ai * xi, si += ar * xi + ai * xr;
+            m += std::fabs(ar) * (std::fabs(xr) + std::fabs(xi)) +
+                 std::fabs(ai) * (std::fabs(xr) + std::fabs(xi));
+          }
+          for (int part = 0; part < 2; ++part) {
+            const std::size_t at = std::size_t(j) * nr + 2 * std::size_t(i) + part;
+            const double want = part ? si : sr;
+            for (const std::vector<double>* got : {&y, &y2, &y3})
+              if (!(std::fabs((*got)[at] - want) <= tol * m * 8 + 1e-300))
+                fail_msg("zcsr %s k=%d row %d (%lld entries) %s system %d (%s): %.17g, want %.17g",
+                         prec_name(p), k, i,
+                         (long long)(a.row_ptr[std::size_t(i) + 1] - a.row_ptr[std::size_t(i)]),
+                         part ? "im" : "re", j,
+                         got == &y    ? "apply"
+                         : got == &y2 ? "spmv"
+                                      : "residual",
+                         (*got)[at], want);
+          }
+        }
+      sys->release_vectors();
+    }
+  }
+}
+
+void test_zcsr_pcg(void**) {
+  const cnc::complex_csr a = complex_matrix(2500, true, 79);
+  const std::int32_t nr = 2 * a.n;
+  auto pz = prepare_zcsr(a, cnc::format::zcsr);
+  auto pc = prepare_zcsr(a, cnc::format::csr);
+  for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
+    if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
+    for (int k : {1, 3}) {
+      const std::vector<double> b = random_vec(std::size_t(nr) * k, 83);
+      cnc::pcg_params prm;
+      prm.max_iterations = 2000;
+      // The true residual is taken against the double matrix: float values cap its accuracy.
+      prm.threshold = p == cnc::precision::f32 ? 1e-4 : p == cnc::precision::mixed ? 1e-6 : 1e-10;
+      prm.check_interval = 1;
+      prm.device_residual = p == cnc::precision::f64;
+      std::vector<double> xz(b.size(), 0.0), xc(b.size(), 0.0);
+      auto sz = g_backend->create_system(pz->hm, pz->d, p, k);
+      const cnc::pcg_result rz = cnc::pcg_solve(*sz, pz->real, k, b.data(), xz.data(), prm);
+      auto sc = g_backend->create_system(pc->hm, pc->d, p, k);
+      const cnc::pcg_result rc = cnc::pcg_solve(*sc, pc->real, k, b.data(), xc.data(), prm);
+      double diff = 0, norm = 0;
+      for (std::size_t t = 0; t < b.size(); ++t)
+        diff += (xz[t] - xc[t]) * (xz[t] - xc[t]), norm += xc[t] * xc[t];
+      diff = std::sqrt(diff / norm);
+      std::printf("zcsr pcg %s k=%d: %lld iterations (csr %lld), |x - x_csr| / |x_csr| = %.2e\n",
+                  prec_name(p), k, (long long)rz.iterations, (long long)rc.iterations, diff);
+      if (rz.reason != CNC_REASON_CONVERGED || rc.reason != CNC_REASON_CONVERGED)
+        fail_msg("not converged: %d %d", rz.reason, rc.reason);
+      for (int j = 0; j < k; ++j)
+        if (std::llabs(rz.iters[std::size_t(j)] - rc.iters[std::size_t(j)]) > 2)
+          fail_msg("system %d: %lld iterations, csr %lld", j, (long long)rz.iters[std::size_t(j)],
+                   (long long)rc.iters[std::size_t(j)]);
+      if (!(diff <= (p == cnc::precision::f64 ? 1e-8 : 1e-3))) fail_msg("x differs: %.3e", diff);
+    }
+  }
+}

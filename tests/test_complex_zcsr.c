@@ -1,0 +1,237 @@
+/* cncSolveCSRComplex's native complex format (CNC_FORMAT_ZCSR) on the backend named by argv[1]
+ * (cpu, opencl or cuda; an absent one skips with 77): the default (AUTO) and CNC_FORMAT_CSR solve
+ * in zcsr, CNC_FORMAT_BCRS2 in the real-equivalent BCRS 2x2, and both agree with a dense complex
+ * Gaussian elimination written here, for a Hermitian matrix with rows of one entry and a row of
+ * 600 entries (longer than a GPU piece of 512), three right-hand sides, in every precision;
+ * a general complex matrix with an empty row by BiCGSTAB and GMRES; RCM (complex unknowns
+ * renumbered as (re, im) pairs) and no reordering; CNC_FORMAT_USED / CNC_FORMAT_NAME report the
+ * format; a real solve with CNC_FORMAT_ZCSR is refused with CNC_ERR_UNSUPPORTED, x unchanged.
+ */
+#include <complex.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h> /* after the headers it needs */
+
+#include "cnc.h"
+
+static CNCenum g_backend = CNC_BACKEND_CPU;
+static CNCenum g_reorder = CNC_REORDER_AUTO; /* CNC_REORDER of the solves */
+
+enum { N = 600 };
+
+typedef struct {
+  CNCint64 row_ptr[N + 1];
+  CNCuint col[8 * N];
+  double complex val[8 * N];
+} zmatrix;
+
+static double complex entry(int i, int j) {
+  const int lo = i < j ? i : j, hi = i < j ? j : i;
+  const double theta = 0.9 * sin(0.31 * lo + 0.17 * hi);
+  const double complex z = -(0.3 + 0.2 * cos(0.5 * (lo + hi))) * cexp(I * theta);
+  return i < j ? z : conj(z);
+}
+
+/* Row 0 couples with every row (600 entries), rows i % 50 == 25 hold their diagonal alone,
+ * the others their ring neighbours. Hermitian with a dominant real diagonal, or (general) with
+ * i * skew added to the diagonal and row `empty` (>= 0) left empty. */
+static void make(zmatrix* a, double skew, int empty) {
+  CNCint64 t = 0;
+  for (int i = 0; i < N; ++i) {
+    a->row_ptr[i] = t;
+    if (i == empty) continue;
+    const int alone = i % 50 == 25;
+    double off = 0;
+    const CNCint64 diag = t;
+    a->col[t] = (CNCuint)i, a->val[t] = 0, ++t;
+    for (int j = 0; j < N; ++j) {
+      if (j == i) continue;
+      const int ring = !alone && j % 50 != 25 && (j == i - 1 || j == i + 1);
+      const int arrow = (i == 0 && !(j % 50 == 25)) || (j == 0 && !alone);
+      if (!ring && !arrow) continue;
+      a->col[t] = (CNCuint)j, a->val[t] = arrow && !ring ? 0.05 * entry(i, j) : entry(i, j);
+      off += cabs(a->val[t]), ++t;
+    }
+    a->val[diag] = off + 0.5 + I * skew;
+  }
+  a->row_ptr[N] = t;
+}
+
+/* Dense complex Gaussian elimination with partial pivoting; an empty row is replaced by the
+ * identity's (x_i = b_i = 0 there: what a Krylov method from x = 0 leaves). */
+static void dense_solve(const zmatrix* a, const double complex* b, double complex* x) {
+  double complex* m = (double complex*)calloc((size_t)N * N, sizeof(double complex));
+  for (int i = 0; i < N; ++i) {
+    for (CNCint64 t = a->row_ptr[i]; t < a->row_ptr[i + 1]; ++t) m[i * N + a->col[t]] += a->val[t];
+    if (a->row_ptr[i] == a->row_ptr[i + 1]) m[i * N + i] = 1;
+    x[i] = b[i];
+  }
+  for (int k = 0; k < N; ++k) {
+    int p = k;
+    for (int i = k + 1; i < N; ++i)
+      if (cabs(m[i * N + k]) > cabs(m[p * N + k])) p = i;
+    for (int j = 0; j < N && p != k; ++j) {
+      const double complex w = m[k * N + j];
+      m[k * N + j] = m[p * N + j], m[p * N + j] = w;
+    }
+    const double complex w = x[k];
+    x[k] = x[p], x[p] = w;
+    for (int i = k + 1; i < N; ++i) {
+      const double complex f = m[i * N + k] / m[k * N + k];
+      if (f == 0) continue;
+      for (int j = k; j < N; ++j) m[i * N + j] -= f * m[k * N + j];
+      x[i] -= f * x[k];
+    }
+  }
+  for (int k = N - 1; k >= 0; --k) {
+    double complex s = x[k];
+    for (int j = k + 1; j < N; ++j) s -= m[k * N + j] * x[j];
+    x[k] = s / m[k * N + k];
+  }
+  free(m);
+}
+
+static double rel_diff(const double complex* x, const double complex* y) {
+  double d = 0, s = 0;
+  for (int i = 0; i < N; ++i) d += pow(cabs(x[i] - y[i]), 2), s += pow(cabs(y[i]), 2);
+  return sqrt(d / s);
+}
+
+static void fill_b(double complex* b, int k, int empty) {
+  for (int i = 0; i < N * k; ++i) b[i] = i % N == empty ? 0 : sin(0.7 * i + 0.2) + I * cos(1.3 * i);
+}
+
+/* Solves with `format` and returns the format used; skips the program on an absent backend. */
+static CNCint solve(const zmatrix* a, CNCenum solver, CNCenum precision, double thr, CNCenum format,
+                    int k, const double complex* b, double complex* x) {
+  CNCcontext c = cncNewContext();
+  assert_non_null(c);
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)g_backend), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, (CNCint)solver), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_PRECISION, (CNCint)precision), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, (CNCint)format), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, thr), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_REORDER, (CNCint)g_reorder), CNC_OK);
+  memset(x, 0, sizeof(double complex) * N * (size_t)k);
+  const CNCstatus st = cncSolveCSRComplex(N, a->row_ptr, a->col, (const double*)a->val, 0,
+                                          (CNCuint)k, (const double*)b, (double*)x);
+  if (st == CNC_ERR_BACKEND_UNAVAILABLE || st == CNC_ERR_NO_FP64) {
+    printf("backend absent here: skipped (%s)\n", cncGetLastErrorMessage());
+    exit(77);
+  }
+  if (st != CNC_OK) fail_msg("status %d: %s", st, cncGetLastErrorMessage());
+  CNCint reason = 0, used = 0;
+  assert_int_equal(cncGetIntegerv(CNC_REASON, &reason), CNC_OK);
+  if (reason != CNC_REASON_CONVERGED) fail_msg("reason 0x%x", reason);
+  assert_int_equal(cncGetIntegerv(CNC_FORMAT_USED, &used), CNC_OK);
+  const char* name = NULL;
+  assert_int_equal(cncGetString(CNC_FORMAT_NAME, &name), CNC_OK);
+  assert_non_null(name);
+  if (used == CNC_FORMAT_ZCSR) assert_string_equal(name, "zcsr");
+  if (used == CNC_FORMAT_BCRS2) assert_string_equal(name, "bcrs2");
+  CNCint reordered = 0;
+  assert_int_equal(cncGetIntegerv(CNC_REORDER_USED, &reordered), CNC_OK);
+  if (g_reorder != CNC_REORDER_AUTO) assert_int_equal(reordered, g_reorder);
+  cncDeleteContext(c);
+  return used;
+}
+
+static void check(const zmatrix* a, CNCenum solver, CNCenum precision, double thr, double tol,
+                  int k, int empty) {
+  double complex* b = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
+  double complex* xz = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
+  double complex* xb = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
+  double complex ref[N];
+  fill_b(b, k, empty);
+  const CNCenum formats[] = {CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_ZCSR};
+  for (int f = 0; f < 3; ++f)
+    assert_int_equal(solve(a, solver, precision, thr, formats[f], k, b, xz), CNC_FORMAT_ZCSR);
+  assert_int_equal(solve(a, solver, precision, thr, CNC_FORMAT_BCRS2, k, b, xb), CNC_FORMAT_BCRS2);
+  for (int j = 0; j < k; ++j) {
+    dense_solve(a, b + (size_t)j * N, ref);
+    const double dz = rel_diff(xz + (size_t)j * N, ref), db = rel_diff(xb + (size_t)j * N, ref),
+                 zb = rel_diff(xz + (size_t)j * N, xb + (size_t)j * N);
+    printf(
+        "solver 0x%x precision 0x%x system %d: zcsr %.2e, bcrs2 %.2e from dense; zcsr-bcrs2 "
+        "%.2e\n",
+        solver, precision, j, dz, db, zb);
+    if (!(dz <= tol && db <= tol && zb <= tol)) fail_msg("system %d: beyond %.1e", j, tol);
+  }
+  free(b), free(xz), free(xb);
+}
+
+static void test_hermitian_every_precision(void** unused) {
+  (void)unused;
+  zmatrix* a = (zmatrix*)malloc(sizeof *a);
+  make(a, 0.0, -1);
+  assert_true(a->row_ptr[1] - a->row_ptr[0] > 512);
+  assert_true(a->row_ptr[26] - a->row_ptr[25] == 1);
+  check(a, CNC_CG, CNC_DOUBLE, 1e-12, 1e-9, 3, -1);
+  check(a, CNC_CG, CNC_MIXED, 1e-7, 1e-5, 3, -1);
+  check(a, CNC_CG, CNC_SINGLE, 1e-5, 1e-3, 3, -1);
+  check(a, CNC_CG, CNC_DOUBLE, 1e-12, 1e-9, 1, -1);
+  free(a);
+}
+
+static void test_general_with_empty_row(void** unused) {
+  (void)unused;
+  zmatrix* a = (zmatrix*)malloc(sizeof *a);
+  make(a, 0.8, 137);
+  check(a, CNC_BICGSTAB, CNC_DOUBLE, 1e-12, 1e-9, 2, 137);
+  check(a, CNC_GMRES, CNC_DOUBLE, 1e-12, 1e-9, 1, 137);
+  free(a);
+}
+
+/* Renumbered by RCM: under zcsr the complex unknowns move as (re, im) pairs. */
+static void test_reordered(void** unused) {
+  (void)unused;
+  zmatrix* a = (zmatrix*)malloc(sizeof *a);
+  make(a, 0.0, -1);
+  g_reorder = CNC_REORDER_RCM;
+  check(a, CNC_CG, CNC_DOUBLE, 1e-12, 1e-9, 2, -1);
+  g_reorder = CNC_REORDER_NONE;
+  check(a, CNC_CG, CNC_DOUBLE, 1e-12, 1e-9, 1, -1);
+  g_reorder = CNC_REORDER_AUTO;
+  make(a, 0.8, 137);
+  g_reorder = CNC_REORDER_RCM;
+  check(a, CNC_BICGSTAB, CNC_DOUBLE, 1e-12, 1e-9, 1, 137);
+  g_reorder = CNC_REORDER_AUTO;
+  free(a);
+}
+
+static void test_real_solve_refuses_zcsr(void** unused) {
+  (void)unused;
+  const CNCint64 rp[3] = {0, 2, 4};
+  const CNCuint col[4] = {0, 1, 0, 1};
+  const double val[4] = {4, 1, 1, 3}, b[2] = {1, 2};
+  double x[2] = {7, 8};
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)g_backend), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_ZCSR), CNC_OK);
+  const CNCstatus st = cncSolveCSR(2, rp, col, val, 0, 1, b, x);
+  printf("%s\n", cncGetLastErrorMessage());
+  assert_int_equal(st, CNC_ERR_UNSUPPORTED);
+  assert_non_null(strstr(cncGetLastErrorMessage(), "CNC_FORMAT_ZCSR"));
+  assert_true(x[0] == 7 && x[1] == 8);
+  cncDeleteContext(c);
+}
+
+int main(int argc, char** argv) {
+  if (argc >= 2)
+    g_backend = strcmp(argv[1], "cuda") == 0     ? CNC_BACKEND_CUDA
+                : strcmp(argv[1], "opencl") == 0 ? CNC_BACKEND_OPENCL
+                                                 : CNC_BACKEND_CPU;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_real_solve_refuses_zcsr),
+                                     cmocka_unit_test(test_hermitian_every_precision),
+                                     cmocka_unit_test(test_general_with_empty_row),
+                                     cmocka_unit_test(test_reordered)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
