@@ -11,6 +11,7 @@
 //     sums replace the local ones between steps.
 #include <setjmp.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdarg>
 #include <cstddef>
@@ -63,7 +64,7 @@ void run_halo_case(const combo& c) {
   for (std::size_t t = 0; t < send.size(); ++t)
     for (int j = 0; j < k; ++j) {
       const double want = X[std::size_t(j) * n + std::size_t(send[t])], got = hs[t * ks + j];
-      if (std::memcmp(&want, &got, sizeof want) != 0)
+      if (std::bit_cast<std::uint64_t>(want) != std::bit_cast<std::uint64_t>(got))
         fail_msg("%s: halo_send[%zu][%d] = %.17g, expected %.17g", c.label().c_str(), t, j, got,
                  want);
     }
@@ -83,7 +84,7 @@ void run_halo_case(const combo& c) {
     for (std::int32_t r = 0; r < n; ++r) {
       const std::size_t at = std::size_t(j) * n + std::size_t(r);
       if (!mask[std::size_t(j)] || rp[std::size_t(r)] == rp[std::size_t(r) + 1]) {
-        if (std::memcmp(&Y[at], &B[at], sizeof(double)) != 0)
+        if (std::bit_cast<std::uint64_t>(Y[at]) != std::bit_cast<std::uint64_t>(B[at]))
           fail_msg("%s: add_halo changed column %d row %d (%s)", c.label().c_str(), j, r,
                    mask[std::size_t(j)] ? "no halo entries" : "masked out");
         continue;

@@ -129,7 +129,7 @@ class opencl_backend final : public backend {
 bool keep_platform(std::vector<ocl::device_info>& devs, std::string& why) {
   const std::optional<std::string> platform_env = env::text(env::var::opencl_platform);
   if (!platform_env) return true;
-  const std::string want = *platform_env;
+  const std::string& want = *platform_env;
   std::vector<cl_platform_id> order;  // platforms with devices, in enumeration order
   for (const auto& d : devs)
     if (std::find(order.begin(), order.end(), d.platform) == order.end())
