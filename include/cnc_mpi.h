@@ -13,11 +13,13 @@
  * Backends: each rank holds its rows on a backend of its own, chosen by CNC_BACKEND (the
  * context's, else the CNC_BACKEND environment variable, else automatic: CUDA for a block of at
  * least 12000 entries where a GPU is present, else the CPU): the CPU (its threads and SIMD
- * kernels, in the format cnc chooses) or CUDA (the rank's GPU is its index among the ranks of its
- * node, modulo the GPUs there, unless CNC_DEVICE_INDEX names one). Halo values go through host
- * memory (Open MPI need not be CUDA-aware): gathered on the GPU and copied down before the local
- * product is queued, sent while it runs, copied up and added after. OpenCL has no halo operations
- * yet: asked for, a solve fails with CNC_ERR_UNSUPPORTED on every rank. Where every rank runs
+ * kernels, in the format cnc chooses), CUDA or OpenCL (only when asked for; double precision, so
+ * the device needs cl_khr_fp64). The rank's GPU is its index among the ranks of its node, modulo
+ * the GPUs there (CUDA's, or the OpenCL GPUs), unless CNC_DEVICE_INDEX names one (for OpenCL, also
+ * CNC_OPENCL_DEVICE; an OpenCL platform without GPUs gives its first device). Ranks may run
+ * different backends. Halo values go through host memory (Open MPI need not be CUDA-aware):
+ * gathered on the device and copied down before the local product is queued, sent while it runs,
+ * copied up and added after. Where every rank runs
  * CUDA and NCCL (libnccl.so.2, e.g. PyPI's nvidia-nccl-cu13 wheel; CNC_NCCL_LIBRARY names its
  * path) opens on every one, the halo goes device to device through NCCL instead (CNC_MPI_NCCL);
  * the reductions stay on MPI.
@@ -60,7 +62,7 @@
  * Assembly: besides a CSR, each rank can assemble its rows through cnc.h's state machine
  * (cncMPIBegin ... cncMPISolve, below), locked variables and several right-hand sides included.
  *
- * Not offered in this version: OpenCL ranks, progress callbacks, SSOR, single and mixed
+ * Not offered in this version: progress callbacks, SSOR, single and mixed
  * precision, the caller's operators.
  */
 #ifndef CNC_MPI_H
@@ -108,10 +110,10 @@ CNC_MPI_API void cncMPIDeleteContext(CNCMPIcontext context);
  * Sets a parameter: CNC_SOLVER (CNC_CG, CNC_BICGSTAB, CNC_GMRES; CNC_SOLVER_DEFAULT is CG),
  * CNC_PRECONDITIONER (CNC_PRECOND_NONE or CNC_PRECOND_JACOBI), CNC_MAX_ITERATIONS (> 0; 0 brings
  * back the default), CNC_GMRES_RESTART (>= 1), CNC_NB_THREADS (>= 0), CNC_BACKEND
- * (CNC_BACKEND_AUTO, _CPU, _CUDA; _OPENCL is refused at the solve), CNC_DEVICE_INDEX (>= -1: the
- * GPU of this rank, -1 = by node-local rank; may differ between ranks), CNC_MPI_NCCL (CNC_TRUE,
- * the default: when every rank runs CUDA and NCCL opens on every one, halos go device to device
- * through NCCL; CNC_FALSE: through host memory and MPI), CNC_NB_SYSTEMS (the state machine's
+ * (CNC_BACKEND_AUTO, _CPU, _CUDA, _OPENCL; may differ between ranks), CNC_DEVICE_INDEX (>= -1:
+ * the device of this rank, -1 = by node-local rank; may differ between ranks), CNC_MPI_NCCL
+ * (CNC_TRUE, the default: when every rank runs CUDA and NCCL opens on every one, halos go device to
+ * device through NCCL; CNC_FALSE: through host memory and MPI), CNC_NB_SYSTEMS (the state machine's
  * right-hand sides, 1 to 4096; INITIAL state only, else CNC_ERR_STATE). Local: every rank must
  * set the same values before a solve (a solve whose ranks disagree fails with
  * CNC_ERR_INVALID_VALUE on every rank). CNC_ERR_INVALID_ENUM for another name or value,

@@ -275,5 +275,10 @@ std::unique_ptr<backend> make_cuda_backend(const backend_options& o, std::string
 std::vector<std::string> list_cpu_devices(std::string& why);
 std::vector<std::string> list_opencl_devices(std::string& why);
 std::vector<std::string> list_cuda_devices(std::string& why);
+// The device index (as CNC_DEVICE_INDEX counts them) of the OpenCL GPU number `ordinal` modulo
+// the GPUs present (on CNC_OPENCL_PLATFORM's platform where it is set): a process's device by its
+// node-local rank. -1, the backend's own choice, when there is no OpenCL GPU or CNC_OPENCL_DEVICE
+// names the device.
+int opencl_gpu_index(int ordinal);
 
 }  // namespace cnc

@@ -92,8 +92,9 @@ std::int64_t first_not_finite(const double* v, std::int64_t count) {
 
 // The backend this rank runs on: the context's CNC_BACKEND, else the CNC_BACKEND environment
 // variable, else CUDA for a block of at least auto_gpu_min_nnz entries where a GPU is present, else
-// the CPU (OpenCL has no halo operations: asked for, it is refused when the system is made). The
-// GPU is the rank's node-local index modulo the GPUs present, unless CNC_DEVICE_INDEX names one.
+// the CPU (OpenCL only when asked for). The GPU (CUDA, or an OpenCL GPU) is the rank's node-local
+// index modulo the GPUs present, unless CNC_DEVICE_INDEX (or, for OpenCL, CNC_OPENCL_DEVICE)
+// names one.
 // Kept in the context for the next solve with the same choice.
 cnc::backend* rank_backend(CNCMPIcontext c, std::int64_t local_nnz, int threads) {
   const int requested =
@@ -105,6 +106,7 @@ cnc::backend* rank_backend(CNCMPIcontext c, std::int64_t local_nnz, int threads)
       const std::size_t gpus = cnc::list_cuda_devices(why).size();
       device = gpus > 0 ? int(std::size_t(c->local_rank) % gpus) : -1;
     }
+    if (device < 0 && kind == CNC_BACKEND_OPENCL) device = cnc::opencl_gpu_index(c->local_rank);
     if (c->be && c->be_kind == kind && c->be_device == device && c->be_threads == threads)
       return true;
     cnc::backend_options o;

@@ -66,8 +66,8 @@ class distributed_system final : public device_system {
     if (!inner_->set_halo(m.halo, m.halo_size, m.send_row.data(), std::int32_t(m.send_row.size())))
       throw error(CNC_ERR_UNSUPPORTED,
                   std::string("the ") + be->name() +
-                      " backend has no halo operations: distributed solves run on the CPU or "
-                      "CUDA backends");
+                      " backend offers no halo operations for this system: distributed solves "
+                      "need them");
   }
 
   format local_format() const { return prep_.fmt; }

@@ -14,6 +14,8 @@ std::vector<std::string> list_opencl_devices(std::string& why) {
   return {};
 }
 
+int opencl_gpu_index(int) { return -1; }
+
 bool opencl_backend_is_gpu(const backend&) { return false; }
 
 double opencl_copy_bandwidth(const backend&, std::size_t, int) { return 0; }

@@ -125,7 +125,46 @@ class opencl_backend final : public backend {
   std::function<void(int, const std::string&)> log_;
 };
 
+// CNC_OPENCL_PLATFORM (an index or a name substring): only that platform's devices are kept;
+// false, with the reason, when it matches none.
+bool keep_platform(std::vector<ocl::device_info>& devs, std::string& why) {
+  const std::optional<std::string> platform_env = env::text(env::var::opencl_platform);
+  if (!platform_env) return true;
+  const std::string& want = *platform_env;
+  std::vector<cl_platform_id> order;  // platforms with devices, in enumeration order
+  for (const auto& d : devs)
+    if (std::find(order.begin(), order.end(), d.platform) == order.end())
+      order.push_back(d.platform);
+  std::vector<ocl::device_info> kept;
+  for (const auto& d : devs) {
+    const long pos = std::find(order.begin(), order.end(), d.platform) - order.begin();
+    const bool match = all_digits(want)
+                           ? pos == std::atol(want.c_str())
+                           : lower(d.platform_name).find(lower(want)) != std::string::npos;
+    if (match) kept.push_back(d);
+  }
+  if (kept.empty()) {
+    why = "CNC_OPENCL_PLATFORM=" + want + " matches no OpenCL platform; devices: " + describe(devs);
+    return false;
+  }
+  devs.swap(kept);
+  return true;
+}
+
 }  // namespace
+
+int opencl_gpu_index(int ordinal) {
+  std::string why;
+  const ocl::api* cl = ocl::load_api(why);
+  if (!cl || env::text(env::var::opencl_device)) return -1;
+  std::vector<ocl::device_info> devs = ocl::list_devices(*cl, why);
+  if (!keep_platform(devs, why)) return -1;
+  std::vector<int> gpus;
+  for (const auto& d : devs)
+    if (d.gpu) gpus.push_back(d.global_index);
+  if (gpus.empty() || ordinal < 0) return -1;
+  return gpus[std::size_t(ordinal) % gpus.size()];
+}
 
 std::vector<std::string> list_opencl_devices(std::string& why) {
   const ocl::api* cl = ocl::load_api(why);
@@ -144,29 +183,8 @@ std::unique_ptr<backend> make_opencl_backend(const backend_options& o, std::stri
   std::vector<ocl::device_info> devs = ocl::list_devices(*cl, why);
   if (devs.empty()) return nullptr;
 
-  const std::optional<std::string> platform_env = env::text(env::var::opencl_platform);
+  if (!keep_platform(devs, why)) return nullptr;
   const std::optional<std::string> device_env = env::text(env::var::opencl_device);
-  if (const char* env = platform_env ? platform_env->c_str() : nullptr) {
-    const std::string want = env;
-    std::vector<cl_platform_id> order;  // platforms with devices, in enumeration order
-    for (const auto& d : devs)
-      if (std::find(order.begin(), order.end(), d.platform) == order.end())
-        order.push_back(d.platform);
-    std::vector<ocl::device_info> kept;
-    for (const auto& d : devs) {
-      const long pos = std::find(order.begin(), order.end(), d.platform) - order.begin();
-      const bool match = all_digits(want)
-                             ? pos == std::atol(want.c_str())
-                             : lower(d.platform_name).find(lower(want)) != std::string::npos;
-      if (match) kept.push_back(d);
-    }
-    if (kept.empty()) {
-      why =
-          "CNC_OPENCL_PLATFORM=" + want + " matches no OpenCL platform; devices: " + describe(devs);
-      return nullptr;
-    }
-    devs.swap(kept);
-  }
 
   const ocl::device_info* chosen = nullptr;
   if (o.device_index >= 0) {

@@ -158,6 +158,35 @@ class opencl_system final : public device_system {
           rhs_state{s[j].rz, s[j].rz_new, s[j].rr, s[j].pq, s[j].thr2, s[j].status, s[j].iters};
   }
 
+  // The steps read pq (update_xr) and rz_new, rr (update_p) from the previous kernel's per-group
+  // partials, not from the state: those are written too, each value as partial 0 and zeros
+  // after it (the sum the next step forms is then that value), with aux_rz = rz (what update_xr
+  // would have copied). Blocking writes: the caller's array may change when this returns.
+  void write_state(const rhs_state* in) override {
+    const std::size_t as = acc_size(), g = std::size_t(groups_), k = std::size_t(k_);
+    std::vector<unsigned char> a(as * k * g, 0), b(2 * as * k * g, 0), rz(as * k);
+    for (std::size_t j = 0; j < k; ++j) {
+      put_value(a.data(), j * g, in[j].pq, acc_f32_);
+      put_value(b.data(), 2 * j * g, in[j].rz_new, acc_f32_);
+      put_value(b.data(), (2 * j + 1) * g, in[j].rr, acc_f32_);
+      put_value(rz.data(), j, in[j].rz, acc_f32_);
+    }
+    write(partA_, a.data(), a.size());
+    write(partB_, b.data(), b.size());
+    write(aux_, rz.data(), rz.size());
+    if (!acc_f32_) {
+      write(state_, in, sizeof(rhs_state) * k);
+    } else {
+      std::vector<rhs_state_f32> s(k);
+      for (std::size_t j = 0; j < k; ++j)
+        s[j] =
+            rhs_state_f32{float(in[j].rz),   float(in[j].rz_new), float(in[j].rr), float(in[j].pq),
+                          float(in[j].thr2), in[j].status,        in[j].iters};
+      write(state_, s.data(), sizeof(rhs_state_f32) * k);
+    }
+    pending_ = 0;  // the state is what was written
+  }
+
   void get_x(double* x) override { download_vectors(x_, x); }
 
   void apply(const double* x, double* y) override {
@@ -185,6 +214,16 @@ class opencl_system final : public device_system {
     vops_->block_combine(v, coef, beta, y);
   }
   std::int64_t long_rows() const override { return plan_.n_long; }
+
+  // Halo operations (backend.hpp): the vector surface's (opencl_halo.cpp).
+  bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,
+                std::int32_t send_count) override {
+    return vops_->set_halo(halo, halo_size, send_rows, send_count);
+  }
+  double* halo_send() override { return vops_->halo_send(); }
+  double* halo_recv() override { return vops_->halo_recv(); }
+  void gather_halo(int v) override { vops_->gather_halo(v); }
+  void add_halo(double alpha, int y) override { vops_->add_halo(alpha, y); }
 
  private:
   std::size_t acc_size() const { return acc_f32_ ? 4 : 8; }
@@ -578,7 +617,7 @@ class opencl_system final : public device_system {
     vector_env e;
     e.cl = &cl_, e.device = dev_.id, e.ctx = ctx_, e.queue = queue_, e.prog = prog_;
     e.np = np_, e.units = units_, e.k = k_, e.wg = wg_, e.groups = groups_;
-    e.vec_f32 = vec_f32_, e.acc_f32 = acc_f32_, e.coef_args = coef_args_;
+    e.vec_f32 = vec_f32_, e.acc_f32 = acc_f32_, e.val_f32 = val_f32_, e.coef_args = coef_args_;
     e.dot_v = dot_vectors(k_);
     e.max_alloc = dev_.max_alloc;
     cl_ulong mem = 0;  // a bound for drivers that promise buffers they cannot back

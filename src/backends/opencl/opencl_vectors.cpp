@@ -164,6 +164,7 @@ void vector_ops::release() {
   release_ring(comb_ring_);
   release_ring(bcomb_ring_);
   release_block();
+  release_halo();
   for (cl_kernel* k : {&k_pieces_, &k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_,
                        &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_}) {
     if (*k) e_.cl->ReleaseKernel(*k);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_api.hpp"
+#include "matrix/matrix.hpp"
 
 namespace cnc::ocl {
 
@@ -34,11 +35,11 @@ struct vector_env {
   std::int32_t np = 0;        // rows of every vector (n_padded)
   std::int32_t units = 0;     // spmv_fused's units (rows, or block rows for BCRS)
   int k = 1, wg = 1, groups = 1;
-  bool vec_f32 = false, acc_f32 = false;
-  bool coef_args = true;        // COEF_ARGS of the build
-  int dot_v = 1;                // dot_vectors(k)
-  std::uint64_t max_alloc = 0;  // 0: unknown
-  std::uint64_t mem_left = 0;   // device memory minus the system's own buffers; 0: unknown
+  bool vec_f32 = false, acc_f32 = false, val_f32 = false;  // val_f32: VAL_T is float
+  bool coef_args = true;                                   // COEF_ARGS of the build
+  int dot_v = 1;                                           // dot_vectors(k)
+  std::uint64_t max_alloc = 0;                             // 0: unknown
+  std::uint64_t mem_left = 0;  // device memory minus the system's own buffers; 0: unknown
   cl_mem rowp = nullptr, col = nullptr, val = nullptr, d = nullptr;
   // spmv_fused's long rows and ranges (arguments 12-16, only where rows_args), csr_pieces'
   // pieces and sums (opencl_long_rows.hpp).
@@ -80,6 +81,13 @@ class vector_ops {
   // Cross-column products (opencl_block.cpp, kernels/opencl/block.cl).
   void block_dots(int u, int v, double* out);
   void block_combine(int v, const double* coef, const double* beta, int y);
+  // Halo operations (opencl_halo.cpp, kernels/opencl/halo.cl; backend.hpp's contract).
+  bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,
+                std::int32_t send_count);
+  double* halo_send() { return halo_send_.data(); }
+  double* halo_recv() { return halo_recv_.data(); }
+  void gather_halo(int v);
+  void add_halo(double alpha, int y);
   cl_mem vec(int v) const;  // throws CNC_ERR_INVALID_VALUE for an unknown index
 
  private:
@@ -96,6 +104,7 @@ class vector_ops {
 
   void release();
   void release_block();  // opencl_block.cpp: its kernels (the ring and buffer are released here)
+  void release_halo();   // opencl_halo.cpp: its kernels and buffers
   cl_mem make_buffer(std::size_t bytes, const char* what);
   void drop_buffer(cl_mem& m, std::size_t bytes);
   void ensure_dot_space(int count);
@@ -121,6 +130,17 @@ class vector_ops {
   cl_mem bcomb_ = nullptr;
   ring bcomb_ring_;
   std::vector<unsigned char> bcomb_host_;
+  // Halo operations: the halo block (row offsets as long, columns, values in VAL_T), the rows
+  // to send, the device buffers of values sent and received (VEC_T), their host buffers (double,
+  // interleaved), and the host staging of float values.
+  cl_kernel k_hgather_ = nullptr, k_hadd_ = nullptr;
+  cl_mem h_rp_ = nullptr, h_col_ = nullptr, h_val_ = nullptr, h_rows_ = nullptr;
+  cl_mem h_send_ = nullptr, h_recv_ = nullptr;
+  std::size_t h_bytes_[6] = {0, 0, 0, 0, 0, 0};  // of the six buffers above, in that order
+  std::int32_t h_n_ = 0, h_size_ = 0, h_count_ = 0;
+  std::int64_t h_nnz_ = 0;
+  std::vector<double> halo_send_, halo_recv_;
+  std::vector<unsigned char> halo_stage_;
 };
 
 }  // namespace cnc::ocl
