@@ -21,7 +21,10 @@ git log --oneline -1
 if [ ! -f /tmp/b/build.ninja ]; then
   cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
 fi
-ninja -C /tmp/b bench_complex > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -80; exit 1; }
+ninja -C /tmp/b bench_complex test_backend test_complex test_complex_zcsr > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -80; exit 1; }
+# The complex tests on the GPU first (CUDA and NVIDIA's OpenCL): the contract suite has the
+# zcsr kernels against a plain complex loop, the API tests against a dense complex solve.
+(cd /tmp/b && ctest --output-on-failure -R "^(backend_cuda|backend_opencl|complex_cuda|complex_opencl|complex_zcsr_cuda|complex_zcsr_opencl)$") 2>&1 | tail -15
 M=$R/.devfull/matrices; [ -d "$M" ] || M=$R/../shared/data/matrices
 BC=/tmp/b/bench/cuda/bench_complex
 run() {  # backend, then bench_complex's options
@@ -31,5 +34,8 @@ run() {  # backend, then bench_complex's options
   echo "(${SECONDS} s since the start)"
 }
 run cuda --grid7 128 --grid27 128 --mesh 128 --matrices "$M"
+# The former real-equivalent storage (BCRS 2x2, forced) on the same problems, same run.
+$BC --backend cuda --reps "$reps" --format bcrs2 --grid7 128 --grid27 128 --mesh 0 --matrices none \
+  | tee "$OUT/complex-bench-cuda-bcrs2.txt"
 run opencl --grid7 128 --grid27 96 --matrices none
 run cpu --grid7 128 --grid27 96 --matrices none

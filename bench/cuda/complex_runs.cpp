@@ -64,7 +64,7 @@ std::string cnc_text(CNCenum what) {
 const char* const complex_usage =
     "[--backend cuda|opencl|cpu|auto] [--reps R] [--iters N] [--tol T] [--max-it N]\n"
     "  [--grid7 M] [--grid27 M] [--mesh M] [--only NAME] [--matrices DIR|none]\n"
-    "  [--flux F] [--bandwidth GB/s] [--verbose] [--quick]\n"
+    "  [--flux F] [--bandwidth GB/s] [--format auto|zcsr|bcrs2] [--verbose] [--quick]\n"
     "(--grid7/--grid27/--mesh M: the m^3 magnetic Laplacians, 0 leaves one out; defaults 128, "
     "128, 0; --flux: flux quanta per unit square of the magnetic field, default 1/64)";
 
@@ -108,6 +108,8 @@ bool parse_complex_options(int argc, char** argv, complex_options* o) {
       o->flux = std::atof(v);
     else if (k == "--bandwidth")
       o->bandwidth_gbs = std::atof(v);
+    else if (k == "--format")
+      o->format = v;
     else {
       std::fprintf(stderr, "%s: unknown option\n", k.c_str());
       return false;
@@ -116,6 +118,10 @@ bool parse_complex_options(int argc, char** argv, complex_options* o) {
   if (o->backend != "cuda" && o->backend != "opencl" && o->backend != "cpu" &&
       o->backend != "auto") {
     std::fprintf(stderr, "--backend: cuda, opencl, cpu or auto, not \"%s\"\n", o->backend.c_str());
+    return false;
+  }
+  if (o->format != "auto" && o->format != "zcsr" && o->format != "bcrs2") {
+    std::fprintf(stderr, "--format: auto, zcsr or bcrs2, not \"%s\"\n", o->format.c_str());
     return false;
   }
   return true;
@@ -155,7 +161,15 @@ std::vector<case_source> complex_sources(const complex_options& o) {
   return s;
 }
 
+namespace {
+// CNC_MATRIX_FORMAT of the complex solves (--format); the real ones keep AUTO.
+CNCint complex_format = CNC_FORMAT_AUTO;
+}  // namespace
+
 void setup_complex_context(const complex_options& o) {
+  complex_format = o.format == "zcsr"    ? CNC_FORMAT_ZCSR
+                   : o.format == "bcrs2" ? CNC_FORMAT_BCRS2
+                                         : CNC_FORMAT_AUTO;
   const CNCint backend = o.backend == "cuda"     ? CNC_BACKEND_CUDA
                          : o.backend == "opencl" ? CNC_BACKEND_OPENCL
                          : o.backend == "cpu"    ? CNC_BACKEND_CPU
@@ -171,8 +185,11 @@ cnc_run run_cnc_complex(const cproblem& a, const std::vector<double>& b, std::ve
   return first_solve(
       tol, max_it,
       [&] {
-        return cncSolveCSRComplex(CNCuint(a.n), a.rp.data(), a.col.data(), a.val.data(), 0, 1,
-                                  b.data(), x.data());
+        check_call(cncSolverParameteri(CNC_MATRIX_FORMAT, complex_format), "CNC_MATRIX_FORMAT");
+        const CNCstatus st = cncSolveCSRComplex(CNCuint(a.n), a.rp.data(), a.col.data(),
+                                                a.val.data(), 0, 1, b.data(), x.data());
+        check_call(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_AUTO), "CNC_MATRIX_FORMAT");
+        return st;
       },
       "cncSolveCSRComplex");
 }
