@@ -9,10 +9,11 @@
 # (carry [".devfull"]), building only bench_complex. About 5 minutes on an H100 after the build.
 # Logs: $OUT/complex_bench.log (everything) and $OUT/complex-bench-{cuda,opencl,cpu}.txt (each
 # run's tables, to copy into device_runs/logs/ as complex-bench-<backend>-<gpu>-<run>.txt).
-# Usage: OUT=... bash device_runs/complex_bench.sh [reps]
+# Usage: OUT=... bash device_runs/complex_bench.sh [reps] [all|cuda|others]  (others: OpenCL and CPU)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 reps=${1:-3}
+what=${2:-all}
 exec > >(tee -a "$OUT/complex_bench.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 nproc
@@ -33,9 +34,12 @@ run() {  # backend, then bench_complex's options
   $BC --backend "$backend" --reps "$reps" "$@" | tee "$OUT/complex-bench-$backend.txt"
   echo "(${SECONDS} s since the start)"
 }
+if [[ $what != others ]]; then
 run cuda --grid7 128 --grid27 128 --mesh 128 --matrices "$M"
 # The former real-equivalent storage (BCRS 2x2, forced) on the same problems, same run.
 $BC --backend cuda --reps "$reps" --format bcrs2 --grid7 128 --grid27 128 --mesh 0 --matrices none \
   | tee "$OUT/complex-bench-cuda-bcrs2.txt"
+fi
+[[ $what == cuda ]] && exit 0
 run opencl --grid7 128 --grid27 96 --matrices none
 run cpu --grid7 128 --grid27 96 --matrices none
