@@ -25,18 +25,6 @@ static CNCstatus solve_cudss(const ts_csr* a, int nrhs, const double* b, double*
                      x);
 }
 
-static int all_equal(size_t n, const double* x, double v) {
-  for (size_t i = 0; i < n; ++i)
-    if (x[i] != v) return 0;
-  return 1;
-}
-
-static const char* choice_reason(void) {
-  const char* s = NULL;
-  assert_int_equal(cncGetString(CNC_CHOICE_REASON, &s), CNC_OK);
-  return s;
-}
-
 /* ---- Where cuDSS cannot run: refused, nothing changed ------------------------------------------
  */
 static void test_refused(void** unused) {

@@ -20,12 +20,6 @@
 #include "solve_support.h"
 #include "test_support.h"
 
-static const char* choice_reason(void) {
-  const char* s = NULL;
-  assert_int_equal(cncGetString(CNC_CHOICE_REASON, &s), CNC_OK);
-  return s;
-}
-
 static CNCstatus solve_csr(const ts_csr* a, CNCenum solver, int nrhs, const double* b, double* x) {
   assert_int_equal(cncSolverParameteri(CNC_SOLVER, (CNCint)solver), CNC_OK);
   return cncSolveCSR((CNCuint)a->n, a->row_ptr, (const CNCuint*)a->col, a->val, 0, (CNCuint)nrhs, b,
@@ -194,11 +188,6 @@ static void test_least_squares(void** unused) {
 
 /* ---- Failures: x unchanged, a clear outcome ----------------------------------------------------
  */
-static int all_equal(size_t n, const double* x, double v) {
-  for (size_t i = 0; i < n; ++i)
-    if (x[i] != v) return 0;
-  return 1;
-}
 
 static void test_cholmod_indefinite(void** unused) {
   (void)unused;

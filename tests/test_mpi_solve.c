@@ -14,17 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                                      \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      ++failures;                                                                             \
-      fprintf(stderr, "rank %d: %s:%d: CHECK(%s) failed: ", rank, __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                                           \
-      fputc('\n', stderr);                                                                    \
-    }                                                                                         \
-  } while (0)
+#include "mpi_support.h"
 
 typedef struct {
   CNCuint n;
@@ -76,30 +66,6 @@ static csr block(const csr* a, CNCuint r0, CNCuint r1, int base) {
   return b;
 }
 
-typedef enum { split_even, split_uneven, split_empty_rank } split_kind;
-
-/* This rank's rows [*r0, *r1) of n. Uneven: rank r gets a share proportional to r + 1. Empty:
- * rank 1 (when there is one) owns no rows, the others share them evenly. */
-static void my_rows(CNCuint n, split_kind kind, CNCuint* r0, CNCuint* r1) {
-  if (kind == split_uneven) {
-    const long long total = (long long)size * (size + 1) / 2,
-                    before = (long long)rank * (rank + 1) / 2;
-    *r0 = (CNCuint)((long long)n * before / total);
-    *r1 = (CNCuint)((long long)n * (before + rank + 1) / total);
-  } else if (kind == split_empty_rank && size > 1) {
-    const int owners = size - 1, me = rank == 0 ? 0 : rank - 1;
-    if (rank == 1) { /* between rank 0's rows and rank 2's */
-      *r0 = *r1 = (CNCuint)((long long)n / owners);
-    } else {
-      *r0 = (CNCuint)((long long)n * me / owners);
-      *r1 = (CNCuint)((long long)n * (me + 1) / owners);
-    }
-  } else {
-    *r0 = (CNCuint)((long long)n * rank / size);
-    *r1 = (CNCuint)((long long)n * (rank + 1) / size);
-  }
-}
-
 typedef struct {
   CNCint iterations, reason, nccl; /* nccl: the halo went through NCCL (GPU ranks) */
   double true_error;
@@ -128,16 +94,6 @@ static outcome reference(const csr* a, int solver, double threshold, CNCuint nrh
   return o;
 }
 
-/* Every rank's value of v equal to rank 0's (bit for bit). */
-static void check_same_everywhere(const void* v, int bytes, const char* what) {
-  unsigned char* all = malloc((size_t)bytes * (size_t)size);
-  MPI_Allgather(v, bytes, MPI_BYTE, all, bytes, MPI_BYTE, MPI_COMM_WORLD);
-  for (int r = 1; r < size; ++r)
-    CHECK(memcmp(all, all + (size_t)r * (size_t)bytes, (size_t)bytes) == 0,
-          "%s differs between rank 0 and rank %d", what, r);
-  free(all);
-}
-
 /* `backend` of solve_on: even ranks on the CPU, odd ranks on OpenCL. */
 #define MIXED_CPU_OPENCL (-1)
 
@@ -156,7 +112,7 @@ static outcome solve_on(const char* name, const csr* a, split_kind kind, int bas
   const outcome ref = reference(a, solver, threshold, nrhs, b, xref);
 
   CNCuint r0, r1;
-  my_rows(n, kind, &r0, &r1);
+  rows_of(rank, n, kind, &r0, &r1);
   const CNCuint rows = r1 - r0;
   csr mine = block(a, r0, r1, base);
   double* bl = malloc(sizeof(double) * (rows * nrhs + 1));
@@ -245,7 +201,7 @@ typedef void (*spoil_fn)(csr* mine, double* b, CNCuint* r0, CNCuint* r1);
 static void bad_case(const char* name, int bad_rank, spoil_fn spoil, CNCstatus expected) {
   csr a = stencil(12, 12, 1, 0.0);
   CNCuint r0, r1;
-  my_rows(a.n, split_even, &r0, &r1);
+  rows_of(rank, a.n, split_even, &r0, &r1);
   csr mine = block(&a, r0, r1, 0);
   const CNCuint rows = r1 - r0;
   double* b = malloc(sizeof(double) * (rows + 1));
@@ -291,7 +247,7 @@ static void spoil_tiling(csr* m, double* b, CNCuint* r0, CNCuint* r1) {
 static void differing_parameter_case(void) {
   csr a = stencil(12, 12, 1, 0.0);
   CNCuint r0, r1;
-  my_rows(a.n, split_even, &r0, &r1);
+  rows_of(rank, a.n, split_even, &r0, &r1);
   csr mine = block(&a, r0, r1, 0);
   const CNCuint rows = r1 - r0;
   double* b = malloc(sizeof(double) * (rows + 1));
@@ -369,7 +325,7 @@ int main(int argc, char** argv) {
 
   { /* b of extreme magnitude: solved scaled by the same power of two on every rank */
     CNCuint r0, r1;
-    my_rows(p3.n, split_uneven, &r0, &r1);
+    rows_of(rank, p3.n, split_uneven, &r0, &r1);
     csr mine = block(&p3, r0, r1, 0);
     const CNCuint rows = r1 - r0;
     double* b = malloc(sizeof(double) * (rows + 1));

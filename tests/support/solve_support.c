@@ -69,3 +69,15 @@ int backend_present(CNCenum backend) {
   assert_int_equal(cncMakeCurrent(keep), CNC_OK);
   return st == CNC_OK;
 }
+
+int all_equal(size_t n, const double* x, double v) {
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] != v) return 0;
+  return 1;
+}
+
+const char* choice_reason(void) {
+  const char* s = NULL;
+  assert_int_equal(cncGetString(CNC_CHOICE_REASON, &s), CNC_OK);
+  return s;
+}

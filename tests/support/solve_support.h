@@ -39,6 +39,10 @@ void check_reported_residual(const ts_csr* a, const double* x, const double* b, 
                              double threshold, const char* what);
 /* Whether `backend` can run here (a 1x1 solve on it, in a context of its own). */
 int backend_present(CNCenum backend);
+/* Whether all n entries of x equal v exactly (x left unchanged by a refused or failed solve). */
+int all_equal(size_t n, const double* x, double v);
+/* The current context's CNC_CHOICE_REASON (asserted readable). */
+const char* choice_reason(void);
 
 #ifdef __cplusplus
 }
