@@ -1,7 +1,9 @@
 #include "mpi/nccl_halo.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cnc.h"
 #include "util/error.hpp"
@@ -112,6 +114,35 @@ class nccl_comm final : public nccl_halo {
 
 }  // namespace
 
+namespace {
+
+// Collective: "" when every rank's GPU is its own, else which two ranks share one (the same
+// answer on every rank: each compares the same gathered list).
+std::string shared_gpu(MPI_Comm comm, int device, int size) {
+  constexpr int name_bytes = 64 + MPI_MAX_PROCESSOR_NAME;
+  std::vector<char> mine(name_bytes, 0), all(std::size_t(name_bytes) * std::size_t(size), 0);
+  int len = 0;
+  check_mpi(MPI_Get_processor_name(mine.data(), &len), "MPI_Get_processor_name");
+  const std::size_t at = std::strlen(mine.data());
+  mine[at] = '/';
+  if (cudaDeviceGetPCIBusId(mine.data() + at + 1, 63, device) != cudaSuccess) {
+    cudaGetLastError();
+    std::snprintf(mine.data() + at + 1, 63, "device %d", device);
+  }
+  check_mpi(
+      MPI_Allgather(mine.data(), name_bytes, MPI_CHAR, all.data(), name_bytes, MPI_CHAR, comm),
+      "MPI_Allgather");
+  for (int a = 0; a < size; ++a)
+    for (int b = a + 1; b < size; ++b)
+      if (std::strncmp(&all[std::size_t(a) * name_bytes], &all[std::size_t(b) * name_bytes],
+                       name_bytes) == 0)
+        return "ranks " + std::to_string(a) + " and " + std::to_string(b) + " share GPU " +
+               std::string(&all[std::size_t(a) * name_bytes]) + " (NCCL needs a GPU a rank)";
+  return "";
+}
+
+}  // namespace
+
 std::unique_ptr<nccl_halo> make_nccl_halo(MPI_Comm comm, bool want, int device, std::string& why) {
   nccl_api api;
   std::string mine;
@@ -125,6 +156,13 @@ std::unique_ptr<nccl_halo> make_nccl_halo(MPI_Comm comm, bool want, int device, 
   int rank = 0, size = 1;
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  // NCCL needs a GPU a rank, and only the ranks that share one find out in ncclCommInitRank: with
+  // 3 ranks on 2 GPUs the rank with a GPU of its own waited there for ever (run 66). So the ranks
+  // compare their GPUs first (host name and PCI bus id) and all decline alike.
+  if (const std::string shared = shared_gpu(comm, device, size); !shared.empty()) {
+    why = shared;
+    return nullptr;
+  }
   // Rank 0's identifier, with whether it could make one, to every rank.
   struct {
     ncclUniqueId id;
