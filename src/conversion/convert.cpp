@@ -409,8 +409,10 @@ sell_matrix csr_to_sell(const csr_view& a) {
 double matrix_bytes(std::int32_t n, std::int64_t nnz, format f, std::int64_t stored,
                     int value_bytes) {
   if (f == format::csr) return double(nnz) * (value_bytes + 4) + double(n + 1) * 8;
-  if (f == format::zcsr)  // `stored` complex entries of two values, n / 2 complex rows
-    return double(stored) * (2.0 * value_bytes + 4) + double(n / 2 + 1) * 8;
+  if (f == format::zcsr) {  // `stored` complex entries of two values, n / 2 complex rows
+    const std::int64_t complex_rows = n / 2;
+    return double(stored) * (2.0 * value_bytes + 4) + double(complex_rows + 1) * 8;
+  }
   if (f == format::sell) {
     const std::int32_t slices = (n + sell_slice - 1) / sell_slice;
     return double(stored) * (value_bytes + 4) + double(slices + 1) * 8;
