@@ -156,9 +156,9 @@ std::unique_ptr<nccl_halo> make_nccl_halo(MPI_Comm comm, bool want, int device, 
   int rank = 0, size = 1;
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  // NCCL needs a GPU a rank, and only the ranks that share one find out in ncclCommInitRank: with
-  // 3 ranks on 2 GPUs the rank with a GPU of its own waited there for ever (run 66). So the ranks
-  // compare their GPUs first (host name and PCI bus id) and all decline alike.
+  // NCCL needs a GPU a rank. With 3 ranks on 2 GPUs the solve hung (run 66), most likely in
+  // ncclCommInitRank, whose duplicate-GPU check fails only on the ranks that share one. So the
+  // ranks compare their GPUs first (host name and PCI bus id) and all decline NCCL alike.
   if (const std::string shared = shared_gpu(comm, device, size); !shared.empty()) {
     why = shared;
     return nullptr;
