@@ -231,9 +231,11 @@ typedef struct CNCContextStruct* CNCcontext;
  * CNC_ERROR and CNC_TRUE_ERROR the true relative residual ||b - A x||/||b|| computed in double,
  * CNC_REASON CONVERGED when it is at most CNC_THRESHOLD, CNC_REASON_STAGNATED when it is above
  * (an ill-conditioned A; x is written), and when A cannot be factored CNC_REASON_INDEFINITE_MATRIX
- * (CHOLMOD, cuDSS on a symmetric A: not positive definite) or CNC_REASON_BREAKDOWN (SuperLU,
- * cuDSS on another A: a zero pivot, A singular), the call returning CNC_OK with x unchanged and
- * the reason logged as a warning. */
+ * (CHOLMOD, cuDSS on a symmetric A: not positive definite) or CNC_REASON_BREAKDOWN (SuperLU: a
+ * zero pivot, A singular; cuDSS's LU when it reports one), the call returning CNC_OK with x
+ * unchanged and the reason logged as a warning. cuDSS's LU may instead perturb tiny pivots (its
+ * default) and factor a singular A: its x then fails the residual check (CNC_REASON_STAGNATED or
+ * CNC_REASON_NOT_FINITE, x written, as for an ill-conditioned A). */
 /** CHOLMOD (SuiteSparse): sparse Cholesky of a symmetric positive definite A (also the AᵀA of
  *  CNC_LEAST_SQUARES). A is checked symmetric first (|a_ij - a_ji| at most 1e-12 of the larger;
  *  else CNC_ERR_UNSUPPORTED naming the entry); CHOLMOD reads its lower triangle. */

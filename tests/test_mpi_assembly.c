@@ -390,6 +390,44 @@ static void recovery_case(void) {
   free(xref);
 }
 
+/* A Begin(SYSTEM) refused everywhere (blocks that do not tile [0, n), made for 2 systems), then
+ * other rows and CNC_NB_SYSTEMS: the variables and their locks are made for the new rows (they
+ * were kept when rows x systems came out the same, and locks past the old rows were lost). */
+static void rows_changed_case(void) {
+  const grid g = {10, 10, 0.0};
+  const CNCuint n = grid_n(g);
+  double* xref = malloc(sizeof(double) * n);
+  const outcome ref = reference(g, split_even, 1, CNC_CG, 1, 1.0, xref);
+  CNCuint r0, r1;
+  rows_of(rank, n, split_even, &r0, &r1);
+  CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
+  cncMPISolverParameteri(c, CNC_NB_THREADS, 1);
+  cncMPISolverParameterd(c, CNC_THRESHOLD, 1e-10);
+  cncMPISolverParameteri(c, CNC_NB_SYSTEMS, 2);
+  cncMPISetRows(c, n, r0, r0 + (r1 - r0) / 2);
+  CNCstatus s = cncMPIBegin(c, CNC_SYSTEM);
+  CHECK(s == CNC_ERR_INVALID_VALUE, "rows changed: first Begin %d (%s)", s,
+        cncMPIGetErrorMessage(c));
+  check_same_everywhere(&s, (int)sizeof s, "rows changed");
+  cncMPISolverParameteri(c, CNC_NB_SYSTEMS, 1);
+  cncMPISetRows(c, n, r0, r1);
+  s = cncMPIBegin(c, CNC_SYSTEM);
+  CHECK(s == CNC_OK, "rows changed: second Begin %d (%s)", s, cncMPIGetErrorMessage(c));
+  for (CNCuint i = r0; i < r1; ++i)
+    if (is_locked(i, n, split_even))
+      cncMPISetVariable(c, i, locked_value(i, 0)), cncMPILockVariable(c, i);
+  cncMPIBegin(c, CNC_MATRIX);
+  assemble(c, g, r0, r1, by_entries, 1, 1.0);
+  cncMPIEnd(c, CNC_MATRIX);
+  cncMPIEnd(c, CNC_SYSTEM);
+  s = cncMPISolve(c);
+  CHECK(s == CNC_OK, "rows changed: cncMPISolve %d (%s)", s, cncMPIGetErrorMessage(c));
+  compare_x("rows changed after a refused Begin", c, n, r0, r1, 1, xref,
+            read_outcome(c, "rows changed"), ref);
+  cncMPIDeleteContext(c);
+  free(xref);
+}
+
 /* The last rank calls cncMPISolve while the others call cncMPIEnd(CNC_MATRIX): the calls meet
  * and fail on every rank (no rank waits), nothing changes, and End(MATRIX) then succeeds. */
 static void mismatched_calls_case(void) {
@@ -443,6 +481,7 @@ int main(int argc, char** argv) {
   assembly_case("BiCGSTAB, convection, locks", convection, split_uneven, by_bulk, 1, CNC_BICGSTAB,
                 2);
   recovery_case();
+  rows_changed_case();
 
   const int last = size - 1;
   bad_case("another rank's row", last, other_rows, CNC_ERR_INDEX_OUT_OF_RANGE);

@@ -1,8 +1,10 @@
 // cuDSS (NVIDIA's sparse direct solver) through dlopen: Cholesky of a symmetric A (matrix type
 // SPD, its upper triangle), LU of any other (type GENERAL), on one CUDA device: reordering and
 // symbolic analysis, numerical factorization, kept; then each solve uploads b and downloads x.
-// cuDSS indexes with int: nnz at most 2^31 - 1. Its header (the nvidia-cudss-cu13 wheel's
-// include folder) gives the types only; the CUDA runtime is libcnc's own (the static one).
+// cuDSS indexes with int: nnz at most 2^31 - 1. cuDSS 1.x only (libcudss.so.1: the header's
+// cudssMatrixCreateCsr has the offset type that 0.7 and older lack). Its header (the
+// nvidia-cudss-cu13 wheel's include folder) gives the types only; the CUDA runtime is libcnc's own
+// (the static one).
 #include "cnc.h"
 #include "direct/direct.hpp"
 #include "util/error.hpp"
@@ -13,6 +15,7 @@
 #include <cudss.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <filesystem>
@@ -65,7 +68,7 @@ const cudss_api& api() {
       return a;
     }
     preload_neighbours();
-    void* lib = open_library(env::var::cudss_library, {"libcudss.so.1", "libcudss.so.0"},
+    void* lib = open_library(env::var::cudss_library, {"libcudss.so.1"},
                              "PyPI's nvidia-cudss-cu13: its nvidia/cu13/lib folder on "
                              "LD_LIBRARY_PATH, or CNC_CUDSS_LIBRARY naming libcudss.so.1",
                              a.why);
@@ -126,18 +129,23 @@ struct device_array {
 
 class cudss_factorization final : public factorization {
  public:
-  explicit cudss_factorization(int device) : device_(device) {
+  // `device` -1: the CUDA backend's default (CNC_CUDA_DEVICE, else 0). Always pinned: the
+  // factor lives on that device, and a later solve may come with another device current.
+  explicit cudss_factorization(int device)
+      : device_(device >= 0 ? device : std::max(0, int(env::integer(env::var::cuda_device, 0)))) {
     select();
-    check(api().create(&handle_), "cudssCreate");
-    check(api().config_create(&config_), "cudssConfigCreate");
-    check(api().data_create(handle_, &data_), "cudssDataCreate");
+    try {
+      check(api().create(&handle_), "cudssCreate");
+      check(api().config_create(&config_), "cudssConfigCreate");
+      check(api().data_create(handle_, &data_), "cudssDataCreate");
+    } catch (...) {  // the destructor does not run for a constructor that throws
+      release();
+      throw;
+    }
   }
   ~cudss_factorization() override {
-    if (device_ >= 0) cudaSetDevice(device_);  // not select(): a destructor does not throw
-    if (a_) api().matrix_destroy(a_);
-    if (data_) api().data_destroy(handle_, data_);
-    if (config_) api().config_destroy(config_);
-    if (handle_) api().destroy(handle_);
+    cudaSetDevice(device_);  // not select(): a destructor does not throw
+    release();
   }
   cudss_factorization(const cudss_factorization&) = delete;
   cudss_factorization& operator=(const cudss_factorization&) = delete;
@@ -216,11 +224,16 @@ class cudss_factorization final : public factorization {
     ~dense() { api().matrix_destroy(m); }
   };
 
-  void select() const {
-    if (device_ >= 0) check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  void select() const { check_cuda(cudaSetDevice(device_), "cudaSetDevice"); }
+  void release() noexcept {
+    if (a_) api().matrix_destroy(a_);
+    if (data_) api().data_destroy(handle_, data_);
+    if (config_) api().config_destroy(config_);
+    if (handle_) api().destroy(handle_);
+    a_ = nullptr, data_ = nullptr, config_ = nullptr, handle_ = nullptr;
   }
 
-  int device_ = -1;
+  int device_ = 0;
   std::int32_t n_ = 0;
   cudssHandle_t handle_ = nullptr;
   cudssConfig_t config_ = nullptr;

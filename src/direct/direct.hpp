@@ -60,8 +60,9 @@ struct factored {
 // A's lower triangle (A's rows are its upper triangle's columns) after checking that A is
 // symmetric. cuDSS factors a symmetric A by Cholesky (not positive definite: no factorization,
 // CNC_REASON_INDEFINITE_MATRIX, as CHOLMOD) and any other by LU, on CUDA device `device` (-1:
-// the current one). Throws cnc::error: CNC_ERR_UNSUPPORTED when the library cannot be loaded or
-// `a` is not symmetric (CHOLMOD) or too large for the library's indices; CNC_ERR_OUT_OF_MEMORY.
+// the CUDA backend's default, CNC_CUDA_DEVICE else 0). Throws cnc::error: CNC_ERR_UNSUPPORTED when
+// the library cannot be loaded or `a` is not symmetric (CHOLMOD) or too large for the library's
+// indices; CNC_ERR_OUT_OF_MEMORY.
 factored factor(method m, const csr_view& a, int device = -1);
 
 // The first entry (row, column) whose mirror differs (|a_ij - a_ji| above 1e-12 of the largest

@@ -154,7 +154,9 @@ void begin_system(CNCMPIcontext c) {
     if (as.n == 0)
       fail(CNC_ERR_STATE, "%s(CNC_SYSTEM): set this rank's rows first (cncMPISetRows)", call);
     const std::size_t size = std::size_t(as.rows()) * std::size_t(as.k);
-    if (as.values.size() != size) {
+    // Both sized for these rows and systems: a Begin that failed after making them (the ranks
+    // disagreeing) may be followed by other rows and CNC_NB_SYSTEMS of the same product.
+    if (as.values.size() != size || as.locked.size() != std::size_t(as.rows())) {
       cnc::memory::reserve(cnc::memory::variables(double(as.rows()), as.k), [&] {
         return "the variables (" + std::to_string(as.rows()) + " rows, " + std::to_string(as.k) +
                " system(s))";

@@ -174,10 +174,16 @@ std::unique_ptr<nccl_halo> make_nccl_halo(MPI_Comm comm, bool want, int device, 
     why = "ncclGetUniqueId failed on rank 0";
     return nullptr;
   }
-  ncclComm_t c = nullptr;
-  ncclResult_t r = ncclInvalidUsage;
-  if (cudaSetDevice(device) == cudaSuccess) r = api.comm_init_rank(&c, size, head.id, rank);
+  // Every rank on its device before any enters ncclCommInitRank (a rank that stayed out would
+  // leave the others waiting there).
+  const bool on_device = cudaSetDevice(device) == cudaSuccess;
   cudaGetLastError();
+  if (!all_agree(comm, on_device)) {
+    why = on_device ? "cudaSetDevice failed on another rank" : "cudaSetDevice failed";
+    return nullptr;
+  }
+  ncclComm_t c = nullptr;
+  const ncclResult_t r = api.comm_init_rank(&c, size, head.id, rank);
   if (!all_agree(comm, r == ncclSuccess)) {
     if (r == ncclSuccess) api.comm_destroy(c);
     why = r == ncclSuccess ? "ncclCommInitRank failed on another rank"
