@@ -42,7 +42,7 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppress
 export UBSAN_OPTIONS="print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=1"  # no suppressions: PoCL and the ICD included
 run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
-  -DCNC_SANITIZE=address,undefined -- -E "pytest|python|mpi_solve"
+  -DCNC_SANITIZE=address,undefined -- -E "pytest|python|mpi_solve|mpi_assembly"
 run_suite "tsan" build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
   -DCNC_SANITIZE=thread -- -R "thread|nonsymmetric|backend_cpu|backend_opencl"
 bash scripts/fuzz.sh 40 build-fuzz  # the four libFuzzer harnesses of fuzz/, 40 s each
