@@ -359,6 +359,52 @@ static void test_iterate_and_kept_matrix(void** unused) {
   zcsr_free(&a);
 }
 
+/* The kept system follows the caller's arrays: new values in the same arrays (same pattern) are
+ * solved with those values, and a kept system outlives the arrays it was made from (freed
+ * here; a copy of the same content then reuses it). Each against the dense solve. */
+static void check_dense(const zcsr* a, const double complex* b, const double complex* x,
+                        const char* what) {
+  double complex* ref = (double complex*)malloc(a->n * sizeof(double complex));
+  dense_solve(a, b, ref);
+  const double d = rel_diff(a->n, x, ref);
+  printf("%s: |x - x_dense| / |x_dense| = %.2e\n", what, d);
+  if (!(d <= 1e-9)) fail_msg("%s: %.3e", what, d);
+  free(ref);
+}
+
+static void test_kept_system_follows_arrays(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(14, 12, 0.05, 0.0, 0);
+  const size_t n = a.n;
+  double complex* b = random_complex(n, 23);
+  double complex* x = (double complex*)calloc(n, sizeof(double complex));
+  CNCcontext c = new_context(CNC_CG, CNC_DOUBLE, 1e-12);
+  solve_or_skip(&a, 1, b, x);
+  check_dense(&a, b, x, "first solve");
+  for (CNCuint i = 0; i < a.n; ++i) /* new values, same pattern, same arrays */
+    for (CNCint64 t = a.row_ptr[i]; t < a.row_ptr[i + 1]; ++t)
+      if (a.col[t] == i) a.val[t] += 1.0;
+  memset(x, 0, n * sizeof(double complex));
+  solve_or_skip(&a, 1, b, x);
+  check_dense(&a, b, x, "new values in the same arrays");
+  /* The arrays go; a copy of the same content is solved by the kept system. */
+  zcsr copy = a;
+  copy.row_ptr = (CNCint64*)malloc((n + 1) * sizeof(CNCint64));
+  copy.col = (CNCuint*)malloc((size_t)a.row_ptr[n] * sizeof(CNCuint));
+  copy.val = (double complex*)malloc((size_t)a.row_ptr[n] * sizeof(double complex));
+  memcpy(copy.row_ptr, a.row_ptr, (n + 1) * sizeof(CNCint64));
+  memcpy(copy.col, a.col, (size_t)a.row_ptr[n] * sizeof(CNCuint));
+  memcpy(copy.val, a.val, (size_t)a.row_ptr[n] * sizeof(double complex));
+  for (CNCint64 t = 0; t < a.row_ptr[n]; ++t) a.val[t] = NAN; /* what a freed block may hold */
+  zcsr_free(&a);
+  memset(x, 0, n * sizeof(double complex));
+  solve_or_skip(&copy, 1, b, x);
+  check_dense(&copy, b, x, "a copy, the first arrays freed");
+  cncDeleteContext(c);
+  free(b), free(x);
+  zcsr_free(&copy);
+}
+
 /* Refused with `status` and a message holding `words`; x unchanged. */
 static void expect_refused(const zcsr* a, const double complex* b, CNCstatus status,
                            const char* words) {
@@ -423,6 +469,7 @@ int main(int argc, char** argv) {
                                      cmocka_unit_test(test_hermitian_residual),
                                      cmocka_unit_test(test_general_complex_vs_dense),
                                      cmocka_unit_test(test_iterate_and_kept_matrix),
+                                     cmocka_unit_test(test_kept_system_follows_arrays),
                                      cmocka_unit_test(test_same_iterations_as_complex_pcg)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

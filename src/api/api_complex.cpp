@@ -1,11 +1,11 @@
-// The C API's complex solve: cncSolveCSRComplex. The caller's complex CSR is made canonical and
-// checked here (finite parts, columns in range; Hermitian with a real positive diagonal where
-// the method needs it), then expanded into its real-equivalent system of 2n rows
-// (conversion/complex.hpp), which the pipeline solves as it solves cncSolveCSR's: every
-// backend, precision and method. Its device format is zcsr (complex CSR, built back from the
-// real-equivalent in the conversion stage) unless the caller forces a real format (BCRS2, BCRS4,
-// SELL) of the real-equivalent. b and x are the caller's interleaved (re, im) arrays, read and
-// written in place as real 2n-vectors.
+// The C API's complex solve: cncSolveCSRComplex. Its device format is zcsr (complex CSR): with
+// an iterative method in double the pipeline takes the caller's complex CSR as it is (checked,
+// made canonical only where it is not, fingerprinted for the next call, as cncSolveCSR's
+// arrays) and holds it as zcsr; the system solved is the real-equivalent of 2n rows
+// (conversion/complex.hpp), whose entries are then never built. A real format forced (BCRS2,
+// BCRS4, SELL), other precisions, SSOR and the direct solvers take the real-equivalent CSR,
+// built here, through the pipeline as cncSolveCSR's. b and x are the caller's interleaved
+// (re, im) arrays, read and written in place as real 2n-vectors.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -56,12 +56,25 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
     c.stats = cnc::solve_stats{};
     try {
       cnc::check_row_ptr(std::int32_t(n), row_ptr, base);
-      const cnc::complex_csr a =
-          cnc::complex_csr_from_user(std::int32_t(n), row_ptr, col_idx, values, base);
+      // zcsr with an iterative method in double: straight from the caller's arrays, checked
+      // (and fingerprinted, for the next call) by the pipeline; the real-equivalent is never
+      // built. Otherwise (a real format forced, other precisions, SSOR, direct solvers) the
+      // real-equivalent CSR is built here and solved as cncSolveCSR's.
+      const bool iterative = o.solver == CNC_CG || o.solver == CNC_BICGSTAB ||
+                             o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
+      if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 && iterative &&
+          o.ssor_omega == 0 && !o.cg_indefinite) {
+        cnc::caller_csr in{std::int32_t(n), row_ptr, col_idx, values, base};
+        in.complex = true;
+        c.pipe.solve_user(o, in, next_version(), int(nrhs), b, x, c.stats);
+        return;
+      }
+      const cnc::user_zcsr a = cnc::zcsr_from_user(std::int32_t(n), row_ptr, col_idx, values, base);
       // CG (any preconditioner) and CHOLMOD need a Hermitian positive definite A; the checks a
       // pass over the sorted rows affords: Hermitian, diagonal real and > 0.
-      if (o.solver == CNC_CG || o.solver == CNC_CHOLMOD) cnc::check_hermitian_positive_diagonal(a);
-      const cnc::real_equivalent_csr r = cnc::real_equivalent(a);
+      if (o.solver == CNC_CG || o.solver == CNC_CHOLMOD)
+        cnc::check_hermitian_positive_diagonal(a.view);
+      const cnc::real_equivalent_csr r = cnc::real_equivalent(a.view);
       c.pipe.solve_user(o, cnc::caller_csr{r.n, r.row_ptr.data(), r.col.data(), r.val.data(), 0},
                         next_version(), int(nrhs), b, x, c.stats);
     } catch (const error& e) {

@@ -2,12 +2,14 @@
 #include "conversion/complex.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <string>
 
 #include "cnc.h"
+#include "conversion/convert.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 #include "util/parallel.hpp"
@@ -28,16 +30,20 @@ bool sorted_row(const std::uint32_t* col, std::int64_t b, std::int64_t e) {
 
 }  // namespace
 
-complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
-                                  const std::uint32_t* col, const double* val, int base) {
+user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                         const double* val, int base) {
   const int threads = host_threads();
   const std::uint32_t ubase = std::uint32_t(base), un = std::uint32_t(n);
-  // Entries first: in range and finite, checked in row order so the first bad one is named.
+  // Entries first: in range and finite, checked in row order so the first bad one is named;
+  // the same pass sees whether every row is sorted already (then nothing is copied).
+  std::atomic<bool> unsorted{false};
   const std::int64_t bad_row = first_index(n, row_grain, threads, [&](std::int64_t i) {
-    for (std::int64_t t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t)
+    const std::int64_t b = row_ptr[i] - base, e = row_ptr[i + 1] - base;
+    for (std::int64_t t = b; t < e; ++t)
       if (col[t] < ubase || col[t] - ubase >= un || !std::isfinite(val[2 * t]) ||
           !std::isfinite(val[2 * t + 1]))
         return true;
+    if (!sorted_row(col, b, e)) unsorted.store(true, std::memory_order_relaxed);
     return false;
   });
   if (bad_row >= 0) {
@@ -60,11 +66,19 @@ complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
     }
   }
   const std::int64_t nnz_in = row_ptr[n] - base;
+  user_zcsr u;
+  if (base == 0 && !unsorted.load()) {  // canonical: the caller's arrays as they are
+    // Columns in [0, n) with n < 2^31: the same bits as int32.
+    u.view = zcsr_view{n, std::span(row_ptr, std::size_t(n) + 1),
+                       std::span(reinterpret_cast<const std::int32_t*>(col), std::size_t(nnz_in)),
+                       std::span(val, 2 * std::size_t(nnz_in))};
+    return u;
+  }
   memory::reserve(double(n + 1) * 8 + double(nnz_in) * 20, [&] {
     return "the canonical complex CSR (" + std::to_string(nnz_in) +
            " entries of 20 bytes: a column and an (re, im) pair)";
   });
-  complex_csr a;
+  complex_csr& a = u.owned;
   a.n = n;
   a.row_ptr.assign(std::size_t(n) + 1, 0);
   // Row lengths after duplicates are summed.
@@ -101,7 +115,7 @@ complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
       order.resize(std::size_t(e - b));
       std::iota(order.begin(), order.end(), b);
       std::stable_sort(order.begin(), order.end(),
-                       [&](std::int64_t u, std::int64_t v) { return col[u] < col[v]; });
+                       [&](std::int64_t p, std::int64_t q) { return col[p] < col[q]; });
       --o;
       std::uint32_t last = 0;
       bool first = true;
@@ -130,10 +144,11 @@ complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
                   a.val[std::size_t(inf)]);
     throw error(CNC_ERR_NOT_FINITE, msg);
   }
-  return a;
+  u.view = u.owned;
+  return u;
 }
 
-void check_hermitian_positive_diagonal(const complex_csr& a) {
+void check_hermitian_positive_diagonal(const zcsr_view& a) {
   // The transposed entry a_ji of entry t = (i, j), or 0 when row j has no column i.
   auto transposed = [&](std::int32_t i, std::int32_t j, double& re, double& im) {
     const auto b = a.col.begin() + a.row_ptr[std::size_t(j)],
@@ -192,7 +207,7 @@ void check_hermitian_positive_diagonal(const complex_csr& a) {
   throw error(CNC_ERR_INVALID_VALUE, msg);
 }
 
-real_equivalent_csr real_equivalent(const complex_csr& a) {
+real_equivalent_csr real_equivalent(const zcsr_view& a) {
   const std::int64_t nnz = a.nnz();
   memory::reserve(double(2 * std::int64_t(a.n) + 1) * 8 + double(nnz) * 48, [&] {
     return "the real-equivalent CSR of the complex matrix (" + std::to_string(nnz) +
@@ -269,6 +284,17 @@ zcsr_matrix zcsr_from_real_equivalent(const csr_view& r) {
                                       std::to_string(2 * bad + 1) +
                                       " are not the real-equivalent of a complex row");
   return z;
+}
+
+host_vector<double> inverse_diagonal(const zcsr_view& a, std::int32_t n_padded, bool jacobi,
+                                     std::int64_t* zero_diagonals) {
+  return inverse_diagonal(2 * a.n, n_padded, jacobi, zero_diagonals, [&](std::int32_t r) {
+    const std::int32_t i = r / 2;  // rows 2i and 2i + 1 both hold Re a_ii
+    const auto first = a.col.begin() + a.row_ptr[std::size_t(i)];
+    const auto last = a.col.begin() + a.row_ptr[std::size_t(i) + 1];
+    const auto at = std::lower_bound(first, last, i);
+    return at != last && *at == i ? a.val[2 * std::size_t(at - a.col.begin())] : 0.0;
+  });
 }
 
 csr_matrix complex_pattern(const csr_view& r) {

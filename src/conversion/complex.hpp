@@ -14,11 +14,14 @@
 // that BiCGSTAB and GMRES solve (the real-equivalent forms of those methods, not their complex
 // versions: same solution, iterations may differ). Every backend, format, precision and method
 // then runs it unchanged. On the device it is held as zcsr (matrix/format.hpp: complex CSR, 16 +
-// 4 bytes a complex entry, built back from the real-equivalent by zcsr_from_real_equivalent)
-// unless the caller forces a real format (BCRS 2x2: 32 value bytes + one column index).
+// 4 bytes a complex entry): in double with an iterative method straight from the caller's
+// complex CSR (zcsr_from_user: no copy when canonical; the real-equivalent's entries are never
+// built), otherwise built back from the real-equivalent (zcsr_from_real_equivalent), unless the
+// caller forces a real format (BCRS 2x2: 32 value bytes + one column index).
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "matrix/matrix.hpp"
@@ -26,26 +29,40 @@
 namespace cnc {
 
 // Canonical complex CSR: 0-based, columns strictly increasing in each row, duplicates summed.
-struct complex_csr {
-  std::int32_t n = 0;
-  std::vector<std::int64_t> row_ptr;  // n + 1
-  host_vector<std::int32_t> col;      // nnz
-  host_vector<double> val;            // 2 * nnz: (re, im) per entry
-  std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
-};
+using complex_csr = zcsr_matrix;
 
 // The caller's complex CSR (0- or 1-based, rows in any order of columns, duplicates summed)
-// made canonical. Row offsets must have been checked (check_row_ptr). Throws cnc::error naming
-// the first bad entry in row order: a column out of range (CNC_ERR_INDEX_OUT_OF_RANGE) or a
-// non-finite real or imaginary part (CNC_ERR_NOT_FINITE).
-complex_csr complex_csr_from_user(std::int32_t n, const std::int64_t* row_ptr,
-                                  const std::uint32_t* col, const double* val, int base);
+// made canonical. When it is canonical already (0-based, rows sorted, no duplicates) `view`
+// points at the caller's arrays and nothing is copied; otherwise at `owned`. Row offsets must
+// have been checked (check_row_ptr). Throws cnc::error naming the first bad entry in row order:
+// a column out of range (CNC_ERR_INDEX_OUT_OF_RANGE) or a non-finite real or imaginary part
+// (CNC_ERR_NOT_FINITE).
+struct user_zcsr {
+  user_zcsr() = default;
+  user_zcsr(user_zcsr&&) = default;  // moving keeps the vectors' buffers, so `view` stays valid
+  user_zcsr(const user_zcsr&) = delete;
+  user_zcsr& operator=(const user_zcsr&) = delete;
+  user_zcsr& operator=(user_zcsr&&) = default;
+  zcsr_matrix owned;
+  zcsr_view view;
+  bool copied() const { return !owned.row_ptr.empty(); }
+};
+user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
+                         const double* val, int base);
 
 // Throws cnc::error(CNC_ERR_INVALID_VALUE) naming the first offending entry in row order unless
 // A is Hermitian (a_ji = conj(a_ij) up to 1e-12 of the larger modulus, a missing a_ji counting
 // as 0) with every diagonal entry present, real (|Im a_ii| at most 1e-12 |a_ii|) and > 0: what
 // CG (and CHOLMOD) need of A, checked in one pass over the sorted rows.
-void check_hermitian_positive_diagonal(const complex_csr& a);
+void check_hermitian_positive_diagonal(const zcsr_view& a);
+
+// The Jacobi inverse diagonal of the real-equivalent (2 a.n rows, padded with 1 up to n_padded):
+// 1 / Re a_ii at rows 2i and 2i + 1, with convert.hpp's rule for zero or absent entries.
+host_vector<double> inverse_diagonal(const zcsr_view& a, std::int32_t n_padded, bool jacobi,
+                                     std::int64_t* zero_diagonals);
+
+// A's pattern as a CSR view (no values): what the ordering stage reads.
+inline csr_view pattern_of(const zcsr_view& a) { return csr_view{a.n, a.row_ptr, a.col, {}}; }
 
 // The real-equivalent CSR of 2n rows (0-based, canonical: 4 entries per complex entry, zeros
 // kept so that the pattern depends on A's pattern alone), in the types cncSolveCSR takes.
@@ -55,7 +72,7 @@ struct real_equivalent_csr {
   host_vector<std::uint32_t> col;
   host_vector<double> val;
 };
-real_equivalent_csr real_equivalent(const complex_csr& a);
+real_equivalent_csr real_equivalent(const zcsr_view& a);
 
 // The ZCSR device format (matrix/format.hpp) of a real-equivalent CSR as real_equivalent makes
 // it (the pipeline hands the real-equivalent on; the complex entries are read back from its

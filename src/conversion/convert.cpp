@@ -495,19 +495,27 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64
 
 host_vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, bool jacobi,
                                      std::int64_t* zero_diagonals) {
+  return inverse_diagonal(a.n, n_padded, jacobi, zero_diagonals, [&](std::int32_t i) {
+    // Columns sorted (canonical): found by bisection, not by a walk of the row (a hub row of
+    // 10^5 entries would hold its piece).
+    const auto first = a.col.begin() + a.row_ptr[std::size_t(i)];
+    const auto last = a.col.begin() + a.row_ptr[std::size_t(i) + 1];
+    const auto at = std::lower_bound(first, last, i);
+    return at != last && *at == i ? a.val[std::size_t(at - a.col.begin())] : 0.0;
+  });
+}
+
+host_vector<double> inverse_diagonal(std::int32_t rows, std::int32_t n_padded, bool jacobi,
+                                     std::int64_t* zero_diagonals,
+                                     const std::function<double(std::int32_t)>& diag_of) {
   host_vector<double> d(static_cast<std::size_t>(n_padded));  // every entry written below
   std::vector<std::int64_t> zeros(static_cast<std::size_t>(piece_count(n_padded, row_grain)), 0);
   parallel_pieces(
       n_padded, row_grain, host_threads(), [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
         for (std::int64_t i = i0; i < i1; ++i) {
           d[i] = 1.0;
-          if (i >= a.n) continue;
-          // Columns sorted (canonical): found by bisection, not by a walk of
-          // the row (a hub row of 10^5 entries would hold its piece).
-          const auto first = a.col.begin() + a.row_ptr[i];
-          const auto last = a.col.begin() + a.row_ptr[i + 1];
-          const auto at = std::lower_bound(first, last, std::int32_t(i));
-          const double diag = at != last && *at == i ? a.val[std::size_t(at - a.col.begin())] : 0.0;
+          if (i >= rows) continue;
+          const double diag = diag_of(std::int32_t(i));
           if (std::fabs(diag) < DBL_MIN)  // 0, absent, or subnormal (1/diag would overflow)
             ++zeros[p];
           else if (jacobi)

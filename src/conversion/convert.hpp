@@ -68,5 +68,10 @@ format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_
 // with 1 up to n_padded. With jacobi == false, all ones.
 host_vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, bool jacobi,
                                      std::int64_t* zero_diagonals);
+// The same rule over `rows` rows whose diagonal entries diag(i) gives (0 when absent): what the
+// formats share (complex matrices: conversion/complex.hpp).
+host_vector<double> inverse_diagonal(std::int32_t rows, std::int32_t n_padded, bool jacobi,
+                                     std::int64_t* zero_diagonals,
+                                     const std::function<double(std::int32_t)>& diag);
 
 }  // namespace cnc

@@ -39,6 +39,8 @@ ordering_decision decide_ordering(int requested, std::int32_t n, std::int64_t nn
 // perm[r] of `a` with its columns renumbered by the inverse permutation. Parallel, the same bits
 // for any thread count.
 csr_matrix permute_csr(const csr_view& a, std::span<const std::int32_t> perm, int threads);
+// The same for a complex CSR (cncSolveCSRComplex), perm over its complex unknowns.
+zcsr_matrix permute_zcsr(const zcsr_view& a, std::span<const std::int32_t> perm, int threads);
 
 // k column-major vectors of n rows: out[new] = in[perm[new]] (gather), or, back, out[perm[new]] =
 // in[new] (scatter).

@@ -90,12 +90,23 @@ struct sell_matrix {
   std::int32_t n_padded() const { return n_slices * sell_slice; }
 };
 
+// A canonical complex CSR that cnc reads but does not own: a zcsr_matrix, or the caller's arrays
+// of cncSolveCSRComplex when they are canonical already (no copy), as csr_view is for CSR.
+struct zcsr_view {
+  std::int32_t n = 0;                     // complex rows (the real-equivalent has 2n)
+  std::span<const std::int64_t> row_ptr;  // n + 1, in complex entries
+  std::span<const std::int32_t> col;      // complex column of each entry
+  std::span<const double> val;            // 2 per entry: (re, im)
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+};
+
 struct zcsr_matrix {
   std::int32_t n = 0;                 // complex rows (the real-equivalent has 2n)
   std::vector<std::int64_t> row_ptr;  // n + 1, in complex entries
   host_vector<std::int32_t> col;      // complex column of each entry
   host_vector<double> val;            // 2 per entry: (re, im)
   std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+  operator zcsr_view() const { return zcsr_view{n, row_ptr, col, val}; }
 };
 
 // What a backend receives: the matrix in the chosen format (csr always set: backends that do not
@@ -105,7 +116,9 @@ struct host_matrix {
   csr_view csr;                       // always set
   const bcrs_matrix* bcrs = nullptr;  // set when fmt is bcrs2/bcrs4
   const sell_matrix* sell = nullptr;  // set when fmt is sell, unless the backend builds it
-  const zcsr_matrix* zcsr = nullptr;  // set when fmt is zcsr (csr: its real-equivalent)
+  // Set when fmt is zcsr; csr is then its real-equivalent, or only its row count (2 zcsr->n,
+  // no entries) when the complex matrix came without one (cncSolveCSRComplex).
+  const zcsr_view* zcsr = nullptr;
   std::int32_t n_padded() const { return padded_rows(csr.n, fmt); }
 };
 

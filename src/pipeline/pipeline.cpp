@@ -111,8 +111,8 @@ backend* pipeline::backend_for(const solve_options& o, int kind, bool requested)
   return be_.get();
 }
 
-void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
-                       solve_stats& stats) {
+void pipeline::prepare(const solve_options& o, const csr_view& a, const zcsr_view* z,
+                       std::uint64_t version, int k, solve_stats& stats) {
   const prepared_key key = key_for(o, version, be_.get(), k);
   if (prep_.dev && prep_.key == key) {
     stats.conversion = 0, stats.upload = 0;
@@ -121,10 +121,12 @@ void pipeline::prepare(const solve_options& o, const csr_view& a, std::uint64_t 
   const double tc = now_seconds();
   prep_ = prepared_system{};
   prep_.key = key;
-  prep_.fmt = o.format == CNC_FORMAT_AUTO
+  prep_.fmt = z ? format::zcsr
+              : o.format == CNC_FORMAT_AUTO
                   ? choose_format(a, value_bytes(o.prec), be_->prefers_sliced())
                   : from_api_format(o.format);
-  const build_times t = build_system(*be_, a, o.prec, o.jacobi, k, prep_);
+  const build_times t = z ? build_system(*be_, *z, o.prec, o.jacobi, k, prep_)
+                          : build_system(*be_, a, o.prec, o.jacobi, k, prep_);
   stats.conversion = now_seconds() - tc - t.system;
   stats.upload = t.system;
   char line[200];
@@ -148,10 +150,11 @@ build_times build_system(backend& be, const csr_view& a, precision p, bool jacob
   if (fmt == format::zcsr) prep.zcsr = zcsr_from_real_equivalent(a);
   const double t1 = now_seconds();
   host_matrix hm;
+  const zcsr_view z = prep.zcsr;
   hm.fmt = fmt, hm.csr = a;
   hm.bcrs = is_block(fmt) ? &prep.bcrs : nullptr;
   hm.sell = fmt == format::sell && !on_device ? &prep.sell : nullptr;
-  hm.zcsr = fmt == format::zcsr ? &prep.zcsr : nullptr;
+  hm.zcsr = fmt == format::zcsr ? &z : nullptr;
   // Every backend copies the diagonal into its own system: it is not kept here.
   const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
   const double t2 = now_seconds();
@@ -163,6 +166,33 @@ build_times build_system(backend& be, const csr_view& a, precision p, bool jacob
   if (!be.keeps_host_matrix())
     prep.bcrs = bcrs_matrix{}, prep.sell = sell_matrix{}, prep.zcsr = zcsr_matrix{};
   return t;
+}
+
+build_times build_system(backend& be, const zcsr_view& a, precision p, bool jacobi, int k,
+                         prepared_system& prep) {
+  build_times t;
+  const double t0 = now_seconds();
+  host_matrix hm;  // no real-equivalent: its row count only
+  hm.fmt = format::zcsr, hm.csr = csr_view{2 * a.n, {}, {}, {}}, hm.zcsr = &a;
+  const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
+  const double t1 = now_seconds();
+  prep.dev = be.create_system(hm, d, p, k);
+  t.diagonal = t1 - t0, t.system = now_seconds() - t1;
+  prep.stored = a.nnz();
+  prep.nnz = 4 * a.nnz();  // the real-equivalent's entries, as the other complex path counts
+  prep.n_padded = hm.n_padded();
+  return t;
+}
+
+user_zcsr pipeline_detail::complex_canonical(const solve_options& o, const caller_csr& raw) {
+  try {
+    user_zcsr z = zcsr_from_user(raw.n, raw.row_ptr, raw.col, raw.val, raw.base);
+    // CG needs a Hermitian positive definite A; the checks a pass over the sorted rows affords.
+    if (o.solver == CNC_CG) check_hermitian_positive_diagonal(z.view);
+    return z;
+  } catch (const error& e) {
+    throw input_error(e.status(), std::string(": ") + e.what());
+  }
 }
 
 void pipeline::run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
@@ -354,7 +384,7 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
   now.n = in.n, now.nnz = in.row_ptr[in.n] - in.base, now.base = in.base;
   const std::size_t row_bytes = (std::size_t(in.n) + 1) * sizeof *in.row_ptr,
                     col_bytes = std::size_t(now.nnz) * sizeof *in.col,
-                    val_bytes = std::size_t(now.nnz) * sizeof *in.val;
+                    val_bytes = std::size_t(now.nnz) * sizeof *in.val * (in.complex ? 2 : 1);
   bool hashed = false;  // `now` holds the arrays' fingerprints (hashing never fails the solve)
   auto hash_values = [&](int threads) {
     piece_prints v = fingerprint_pieces(in.val, val_bytes, threads);
@@ -399,7 +429,7 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
   if (same) {
     version = last.version;
     solve_any(o, nullptr, &in, version, k, b, x, stats);
-  } else if (same_pattern) {
+  } else if (same_pattern && !in.complex) {  // (a zcsr system is not refilled: prepared anew)
     // The pattern's fingerprints are known; the values' are taken while the device solves.
     // What is remembered is forgotten first: once refilled, the kept system no longer holds
     // the last call's values, so if this solve throws or its hashing fails, no later call
@@ -436,7 +466,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       if (on) p->release_matrix();
     }
   } guard{this, !o.keep_matrix};
-  const std::int32_t n = canonical ? canonical->n : raw->n;
+  const std::int32_t n = canonical ? canonical->n : raw->rows();
   user_csr host;  // the caller's CSR made canonical on the host, when a stage needs it
   csr_view a = canonical ? *canonical : csr_view{};
   bool have = canonical != nullptr;
@@ -467,7 +497,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
     candidates = {CNC_BACKEND_CPU};
   } else if (requested != CNC_BACKEND_AUTO) {
     candidates = {requested};
-  } else if ((canonical ? canonical->nnz() : raw->row_ptr[n] - raw->base) < auto_gpu_min_nnz)
+  } else if ((canonical ? canonical->nnz() : raw->entries()) < auto_gpu_min_nnz)
     candidates = {CNC_BACKEND_CPU};
   else
     candidates = {CNC_BACKEND_CUDA, CNC_BACKEND_OPENCL, CNC_BACKEND_CPU};
@@ -504,6 +534,23 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         run(o, none, k, b, x, false, stats, alongside);
       } else if (intake && device_intake(o, in, version, k, raw && o.keep_matrix, stats)) {
         run(o, none, k, b, x, false, stats, alongside);
+      } else if (raw && raw->complex) {
+        // zcsr straight from the caller's complex CSR (viewed in place when canonical). The
+        // CPU backend reads its matrix in place: it keeps a copy when the system is kept.
+        const double t = now_seconds();
+        user_zcsr z = complex_canonical(o, *raw);
+        if (o.keep_matrix && be_->keeps_host_matrix() && !z.copied()) {
+          z.owned = complex_csr{z.view.n,
+                                {z.view.row_ptr.begin(), z.view.row_ptr.end()},
+                                {z.view.col.begin(), z.view.col.end()},
+                                {z.view.val.begin(), z.view.val.end()}};
+          z.view = z.owned;
+        }
+        host_conversion = now_seconds() - t;
+        prepare(o, none, &z.view, version, k, stats);
+        if (be_->keeps_host_matrix()) prep_.zcsr = std::move(z.owned);  // buffers stay put
+        stats.conversion += host_conversion;
+        run(o, none, k, b, x, false, stats, alongside);
       } else {
         canonical_view();
         // A backend that reads the host CSR in place (the CPU's) must not keep pointers to
@@ -526,7 +573,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
               });
           a = host.view = host.owned;
         }
-        prepare(o, a, version, k, stats);
+        prepare(o, a, nullptr, version, k, stats);
         if (own) prep_.csr = std::move(host.owned);  // the buffers (and `a`) stay where they are
         stats.conversion += host_conversion;
         run(o, a, k, b, x, false, stats, alongside);

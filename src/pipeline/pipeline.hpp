@@ -109,6 +109,9 @@ struct build_times {
 // The caller keeps `a` alive as long as prep.dev where be.keeps_host_matrix().
 build_times build_system(backend& be, const csr_view& a, precision p, bool jacobi, int k,
                          prepared_system& prep);
+// The same for a complex matrix held as zcsr (prep.fmt), straight from its canonical complex CSR.
+build_times build_system(backend& be, const zcsr_view& a, precision p, bool jacobi, int k,
+                         prepared_system& prep);
 
 // The caller's CSR as handed over (cncSolveCSR: host memory; cncSolveCSRDevice: CUDA device
 // memory), `base`-based.
@@ -118,6 +121,13 @@ struct caller_csr {
   const std::uint32_t* col = nullptr;
   const double* val = nullptr;
   int base = 0;
+  // cncSolveCSRComplex: an (re, im) pair per entry. The system solved is the real-equivalent of
+  // 2n rows (conversion/complex.hpp), held as zcsr straight from these arrays: the
+  // real-equivalent's entries are never built.
+  bool complex = false;
+  // The rows and entries of the real system solved (the real-equivalent's when complex).
+  std::int32_t rows() const { return complex ? 2 * n : n; }
+  std::int64_t entries() const { return (row_ptr[n] - base) * (complex ? 4 : 1); }
 };
 
 // What cncSolveCSR was handed: sizes and fingerprints of the three arrays, and the version the
@@ -180,8 +190,9 @@ class pipeline {
   // The backend of kind `kind` with the options' threads/device (cached), or nullptr when auto
   // selection should try the next kind (reason logged). Throws when `kind` was requested.
   backend* backend_for(const solve_options& o, int kind, bool requested);
-  void prepare(const solve_options& o, const csr_view& a, std::uint64_t version, int k,
-               solve_stats& stats);
+  // `z`: the complex matrix (zcsr), of which `a` then gives only the real-equivalent's rows.
+  void prepare(const solve_options& o, const csr_view& a, const zcsr_view* z, std::uint64_t version,
+               int k, solve_stats& stats);
   // `alongside` (may be empty) runs while the backend solves: on another thread when the solve
   // runs on a GPU, after it on the CPU backend (whose solve uses every core). new_values: `raw`
   // has the pattern of the matrix prepared under `version` and other values (refill).
@@ -228,6 +239,7 @@ class pipeline {
     bool pairs = false;         // decided for zcsr: complex unknowns renumbered as (re, im) pairs
     std::vector<std::int32_t> perm;
     csr_matrix csr;
+    zcsr_matrix zcsr;  // the permuted complex CSR, for a complex caller_csr
     std::string why;
   } order_;
   // The kept factorization of a direct solver: the matrix version it was made from (cncSolve),

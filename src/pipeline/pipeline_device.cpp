@@ -229,7 +229,7 @@ void pipeline::solve_device(const solve_options& o, const caller_csr& in, int k,
   // Every device solve prepares anew: the caller's arrays may change between calls.
   release_matrix();
   if (!scan.canonical) {
-    prepare(o, a, 0, k, stats);
+    prepare(o, a, nullptr, 0, k, stats);
     stats.conversion = now_seconds() - tc - stats.upload;  // scan, copy down, host conversion
   } else {
     // The host cannot read these arrays for the sampled block screen: CSR or SELL unless forced.

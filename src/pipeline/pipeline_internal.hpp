@@ -9,6 +9,7 @@
 
 #include "backends/backend.hpp"
 #include "cnc.h"
+#include "conversion/complex.hpp"
 #include "matrix/matrix.hpp"
 #include "pipeline/pipeline.hpp"
 #include "solver/pcg.hpp"
@@ -53,6 +54,10 @@ inline prepared_key key_for(const solve_options& o, std::uint64_t version, const
                             int k) {
   return prepared_key{version, be, o.format, o.prec, k, o.jacobi};
 }
+
+// A complex caller's CSR made canonical (in place when it is already) and, for CG, checked
+// Hermitian with a real positive diagonal. Throws cnc::error naming the first bad entry.
+user_zcsr complex_canonical(const solve_options& o, const caller_csr& raw);
 
 inline void log_to(const solve_options& o, int level, const std::string& m) {
   if (o.log) o.log(level, m);

@@ -27,8 +27,8 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
                          std::uint64_t version, int k, const double* b, double* x,
                          solve_stats& stats, const std::function<void()>& alongside,
                          bool new_values) {
-  const std::int32_t n = canonical ? canonical->n : raw->n;
-  const std::int64_t nnz = canonical ? canonical->nnz() : raw->row_ptr[n] - raw->base;
+  const std::int32_t n = canonical ? canonical->n : raw->rows();
+  const std::int64_t nnz = canonical ? canonical->nnz() : raw->entries();
   const int threads = host_threads(o.threads);
   const double t0 = now_seconds();
   kept_order ord;
@@ -68,7 +68,14 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     return;
   }
   // Reordered: the permuted CSR from the caller's (made canonical on the host first).
-  if (decided_now || new_values) {
+  const bool complex = raw && raw->complex;
+  if (complex && decided_now) {
+    // The complex CSR itself renumbered (RCM of its pattern); b and x move by (re, im) pairs.
+    const user_zcsr z = complex_canonical(o, *raw);
+    const std::vector<std::int32_t> perm = rcm_order(pattern_of(z.view), threads);
+    ord.zcsr = permute_zcsr(z.view, perm, threads);
+    ord.perm = pair_permutation(perm);
+  } else if (!complex && (decided_now || new_values)) {
     user_csr host;
     csr_view a;
     if (canonical) {
@@ -104,6 +111,12 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   permute_vectors(ord.perm, k, b, bp.data(), false, threads);
   permute_vectors(ord.perm, k, x, xp.data(), false, threads);
   const csr_view pa = ord.csr;
+  const caller_csr praw{ord.zcsr.n,
+                        ord.zcsr.row_ptr.data(),
+                        reinterpret_cast<const std::uint32_t*>(ord.zcsr.col.data()),
+                        ord.zcsr.val.data(),
+                        0,
+                        true};
   const double reorder_time = stats.reorder_time;
   solve_options po = o;
   if (o.progress)  // the callback sees x in the caller's numbering
@@ -116,7 +129,8 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
       };
       return o.progress(it, res, &unpermuted);
     };
-  solve_in_order(po, &pa, nullptr, version, k, bp.data(), xp.data(), stats, alongside, false);
+  solve_in_order(po, complex ? nullptr : &pa, complex ? &praw : nullptr, version, k, bp.data(),
+                 xp.data(), stats, alongside, false);
   permute_vectors(ord.perm, k, xp.data(), x, true, threads);
   stats.reorder_time = reorder_time;
   stats.conversion += reorder_time;

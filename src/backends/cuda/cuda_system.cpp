@@ -85,7 +85,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
     val_ = upload_values(*stager_, m.val, f32_values, stream_);
     avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
   } else if (a.fmt == format::zcsr) {
-    const zcsr_matrix& m = *a.zcsr;
+    const zcsr_view& m = *a.zcsr;
     mat_.fmt = format::zcsr;
     mat_.rows = m.n;
     row_ptr_ = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);

@@ -81,7 +81,8 @@ class opencl_backend final : public backend {
                                   : csr + 1.1 * csr;  // CSR, SELL built from it
       memory::reserve(matrix + double(memory::device_vectors * nrhs + 1) * a.n_padded() * vb, [&] {
         return "the OpenCL system on " + dev_.name + " (a CPU device: host memory; " +
-               std::to_string(a.csr.n) + " rows, " + std::to_string(a.csr.nnz()) + " entries, " +
+               std::to_string(a.csr.n) + " rows, " +
+               std::to_string(a.zcsr ? 4 * a.zcsr->nnz() : a.csr.nnz()) + " entries, " +
                std::to_string(nrhs) + " system(s))";
       });
     }

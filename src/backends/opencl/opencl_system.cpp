@@ -64,7 +64,7 @@ class opencl_system final : public device_system {
     const bool blocked = is_block(a.fmt), sell = a.fmt == format::sell;
     const bool zc = a.fmt == format::zcsr;
     // SELL without its host layout: filled on the device from the CSR (builds_on_device).
-    if (a.csr.row_ptr.empty() || (blocked && !a.bcrs) || (sell && !a.sell && !fp64) ||
+    if ((!zc && a.csr.row_ptr.empty()) || (blocked && !a.bcrs) || (sell && !a.sell && !fp64) ||
         (zc && !a.zcsr))
       throw error(CNC_ERR_INVALID_VALUE,
                   "OpenCL backend: the matrix of the chosen format is missing");
