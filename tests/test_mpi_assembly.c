@@ -9,8 +9,9 @@
  * one-process x (gathered on rank 0), the same statistics on every rank. Then bad input on one
  * rank (another rank's row, NaN, a column past n, a call in the wrong state, blocks that do not
  * tile, a missing End(SYSTEM), ranks in different collective calls) answered with the same status
- * on every rank, and the context usable afterwards. Not cmocka: failed checks are counted and
- * summed at the end. */
+ * on every rank, and the context usable afterwards. With --host-alloc-fault, only a host
+ * allocation failing on the last rank (host_alloc_fault_case). Not cmocka: failed checks are
+ * counted and summed at the end. */
 #include <cnc.h>
 #include <cnc_mpi.h>
 #include <math.h>
@@ -452,6 +453,56 @@ static void mismatched_calls_case(void) {
   cncMPIDeleteContext(c);
 }
 
+/* The fault run (--host-alloc-fault; CTest sets CNC_FAULT_INJECT=host-alloc:N on the last rank
+ * alone): one host reservation of a collective stage fails on that rank. The call must fail on
+ * every rank with its CNC_ERR_OUT_OF_MEMORY, naming it (no rank waits in a collective), and
+ * succeed when made again; exactly one call fails, whichever stage N reaches. */
+static int fault_run, faults_seen;
+static int injected(CNCMPIcontext c, CNCstatus s, const char* call) {
+  if (!fault_run || s == CNC_OK) return 0;
+  check_same_everywhere(&s, (int)sizeof s, call);
+  const char* msg = cncMPIGetErrorMessage(c);
+  char want[32];
+  snprintf(want, sizeof want, "rank %d", size - 1);
+  CHECK(s == CNC_ERR_OUT_OF_MEMORY && strstr(msg, want) && strstr(msg, "CNC_FAULT_INJECT"),
+        "%s: status %d (%s)", call, s, msg);
+  if (rank == 0) printf("%-34s ranks %d: status %d on every rank: %s\n", call, size, s, msg);
+  ++faults_seen;
+  return 1;
+}
+static void host_alloc_fault_case(void) {
+  const grid g = {10, 10, 0.0};
+  const CNCuint n = grid_n(g);
+  double* xref = malloc(sizeof(double) * n);
+  const outcome ref = reference(g, split_uneven, 1, CNC_CG, 1, 1.0, xref);
+  CNCuint r0, r1;
+  rows_of(rank, n, split_uneven, &r0, &r1);
+  CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
+  cncMPISolverParameteri(c, CNC_NB_THREADS, 1);
+  cncMPISolverParameterd(c, CNC_THRESHOLD, 1e-10);
+  cncMPISetRows(c, n, r0, r1);
+  CNCstatus s = cncMPIBegin(c, CNC_SYSTEM);
+  if (injected(c, s, "host-alloc fault: Begin(SYSTEM)")) s = cncMPIBegin(c, CNC_SYSTEM);
+  CHECK(s == CNC_OK, "host-alloc fault: Begin(SYSTEM) %d (%s)", s, cncMPIGetErrorMessage(c));
+  for (CNCuint i = r0; i < r1; ++i)
+    if (is_locked(i, n, split_uneven))
+      cncMPISetVariable(c, i, locked_value(i, 0)), cncMPILockVariable(c, i);
+  cncMPIBegin(c, CNC_MATRIX);
+  assemble(c, g, r0, r1, by_entries, 1, 1.0);
+  s = cncMPIEnd(c, CNC_MATRIX);
+  if (injected(c, s, "host-alloc fault: End(MATRIX)")) s = cncMPIEnd(c, CNC_MATRIX);
+  CHECK(s == CNC_OK, "host-alloc fault: End(MATRIX) %d (%s)", s, cncMPIGetErrorMessage(c));
+  cncMPIEnd(c, CNC_SYSTEM);
+  s = cncMPISolve(c);
+  if (injected(c, s, "host-alloc fault: cncMPISolve")) s = cncMPISolve(c);
+  CHECK(s == CNC_OK, "host-alloc fault: cncMPISolve %d (%s)", s, cncMPIGetErrorMessage(c));
+  compare_x("after one rank's failed allocation", c, n, r0, r1, 1, xref,
+            read_outcome(c, "host-alloc fault"), ref);
+  CHECK(faults_seen == 1, "host-alloc fault: %d calls failed, expected 1", faults_seen);
+  cncMPIDeleteContext(c);
+  free(xref);
+}
+
 /* CNC_NB_SYSTEMS that differs between ranks: refused by Begin(SYSTEM) everywhere. */
 static void differing_systems_case(void) {
   if (size == 1) return;
@@ -467,11 +518,25 @@ static void differing_systems_case(void) {
   cncMPIDeleteContext(c);
 }
 
+/* The failed checks of every rank, summed; MPI finalized. */
+static int finish(void) {
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("%s: %d failed checks on %d ranks\n", total ? "FAIL" : "PASS", total, size);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
+  if (argc > 1 && strcmp(argv[1], "--host-alloc-fault") == 0) {
+    fault_run = 1;
+    host_alloc_fault_case();
+    return finish();
+  }
   const grid poisson = {40, 30, 0.0}, convection = {30, 30, 1.5};
   assembly_case("entries, even, locks, 2 rhs", poisson, split_even, by_entries, 1, CNC_CG, 2);
   assembly_case("bulk, uneven, locks", poisson, split_uneven, by_bulk, 1, CNC_CG, 1);
@@ -492,10 +557,5 @@ int main(int argc, char** argv) {
   bad_case("solve without End(SYSTEM)", last, no_end_system, CNC_ERR_STATE);
   differing_systems_case();
   mismatched_calls_case();
-
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("%s: %d failed checks on %d ranks\n", total ? "FAIL" : "PASS", total, size);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  return finish();
 }

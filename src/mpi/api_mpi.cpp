@@ -25,6 +25,7 @@
 #include "solver/scaling.hpp"
 #include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/fault.hpp"
 #include "util/memory.hpp"
 #include "util/parallel.hpp"
 #include "util/timer.hpp"
@@ -154,6 +155,12 @@ void agree(MPI_Comm comm, int size, int me, int status, const std::string& messa
   throw_first_failure(comm, all, me, message, call);
 }
 
+void reserve_host(double bytes, const std::string& what) {
+  if (cnc::fault::fire(cnc::fault::point::host_alloc))
+    throw error(CNC_ERR_OUT_OF_MEMORY, "not enough host memory for " + what + cnc::fault::note);
+  cnc::memory::reserve(bytes, [&] { return what; });
+}
+
 void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin, CNCuint row_end,
                 const CNCint64* row_ptr, const CNCuint* col_idx, const double* values, CNCint base,
                 CNCuint nrhs, const double* b, double* x) {
@@ -179,7 +186,8 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
       throw error(CNC_ERR_INVALID_VALUE, "n=" + std::to_string(n) + " is out of range");
     if (base != 0 && base != 1)
       throw error(CNC_ERR_INVALID_VALUE, "base=" + std::to_string(base) + " is neither 0 nor 1");
-    if (nrhs == 0) throw error(CNC_ERR_INVALID_VALUE, "nrhs=0");
+    if (nrhs == 0 || nrhs > 4096)  // as cncSolveCSR; the solve counts in int
+      throw error(CNC_ERR_INVALID_VALUE, "nrhs=" + std::to_string(nrhs) + " is not in [1, 4096]");
     if (row_begin > row_end || row_end > n)
       throw error(CNC_ERR_INVALID_VALUE, "rows [" + std::to_string(row_begin) + ", " +
                                              std::to_string(row_end) + ") are not inside [0, " +
@@ -240,19 +248,21 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   const int k = int(nrhs);
   const int vectors = 5 + (c->solver == CNC_GMRES ? c->restart + 3 : 4);
   cnc::mpi::distributed_matrix m;
+  cnc::mpi::requests q;
   cnc::backend* be = nullptr;
   message.clear();
   const int split = local_status(message, [&] {
     if (rows > 0) be = rank_backend(c, a.view.nnz(), threads);
     if (!be || be->api_id() == CNC_BACKEND_CPU)
-      cnc::memory::reserve(double(rows) * k * 8.0 * vectors, [&] {
-        return "the distributed solve's vectors (" + std::to_string(vectors) + " of " +
-               std::to_string(rows) + " rows x " + std::to_string(k) + " systems)";
-      });
+      cnc::mpi::reserve_host(double(rows) * k * 8.0 * vectors,
+                             "the distributed solve's vectors (" + std::to_string(vectors) +
+                                 " of " + std::to_string(rows) + " rows x " + std::to_string(k) +
+                                 " systems)");
     m = cnc::mpi::split_rows(a.view, starts, c->rank, threads);
+    q = cnc::mpi::count_requests(m.halo_global, starts);
   });
   agree(c->comm, c->size, c->rank, split, message, call);
-  cnc::mpi::plan_exchange(c->comm, m, starts);
+  cnc::mpi::plan_exchange(c->comm, m, q, starts, call);
   a = cnc::user_csr();  // the two blocks are all the solve needs
 
   // 4. The method, unchanged, over the distributed system (made on every rank before any enters
