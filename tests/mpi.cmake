@@ -34,9 +34,9 @@ foreach(part solve assembly)
 endforeach()
 # One rank's host allocation failing inside a collective call (CNC_FAULT_INJECT=host-alloc:N on
 # the last of 2 ranks alone, an MPMD launch; N reaches each reservation of Begin(SYSTEM),
-# End(MATRIX) with locks and cncMPISolve in turn): every rank gets its CNC_ERR_OUT_OF_MEMORY, none
-# waits in a collective, and the call then succeeds.
-foreach(fault 1 2 3 4 5 6)
+# End(MATRIX) with locks (3) and cncMPISolve (3) in turn): every rank gets its
+# CNC_ERR_OUT_OF_MEMORY, none waits in a collective, and the call then succeeds.
+foreach(fault 1 2 3 4 5 6 7)
   add_test(NAME mpi_assembly_host_alloc_${fault}
            COMMAND ${MPIEXEC_EXECUTABLE} ${cnc_mpiexec_flags}
                    ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_mpi_assembly> --host-alloc-fault

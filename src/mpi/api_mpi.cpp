@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -249,6 +250,7 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   const int vectors = 5 + (c->solver == CNC_GMRES ? c->restart + 3 : 4);
   cnc::mpi::distributed_matrix m;
   cnc::mpi::requests q;
+  std::vector<double> max_abs;
   cnc::backend* be = nullptr;
   message.clear();
   const int split = local_status(message, [&] {
@@ -260,8 +262,13 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
                                  " systems)");
     m = cnc::mpi::split_rows(a.view, starts, c->rank, threads);
     q = cnc::mpi::count_requests(m.halo_global, starts);
+    max_abs = cnc::column_max_abs(b, std::size_t(rows), k);
   });
   agree(c->comm, c->size, c->rank, split, message, call);
+  // b of extreme magnitude solved scaled, as in one process (solver/scaling.hpp), by the same
+  // power of two on every rank: max |b_j| over the ranks.
+  cnc::mpi::check_mpi(MPI_Allreduce(MPI_IN_PLACE, max_abs.data(), k, MPI_DOUBLE, MPI_MAX, c->comm),
+                      "MPI_Allreduce");
   cnc::mpi::plan_exchange(c->comm, m, q, starts, call);
   a = cnc::user_csr();  // the two blocks are all the solve needs
 
@@ -270,7 +277,13 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   std::int64_t reductions = 0;
   std::unique_ptr<cnc::device_system> sys;
   cnc::format fmt = cnc::format::csr;
+  std::optional<cnc::rhs_scaling> scaled;  // its copies of b and x made before the agreement
   const int made = local_status(message, [&] {
+    const bool copies = !cnc::rhs_exponents(max_abs).empty();  // b outside the band: scaled
+    cnc::mpi::reserve_host(copies ? 16.0 * double(rows) * k : 0.0,
+                           "the scaled copies of b and x (" + std::to_string(rows) + " rows x " +
+                               std::to_string(k) + " systems)");
+    scaled.emplace(max_abs, b, x, std::size_t(rows), k);
     sys = cnc::mpi::make_distributed_system(c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, be,
                                             threads, &reductions, &fmt);
   });
@@ -308,14 +321,8 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   shape.n = std::int32_t(rows);  // the methods read only its n (the residual is the system's)
   const double ts = cnc::now_seconds();
   const int method = c->solver == CNC_SOLVER_DEFAULT ? CNC_CG : c->solver;
-  // b of extreme magnitude solved scaled, as in one process (solver/scaling.hpp), by the same
-  // power of two on every rank: max |b_j| over the ranks.
-  std::vector<double> max_abs = cnc::column_max_abs(b, std::size_t(rows), k);
-  cnc::mpi::check_mpi(MPI_Allreduce(MPI_IN_PLACE, max_abs.data(), k, MPI_DOUBLE, MPI_MAX, c->comm),
-                      "MPI_Allreduce");
-  cnc::rhs_scaling scaled(max_abs, b, x, std::size_t(rows), k);
-  const double* bs = scaled.b();
-  double* xs = scaled.x();
+  const double* bs = scaled->b();
+  double* xs = scaled->x();
   // CG: the fused PCG steps of one process (pcg_solve), their sums made global between steps;
   // on one rank exactly libcnc's solve. Between two state reads: the backend's own interval on
   // one rank; every step reads it on several.
@@ -323,7 +330,7 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   const cnc::pcg_result r = method == CNC_BICGSTAB ? cnc::bicgstab_solve(*sys, shape, k, bs, xs, kp)
                             : method == CNC_GMRES  ? cnc::gmres_solve(*sys, shape, k, bs, xs, kp)
                                                   : cnc::pcg_solve(*sys, shape, k, bs, xs, kp.base);
-  scaled.finish();
+  scaled->finish();
   c->solve_time = cnc::now_seconds() - ts;
 
   // 5. As cnc's pipeline: a converged residual says nothing of x where A does not see it. One
