@@ -148,7 +148,7 @@ CNC_MPI_API CNCstatus cncMPIGetDoublev(CNCMPIcontext context, CNCenum pname, dou
  *   col_idx    GLOBAL column indices, `base`-based, in [base, n + base)
  *   values     coefficients (duplicates within a row are summed)
  *   base       0 or 1 (the same on every rank)
- *   nrhs       right-hand sides (>= 1, the same on every rank)
+ *   nrhs       right-hand sides (1 to 4096, as cncSolveCSR; the same on every rank)
  *   b          nrhs * (row_end - row_begin) values: this rank's rows of system k at b + k*rows
  *   x          the same layout: initial guess on input, this rank's rows of the solution on output
  * The row blocks must tile [0, n) in rank order: rank 0 starts at 0, each rank starts where the

@@ -32,6 +32,20 @@ foreach(part solve assembly)
       "${CNC_TEST_ENV};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endforeach()
 endforeach()
+# One rank's host allocation failing inside a collective call (CNC_FAULT_INJECT=host-alloc:N on
+# the last of 2 ranks alone, an MPMD launch; N reaches each reservation of Begin(SYSTEM),
+# End(MATRIX) with locks (3) and cncMPISolve (3) in turn): every rank gets its
+# CNC_ERR_OUT_OF_MEMORY, none waits in a collective, and the call then succeeds.
+foreach(fault 1 2 3 4 5 6 7)
+  add_test(NAME mpi_assembly_host_alloc_${fault}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${cnc_mpiexec_flags}
+                   ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_mpi_assembly> --host-alloc-fault
+                   ${MPIEXEC_POSTFLAGS} :
+                   ${MPIEXEC_NUMPROC_FLAG} 1 env CNC_FAULT_INJECT=host-alloc:${fault}
+                   $<TARGET_FILE:test_mpi_assembly> --host-alloc-fault ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(mpi_assembly_host_alloc_${fault} PROPERTIES TIMEOUT 60 ENVIRONMENT
+    "${CNC_TEST_ENV};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+endforeach()
 # cnc_mpi.h alone, as strict C99 (as test_header_c99 checks cnc.h).
 list(TRANSFORM MPI_C_INCLUDE_DIRS PREPEND "-I" OUTPUT_VARIABLE cnc_mpi_includes)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/header_mpi_c99.c

@@ -106,24 +106,14 @@ static void test_nonsymmetric(void** unused) {
  */
 static void test_indefinite(void** unused) {
   (void)unused;
-  ts_csr a = ts_laplacian_2d(8, 8);
-  for (int64_t t = a.row_ptr[5]; t < a.row_ptr[6]; ++t)
-    if (a.col[t] == 5) a.val[t] = -4.0;
-  const size_t n = (size_t)a.n;
-  double* b = random_vector(n, 13);
-  double* x = (double*)malloc(sizeof(double) * n);
-  for (size_t i = 0; i < n; ++i) x[i] = 7.0;
-  assert_int_equal(solve_cudss(&a, 1, b, x), CNC_OK);
-  assert_int_equal(read_stats().reason, CNC_REASON_INDEFINITE_MATRIX);
-  assert_true(all_equal(n, x, 7.0));
-  assert_non_null(strstr(choice_reason(), "not positive definite"));
+  indefinite_case t = indefinite_case_new(); /* test_direct's CHOLMOD case (solve_support.h) */
+  check_indefinite(&t, solve_cudss(&t.a, 1, t.b, t.x));
   /* Device arrays: refused before anything is read. */
-  assert_int_equal(
-      cncSolveCSRDevice((CNCuint)n, a.row_ptr, (const CNCuint*)a.col, a.val, 0, 1, b, x),
-      CNC_ERR_UNSUPPORTED);
-  assert_true(all_equal(n, x, 7.0));
-  free(b), free(x);
-  ts_csr_free(&a);
+  assert_int_equal(cncSolveCSRDevice((CNCuint)t.n, t.a.row_ptr, (const CNCuint*)t.a.col, t.a.val, 0,
+                                     1, t.b, t.x),
+                   CNC_ERR_UNSUPPORTED);
+  assert_true(all_equal(t.n, t.x, 7.0));
+  indefinite_case_free(&t);
 }
 
 /* ---- The factorization is kept for the same arrays, made anew for changed values ------------- */

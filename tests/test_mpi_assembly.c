@@ -9,8 +9,9 @@
  * one-process x (gathered on rank 0), the same statistics on every rank. Then bad input on one
  * rank (another rank's row, NaN, a column past n, a call in the wrong state, blocks that do not
  * tile, a missing End(SYSTEM), ranks in different collective calls) answered with the same status
- * on every rank, and the context usable afterwards. Not cmocka: failed checks are counted and
- * summed at the end. */
+ * on every rank, and the context usable afterwards. With --host-alloc-fault, only a host
+ * allocation failing on the last rank (host_alloc_fault_case). Not cmocka: failed checks are
+ * counted and summed at the end. */
 #include <cnc.h>
 #include <cnc_mpi.h>
 #include <math.h>
@@ -349,23 +350,82 @@ static void no_end_system(CNCMPIcontext c, int stage, CNCuint n, CNCuint* r0, CN
   if (stage == 2) *skip = 1; /* cncMPISolve in MATRIX_CONSTRUCTED */
 }
 
+/* The fault run (--host-alloc-fault; CTest sets CNC_FAULT_INJECT=host-alloc:N on the last rank
+ * alone): one host reservation of a collective stage fails on that rank. The call must fail on
+ * every rank with its CNC_ERR_OUT_OF_MEMORY, naming it (no rank waits in a collective), and
+ * succeed when made again; exactly one call fails, whichever stage N reaches. */
+static int fault_run, faults_seen;
+static int injected(CNCMPIcontext c, CNCstatus s, const char* call) {
+  if (!fault_run || s == CNC_OK) return 0;
+  check_same_everywhere(&s, (int)sizeof s, call);
+  const char* msg = cncMPIGetErrorMessage(c);
+  char want[32];
+  snprintf(want, sizeof want, "rank %d", size - 1);
+  CHECK(s == CNC_ERR_OUT_OF_MEMORY && strstr(msg, want) && strstr(msg, "CNC_FAULT_INJECT"),
+        "%s: status %d (%s)", call, s, msg);
+  if (rank == 0) printf("%-34s ranks %d: status %d on every rank: %s\n", call, size, s, msg);
+  ++faults_seen;
+  return 1;
+}
+
+/* What the cases of a failed collective call share: the 10 x 10 Poisson grid with locks, split
+ * `kind`, its one-process reference (CG, one system), this rank's rows and a context (one thread,
+ * threshold 1e-10). Each case sets the rows and begins the system its own way. */
+typedef struct {
+  grid g;
+  split_kind kind;
+  CNCuint n, r0, r1;
+  double* xref;
+  outcome ref;
+  CNCMPIcontext c;
+} small_case;
+static small_case small_case_new(split_kind kind) {
+  small_case t;
+  t.g = (grid){10, 10, 0.0};
+  t.kind = kind;
+  t.n = grid_n(t.g);
+  t.xref = malloc(sizeof(double) * t.n);
+  t.ref = reference(t.g, kind, 1, CNC_CG, 1, 1.0, t.xref);
+  rows_of(rank, t.n, kind, &t.r0, &t.r1);
+  t.c = cncMPINewContext(MPI_COMM_WORLD);
+  cncMPISolverParameteri(t.c, CNC_NB_THREADS, 1);
+  cncMPISolverParameterd(t.c, CNC_THRESHOLD, 1e-10);
+  return t;
+}
+/* State SYSTEM: this rank's locked variables given their values and locked. */
+static void small_case_lock(const small_case* t) {
+  for (CNCuint i = t->r0; i < t->r1; ++i)
+    if (is_locked(i, t->n, t->kind))
+      cncMPISetVariable(t->c, i, locked_value(i, 0)), cncMPILockVariable(t->c, i);
+}
+/* Begin(MATRIX) and this rank's rows (End(MATRIX) is the case's). */
+static void small_case_assemble(const small_case* t) {
+  cncMPIBegin(t->c, CNC_MATRIX);
+  assemble(t->c, t->g, t->r0, t->r1, by_entries, 1, 1.0);
+}
+/* After End(MATRIX): End(SYSTEM), the solve (made again after an injected failure), x against the
+ * reference; the context deleted. `tag` prefixes the messages, `name` the comparison's. */
+static void small_case_finish(small_case* t, const char* tag, const char* name) {
+  cncMPIEnd(t->c, CNC_SYSTEM);
+  CNCstatus s = cncMPISolve(t->c);
+  char call[64];
+  snprintf(call, sizeof call, "%s: cncMPISolve", tag);
+  if (injected(t->c, s, call)) s = cncMPISolve(t->c);
+  CHECK(s == CNC_OK, "%s: cncMPISolve %d (%s)", tag, s, cncMPIGetErrorMessage(t->c));
+  compare_x(name, t->c, t->n, t->r0, t->r1, 1, t->xref, read_outcome(t->c, tag), t->ref);
+  cncMPIDeleteContext(t->c);
+  free(t->xref);
+}
+
 /* After a refused entry on one rank, End(MATRIX) fails everywhere; the context stays usable:
  * End(MATRIX) again, and the solve, succeed (the refused entry added nothing). */
 static void recovery_case(void) {
-  const grid g = {10, 10, 0.0};
-  const CNCuint n = grid_n(g);
-  double* xref = malloc(sizeof(double) * n);
-  const outcome ref = reference(g, split_uneven, 1, CNC_CG, 1, 1.0, xref);
-  CNCuint r0, r1;
-  rows_of(rank, n, split_uneven, &r0, &r1);
-  CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
-  cncMPISolverParameteri(c, CNC_NB_THREADS, 1);
-  cncMPISolverParameterd(c, CNC_THRESHOLD, 1e-10);
-  cncMPISetRows(c, n, r0, r1);
+  small_case t = small_case_new(split_uneven);
+  const CNCMPIcontext c = t.c;
+  const CNCuint n = t.n, r0 = t.r0;
+  cncMPISetRows(c, n, t.r0, t.r1);
   cncMPIBegin(c, CNC_SYSTEM);
-  for (CNCuint i = r0; i < r1; ++i)
-    if (is_locked(i, n, split_uneven))
-      cncMPISetVariable(c, i, locked_value(i, 0)), cncMPILockVariable(c, i);
+  small_case_lock(&t);
   /* Another rank's variable: refused (and reported at the next collective call). */
   if (rank == size - 1) {
     CHECK(cncMPILockVariable(c, r0 > 0 ? 0 : n) == CNC_ERR_INDEX_OUT_OF_RANGE, "lock: %s",
@@ -373,59 +433,54 @@ static void recovery_case(void) {
     CHECK(cncMPISetVariable(c, r0 > 0 ? 0 : n, 1.0) == CNC_ERR_INDEX_OUT_OF_RANGE, "set: %s",
           cncMPIGetErrorMessage(c));
   }
-  cncMPIBegin(c, CNC_MATRIX);
-  assemble(c, g, r0, r1, by_entries, 1, 1.0);
+  small_case_assemble(&t);
   CNCstatus s = cncMPIEnd(c, CNC_MATRIX);
   CHECK(s == CNC_ERR_INDEX_OUT_OF_RANGE, "recovery: first End(MATRIX) %d (%s)", s,
         cncMPIGetErrorMessage(c));
   check_same_everywhere(&s, (int)sizeof s, "recovery");
   s = cncMPIEnd(c, CNC_MATRIX);
   CHECK(s == CNC_OK, "recovery: second End(MATRIX) %d (%s)", s, cncMPIGetErrorMessage(c));
-  cncMPIEnd(c, CNC_SYSTEM);
-  s = cncMPISolve(c);
-  CHECK(s == CNC_OK, "recovery: cncMPISolve %d (%s)", s, cncMPIGetErrorMessage(c));
-  compare_x("recovery after a refused lock", c, n, r0, r1, 1, xref, read_outcome(c, "recovery"),
-            ref);
-  cncMPIDeleteContext(c);
-  free(xref);
+  small_case_finish(&t, "recovery", "recovery after a refused lock");
 }
 
 /* A Begin(SYSTEM) refused everywhere (blocks that do not tile [0, n), made for 2 systems), then
  * other rows and CNC_NB_SYSTEMS: the variables and their locks are made for the new rows (they
  * were kept when rows x systems came out the same, and locks past the old rows were lost). */
 static void rows_changed_case(void) {
-  const grid g = {10, 10, 0.0};
-  const CNCuint n = grid_n(g);
-  double* xref = malloc(sizeof(double) * n);
-  const outcome ref = reference(g, split_even, 1, CNC_CG, 1, 1.0, xref);
-  CNCuint r0, r1;
-  rows_of(rank, n, split_even, &r0, &r1);
-  CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
-  cncMPISolverParameteri(c, CNC_NB_THREADS, 1);
-  cncMPISolverParameterd(c, CNC_THRESHOLD, 1e-10);
+  small_case t = small_case_new(split_even);
+  const CNCMPIcontext c = t.c;
   cncMPISolverParameteri(c, CNC_NB_SYSTEMS, 2);
-  cncMPISetRows(c, n, r0, r0 + (r1 - r0) / 2);
+  cncMPISetRows(c, t.n, t.r0, t.r0 + (t.r1 - t.r0) / 2);
   CNCstatus s = cncMPIBegin(c, CNC_SYSTEM);
   CHECK(s == CNC_ERR_INVALID_VALUE, "rows changed: first Begin %d (%s)", s,
         cncMPIGetErrorMessage(c));
   check_same_everywhere(&s, (int)sizeof s, "rows changed");
   cncMPISolverParameteri(c, CNC_NB_SYSTEMS, 1);
-  cncMPISetRows(c, n, r0, r1);
+  cncMPISetRows(c, t.n, t.r0, t.r1);
   s = cncMPIBegin(c, CNC_SYSTEM);
   CHECK(s == CNC_OK, "rows changed: second Begin %d (%s)", s, cncMPIGetErrorMessage(c));
-  for (CNCuint i = r0; i < r1; ++i)
-    if (is_locked(i, n, split_even))
-      cncMPISetVariable(c, i, locked_value(i, 0)), cncMPILockVariable(c, i);
-  cncMPIBegin(c, CNC_MATRIX);
-  assemble(c, g, r0, r1, by_entries, 1, 1.0);
+  small_case_lock(&t);
+  small_case_assemble(&t);
   cncMPIEnd(c, CNC_MATRIX);
-  cncMPIEnd(c, CNC_SYSTEM);
-  s = cncMPISolve(c);
-  CHECK(s == CNC_OK, "rows changed: cncMPISolve %d (%s)", s, cncMPIGetErrorMessage(c));
-  compare_x("rows changed after a refused Begin", c, n, r0, r1, 1, xref,
-            read_outcome(c, "rows changed"), ref);
-  cncMPIDeleteContext(c);
-  free(xref);
+  small_case_finish(&t, "rows changed", "rows changed after a refused Begin");
+}
+
+/* One rank's host allocation failing in Begin(SYSTEM), End(MATRIX) or cncMPISolve (the fault
+ * run): each call is made again after an injected failure; exactly one fails. */
+static void host_alloc_fault_case(void) {
+  small_case t = small_case_new(split_uneven);
+  const CNCMPIcontext c = t.c;
+  cncMPISetRows(c, t.n, t.r0, t.r1);
+  CNCstatus s = cncMPIBegin(c, CNC_SYSTEM);
+  if (injected(c, s, "host-alloc fault: Begin(SYSTEM)")) s = cncMPIBegin(c, CNC_SYSTEM);
+  CHECK(s == CNC_OK, "host-alloc fault: Begin(SYSTEM) %d (%s)", s, cncMPIGetErrorMessage(c));
+  small_case_lock(&t);
+  small_case_assemble(&t);
+  s = cncMPIEnd(c, CNC_MATRIX);
+  if (injected(c, s, "host-alloc fault: End(MATRIX)")) s = cncMPIEnd(c, CNC_MATRIX);
+  CHECK(s == CNC_OK, "host-alloc fault: End(MATRIX) %d (%s)", s, cncMPIGetErrorMessage(c));
+  small_case_finish(&t, "host-alloc fault", "after one rank's failed allocation");
+  CHECK(faults_seen == 1, "host-alloc fault: %d calls failed, expected 1", faults_seen);
 }
 
 /* The last rank calls cncMPISolve while the others call cncMPIEnd(CNC_MATRIX): the calls meet
@@ -467,11 +522,25 @@ static void differing_systems_case(void) {
   cncMPIDeleteContext(c);
 }
 
+/* The failed checks of every rank, summed; MPI finalized. */
+static int finish(void) {
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("%s: %d failed checks on %d ranks\n", total ? "FAIL" : "PASS", total, size);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
+  if (argc > 1 && strcmp(argv[1], "--host-alloc-fault") == 0) {
+    fault_run = 1;
+    host_alloc_fault_case();
+    return finish();
+  }
   const grid poisson = {40, 30, 0.0}, convection = {30, 30, 1.5};
   assembly_case("entries, even, locks, 2 rhs", poisson, split_even, by_entries, 1, CNC_CG, 2);
   assembly_case("bulk, uneven, locks", poisson, split_uneven, by_bulk, 1, CNC_CG, 1);
@@ -492,10 +561,5 @@ int main(int argc, char** argv) {
   bad_case("solve without End(SYSTEM)", last, no_end_system, CNC_ERR_STATE);
   differing_systems_case();
   mismatched_calls_case();
-
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("%s: %d failed checks on %d ranks\n", total ? "FAIL" : "PASS", total, size);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  return finish();
 }

@@ -242,6 +242,29 @@ static void spoil_tiling(csr* m, double* b, CNCuint* r0, CNCuint* r1) {
   if (*r1 > *r0) --*r1, --m->n;
 }
 
+/* nrhs past 4096 (as cncSolveCSR; int(nrhs) would turn 2^31 negative): refused on every rank
+ * before b or x is read. */
+static void nrhs_range_case(void) {
+  csr a = stencil(12, 12, 1, 0.0);
+  CNCuint r0, r1;
+  rows_of(rank, a.n, split_even, &r0, &r1);
+  csr mine = block(&a, r0, r1, 0);
+  double b = 1.0, x = 0.0;
+  CNCMPIcontext c = cncMPINewContext(MPI_COMM_WORLD);
+  const CNCuint counts[2] = {4097, 2147483648u};
+  for (int t = 0; t < 2; ++t) {
+    const CNCstatus s =
+        cncMPISolveCSR(c, a.n, r0, r1, mine.rp, mine.col, mine.val, 0, counts[t], &b, &x);
+    CHECK(s == CNC_ERR_INVALID_VALUE, "nrhs=%u: status %d (%s)", counts[t], s,
+          cncMPIGetErrorMessage(c));
+    check_same_everywhere(&s, (int)sizeof s, "nrhs out of range");
+  }
+  CHECK(x == 0.0, "nrhs out of range: x written");
+  if (rank == 0) printf("%-28s ranks %d: %s\n", "nrhs past 4096", size, cncMPIGetErrorMessage(c));
+  cncMPIDeleteContext(c);
+  csr_free(&mine), csr_free(&a);
+}
+
 /* A parameter that differs between ranks (the last rank's threshold): refused on every rank
  * when there are several, nothing to disagree with on one. */
 static void differing_parameter_case(void) {
@@ -361,6 +384,7 @@ int main(int argc, char** argv) {
   bad_case("Inf in b", last, spoil_rhs, CNC_ERR_NOT_FINITE);
   bad_case("blocks that do not tile", 0, spoil_tiling, CNC_ERR_INVALID_VALUE);
   differing_parameter_case();
+  nrhs_range_case();
 
   csr_free(&p2), csr_free(&p3), csr_free(&cd);
   int total = 0;

@@ -63,7 +63,7 @@ problem stencil(int m, int points, int dof) {
   p.rp.push_back(0);
   const int r = 1;
   for (std::int64_t c = 0; c < cells; ++c) {
-    const int x = int(c % m), y = int((c / m) % m), z = int(c / (std::int64_t(m) * m));
+    const auto [x, y, z] = lattice(c, m);
     for (int a = 0; a < dof; ++a) {
       for (int dz = -r; dz <= r; ++dz)
         for (int dy = -r; dy <= r; ++dy)
@@ -100,18 +100,20 @@ problem mesh(int m) {
   auto rnd = [&s] {
     return s = s * 6364136223846793005ull + 1442695040888963407ull, double(s >> 11) * 0x1p-53;
   };
-  for (std::int64_t c = 0; c < cells; ++c)
-    for (int d = 0; d < 3; ++d) {
-      const std::int64_t k = d == 0 ? c % m : d == 1 ? (c / m) % m : c / (std::int64_t(m) * m);
-      pos[std::size_t(c) * 3 + d] = float(double(k) + 0.45 * (rnd() - 0.5));
-    }
-  p.rp.push_back(0);
-  std::vector<std::pair<std::uint32_t, double>> row;
   for (std::int64_t c = 0; c < cells; ++c) {
-    const int x = int(c % m), y = int((c / m) % m), z = int(c / (std::int64_t(m) * m));
+    const auto [x, y, z] = lattice(c, m);
+    const int k[3] = {x, y, z};
+    for (int d = 0; d < 3; ++d) pos[std::size_t(c) * 3 + d] = float(k[d] + 0.45 * (rnd() - 0.5));
+  }
+  // The pattern (each point and the neighbours it reaches), then graph_laplacian's values.
+  problem g;
+  g.n = p.n;
+  g.rp.push_back(0);
+  std::vector<std::uint32_t> row;
+  for (std::int64_t c = 0; c < cells; ++c) {
+    const auto [x, y, z] = lattice(c, m);
     const double rad2 = 1.3 + 0.9 * double((c * 2654435761u) % 100) / 100.0;  // varying degree
     row.clear();
-    double deg = 0;
     for (int dz = -2; dz <= 2; ++dz)
       for (int dy = -2; dy <= 2; ++dy)
         for (int dx = -2; dx <= 2; ++dx) {
@@ -126,14 +128,14 @@ problem mesh(int m) {
           }
           const double rad_o = 1.3 + 0.9 * double((o * 2654435761u) % 100) / 100.0;
           if (d2 > std::min(rad2, rad_o)) continue;  // symmetric: both must reach
-          row.push_back({std::uint32_t(o), -1.0});
-          deg += 1;
+          row.push_back(std::uint32_t(o));
         }
-    row.push_back({std::uint32_t(c), deg * 1.01 + 0.01});
     std::sort(row.begin(), row.end());
-    for (auto& e : row) p.col.push_back(e.first), p.val.push_back(e.second);
-    p.rp.push_back(std::int64_t(p.col.size()));
+    g.col.insert(g.col.end(), row.begin(), row.end());
+    g.rp.push_back(std::int64_t(g.col.size()));
   }
+  graph_laplacian(
+      g, 1, [](std::uint32_t, std::uint32_t, double*) {}, p.rp, p.col, p.val);
   return p;
 }
 
@@ -192,21 +194,29 @@ problem power_law(std::int32_t n, double gamma, double drawn_degree, double offs
     }
   }
   std::vector<std::uint32_t>().swap(ends);
-  // Each row sorted, repeated edges dropped, the diagonal put in its place.
-  p.rp.assign(un + 1, 0);
-  p.col.reserve(adj.size() + un);
-  p.val.reserve(adj.size() + un);
+  // Each row sorted, repeated edges dropped: the pattern, then graph_laplacian's values.
+  problem g;
+  g.n = n;
+  g.rp.assign(un + 1, 0);
+  g.col.reserve(adj.size());
   for (std::size_t i = 0; i < un; ++i) {
     const auto b = adj.begin() + start[i], e = adj.begin() + start[i + 1];
     std::sort(b, e);
-    const auto u = std::unique(b, e);
-    const auto mid = std::lower_bound(b, u, std::uint32_t(i));
-    const double degree = double(u - b);
-    for (auto k = b; k != mid; ++k) p.col.push_back(*k), p.val.push_back(-1.0);
-    p.col.push_back(std::uint32_t(i)), p.val.push_back(degree * 1.01 + 0.01);
-    for (auto k = mid; k != u; ++k) p.col.push_back(*k), p.val.push_back(-1.0);
-    p.rp[i + 1] = std::int64_t(p.col.size());
+    g.col.insert(g.col.end(), b, std::unique(b, e));
+    g.rp[i + 1] = std::int64_t(g.col.size());
   }
+  std::vector<std::uint32_t>().swap(adj);
+  graph_laplacian(
+      g, 1, [](std::uint32_t, std::uint32_t, double*) {}, p.rp, p.col, p.val);
+  return p;
+}
+
+problem real_laplacian(const problem& graph) {
+  problem p;
+  p.name = graph.name;
+  p.n = graph.n;
+  graph_laplacian(
+      graph, 1, [](std::uint32_t, std::uint32_t, double*) {}, p.rp, p.col, p.val);
   return p;
 }
 

@@ -20,6 +20,24 @@ struct problem {
   std::int64_t longest_row() const;
 };
 
+// The m^3 lattice of stencil, mesh and the magnetic Laplacians (complex_problems.hpp): point
+// (x, y, z) is index x + m (y + m z).
+struct lattice_point {
+  int x, y, z;
+};
+inline lattice_point lattice(std::int64_t index, int m) {
+  const std::int64_t mm = m;
+  return {int(index % mm), int((index / mm) % mm), int(index / (mm * mm))};
+}
+
+// The generators' graph Laplacian, made once here for every graph: on the off-diagonal pattern of
+// `graph` (rows sorted; its values and diagonal ignored), `width` doubles an entry (1: real, 2:
+// complex (re, im)); edge(i, j, v) writes edge (i, j)'s (v holds -1, 0 on entry: the real
+// Laplacian), the diagonal is 1.01 deg(i) + 0.01 (strictly diagonally dominant). Rows sorted.
+template <class Edge>
+void graph_laplacian(const problem& graph, int width, Edge edge, std::vector<std::int64_t>& rp,
+                     std::vector<std::uint32_t>& col, std::vector<double>& val);
+
 // Stencil Laplacian on m^3 (7 or 27 points), Dirichlet, SPD. `dof` > 1: each grid point carries
 // dof coupled unknowns (dense dof x dof blocks: 4 for elasticity-like systems).
 problem stencil(int m, int points, int dof);
@@ -38,6 +56,9 @@ problem mesh(int m);
 // Named "power-law <name_size>".
 problem power_law(std::int32_t n, double gamma, double drawn_degree, double offset,
                   std::uint64_t seed, const std::string& name_size);
+
+// graph_laplacian's real one (-1 an edge): symmetric positive definite. Named "<graph.name>".
+problem real_laplacian(const problem& graph);
 
 // P A P^T for a random permutation P (Fisher-Yates, seeded): the same matrix with its unknowns
 // numbered at random, each row's columns sorted. Named "<p.name> random".
@@ -71,5 +92,38 @@ double median(std::vector<double> v);
 // bytes: real for a symmetric or Hermitian matrix). value_bytes 8: a real double CSR PCG
 // (bench_api, bench_cpu_patterns); 16: a native complex double one (bench_complex).
 double pcg_floor_bytes(std::int64_t n, std::int64_t nnz, int value_bytes);
+
+template <class Edge>
+void graph_laplacian(const problem& graph, int width, Edge edge, std::vector<std::int64_t>& rp,
+                     std::vector<std::uint32_t>& col, std::vector<double>& val) {
+  rp.assign(std::size_t(graph.n) + 1, 0);
+  col.clear();
+  val.clear();
+  col.reserve(graph.col.size() + std::size_t(graph.n));
+  val.reserve((graph.col.size() + std::size_t(graph.n)) * std::size_t(width));
+  for (std::int32_t i = 0; i < graph.n; ++i) {
+    const std::uint32_t ui = std::uint32_t(i);
+    std::int64_t deg = 0;
+    for (std::int64_t k = graph.rp[i]; k < graph.rp[i + 1]; ++k) deg += graph.col[k] != ui;
+    bool diagonal_done = false;
+    auto put_diagonal = [&] {
+      col.push_back(ui);
+      val.push_back(1.01 * double(deg) + 0.01);
+      if (width == 2) val.push_back(0.0);
+      diagonal_done = true;
+    };
+    for (std::int64_t k = graph.rp[i]; k < graph.rp[i + 1]; ++k) {
+      const std::uint32_t j = graph.col[k];
+      if (j == ui) continue;
+      if (j > ui && !diagonal_done) put_diagonal();
+      col.push_back(j);
+      double v[2] = {-1, 0};
+      edge(ui, j, v);
+      val.insert(val.end(), v, v + width);
+    }
+    if (!diagonal_done) put_diagonal();
+    rp[std::size_t(i) + 1] = std::int64_t(col.size());
+  }
+}
 
 }  // namespace api_bench

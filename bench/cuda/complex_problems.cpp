@@ -16,42 +16,6 @@ namespace api_bench {
 
 namespace {
 
-// The Laplacian of graph's off-diagonal pattern, -phase(i, j) per edge (two doubles at `v`), the
-// diagonal 1.01 deg + 0.01; `width` doubles per entry (2: complex, 1: real).
-template <class Phase>
-void laplacian(const problem& graph, int width, Phase phase, std::vector<std::int64_t>& rp,
-               std::vector<std::uint32_t>& col, std::vector<double>& val) {
-  rp.assign(std::size_t(graph.n) + 1, 0);
-  col.clear();
-  val.clear();
-  col.reserve(graph.col.size() + std::size_t(graph.n));
-  val.reserve((graph.col.size() + std::size_t(graph.n)) * std::size_t(width));
-  for (std::int32_t i = 0; i < graph.n; ++i) {
-    const std::uint32_t ui = std::uint32_t(i);
-    std::int64_t deg = 0;
-    for (std::int64_t k = graph.rp[i]; k < graph.rp[i + 1]; ++k) deg += graph.col[k] != ui;
-    bool diagonal_done = false;
-    auto put_diagonal = [&] {
-      col.push_back(ui);
-      val.push_back(1.01 * double(deg) + 0.01);
-      if (width == 2) val.push_back(0.0);
-      diagonal_done = true;
-    };
-    for (std::int64_t k = graph.rp[i]; k < graph.rp[i + 1]; ++k) {
-      const std::uint32_t j = graph.col[k];
-      if (j == ui) continue;
-      if (j > ui && !diagonal_done) put_diagonal();
-      col.push_back(j);
-      double re = -1, im = 0;
-      phase(ui, j, &re, &im);
-      val.push_back(re);
-      if (width == 2) val.push_back(im);
-    }
-    if (!diagonal_done) put_diagonal();
-    rp[std::size_t(i) + 1] = std::int64_t(col.size());
-  }
-}
-
 bool fail(std::string* why, std::string msg) {
   *why = std::move(msg);
   return false;
@@ -67,26 +31,15 @@ cproblem magnetic_laplacian(const problem& graph, int m, double flux) {
   // lattice coordinates of i and j (index = x + m (y + m z)); antisymmetric, so H_ji =
   // conj(H_ij) bit for bit (cos is even, the sine's sign flips with the direction).
   const double field = 2 * std::numbers::pi * flux;
-  const std::int64_t mm = m;
-  laplacian(
+  graph_laplacian(
       graph, 2,
-      [field, mm](std::uint32_t i, std::uint32_t j, double* re, double* im) {
-        const double xi = double(i % mm), yi = double((i / mm) % mm);
-        const double xj = double(j % mm), yj = double((j / mm) % mm);
-        const double theta = field * 0.5 * (xi + xj) * (yj - yi);
-        *re = -std::cos(theta);
-        *im = -std::sin(theta);
+      [field, m](std::uint32_t i, std::uint32_t j, double* v) {
+        const lattice_point a = lattice(i, m), b = lattice(j, m);
+        const double theta = field * 0.5 * double(a.x + b.x) * double(b.y - a.y);
+        v[0] = -std::cos(theta);
+        v[1] = -std::sin(theta);
       },
       p.rp, p.col, p.val);
-  return p;
-}
-
-problem real_laplacian(const problem& graph) {
-  problem p;
-  p.name = graph.name;
-  p.n = graph.n;
-  laplacian(
-      graph, 1, [](std::uint32_t, std::uint32_t, double*, double*) {}, p.rp, p.col, p.val);
   return p;
 }
 

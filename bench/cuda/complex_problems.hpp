@@ -28,14 +28,12 @@ struct cproblem {
 // mesh): H_ij = -exp(i theta_ij) on every edge, the phases of a uniform magnetic field along z
 // with `flux` flux quanta through each unit square of the xy plane (Landau gauge, theta_ij =
 // 2 pi flux (x_i + x_j) / 2 (y_j - y_i), theta_ji = -theta_ij), and H_ii = 1.01 deg(i) + 0.01
-// (mesh()'s shift). Hermitian, strictly diagonally dominant with a positive diagonal: positive
-// definite. No gauge makes it real (the field is not zero). Named "magnetic <graph.name>".
+// (graph_laplacian's, with these phases on its edges). Hermitian, strictly diagonally dominant with
+// a positive diagonal: positive definite. No gauge makes it real (the field is not zero). Named
+// "magnetic <graph.name>".
 cproblem magnetic_laplacian(const problem& graph, int m, double flux);
 
-// The same graph's real Laplacian (theta = 0: -1 per edge, the same diagonal): the real-valued
-// counterpart of magnetic_laplacian, same n and nnz, symmetric positive definite. Named
-// "<graph.name>".
-problem real_laplacian(const problem& graph);
+// Its real counterpart (theta = 0: same n, nnz and diagonal) is real_laplacian (api_problems.hpp).
 
 // A complex Matrix Market file (any symmetry the reader takes: general, symmetric, hermitian;
 // both triangles here, duplicates summed). False with *why set when the file is not complex or

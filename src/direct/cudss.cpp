@@ -1,6 +1,7 @@
 // cuDSS (NVIDIA's sparse direct solver) through dlopen: Cholesky of a symmetric A (matrix type
 // SPD, its upper triangle), LU of any other (type GENERAL), on one CUDA device: reordering and
-// symbolic analysis, numerical factorization, kept; then each solve uploads b and downloads x.
+// symbolic analysis, numerical factorization, kept; then each solve uploads b and downloads x
+// (through device buffers kept with the factorization, grown when a solve needs more).
 // cuDSS indexes with int: nnz at most 2^31 - 1. cuDSS 1.x only (libcudss.so.1: the header's
 // cudssMatrixCreateCsr has the offset type that 0.7 and older lack). Its header (the
 // nvidia-cudss-cu13 wheel's include folder) gives the types only; the CUDA runtime is libcnc's own
@@ -204,11 +205,18 @@ class cudss_factorization final : public factorization {
   void solve(int k, const double* b, double* x) override {
     select();
     const std::size_t len = std::size_t(n_) * std::size_t(k);
-    device_array<double> db(len), dx(len);
-    check_cuda(cudaMemcpy(db.p, b, len * sizeof(double), cudaMemcpyHostToDevice), "upload of b");
-    const dense xs(dx.p, n_, k), bs(db.p, n_, k);
+    // b and x kept for the next solve (a kept factorization serves many): made anew only when
+    // more right-hand sides come, the old ones freed first to leave room for them.
+    if (len > staged_) {
+      staged_ = 0;
+      b_ = device_array<double>(), x_ = device_array<double>();
+      b_ = device_array<double>(len), x_ = device_array<double>(len);
+      staged_ = len;
+    }
+    check_cuda(cudaMemcpy(b_.p, b, len * sizeof(double), cudaMemcpyHostToDevice), "upload of b");
+    const dense xs(x_.p, n_, k), bs(b_.p, n_, k);
     check(api().execute(handle_, CUDSS_PHASE_SOLVE, config_, data_, a_, xs.m, bs.m), "solve");
-    check_cuda(cudaMemcpy(x, dx.p, len * sizeof(double), cudaMemcpyDeviceToHost), "download of x");
+    check_cuda(cudaMemcpy(x, x_.p, len * sizeof(double), cudaMemcpyDeviceToHost), "download of x");
   }
 
  private:
@@ -241,6 +249,8 @@ class cudss_factorization final : public factorization {
   cudssMatrix_t a_ = nullptr;
   device_array<int> rows_, cols_;
   device_array<double> vals_;
+  device_array<double> b_, x_;  // solve's right-hand sides and solutions, staged_ values each
+  std::size_t staged_ = 0;
 };
 
 }  // namespace

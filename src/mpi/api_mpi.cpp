@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "solver/scaling.hpp"
 #include "util/environment.hpp"
 #include "util/error.hpp"
+#include "util/fault.hpp"
 #include "util/memory.hpp"
 #include "util/parallel.hpp"
 #include "util/timer.hpp"
@@ -154,6 +156,12 @@ void agree(MPI_Comm comm, int size, int me, int status, const std::string& messa
   throw_first_failure(comm, all, me, message, call);
 }
 
+void reserve_host(double bytes, const std::string& what) {
+  if (cnc::fault::fire(cnc::fault::point::host_alloc))
+    throw error(CNC_ERR_OUT_OF_MEMORY, "not enough host memory for " + what + cnc::fault::note);
+  cnc::memory::reserve(bytes, [&] { return what; });
+}
+
 void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin, CNCuint row_end,
                 const CNCint64* row_ptr, const CNCuint* col_idx, const double* values, CNCint base,
                 CNCuint nrhs, const double* b, double* x) {
@@ -179,7 +187,8 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
       throw error(CNC_ERR_INVALID_VALUE, "n=" + std::to_string(n) + " is out of range");
     if (base != 0 && base != 1)
       throw error(CNC_ERR_INVALID_VALUE, "base=" + std::to_string(base) + " is neither 0 nor 1");
-    if (nrhs == 0) throw error(CNC_ERR_INVALID_VALUE, "nrhs=0");
+    if (nrhs == 0 || nrhs > 4096)  // as cncSolveCSR; the solve counts in int
+      throw error(CNC_ERR_INVALID_VALUE, "nrhs=" + std::to_string(nrhs) + " is not in [1, 4096]");
     if (row_begin > row_end || row_end > n)
       throw error(CNC_ERR_INVALID_VALUE, "rows [" + std::to_string(row_begin) + ", " +
                                              std::to_string(row_end) + ") are not inside [0, " +
@@ -240,19 +249,27 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   const int k = int(nrhs);
   const int vectors = 5 + (c->solver == CNC_GMRES ? c->restart + 3 : 4);
   cnc::mpi::distributed_matrix m;
+  cnc::mpi::requests q;
+  std::vector<double> max_abs;
   cnc::backend* be = nullptr;
   message.clear();
   const int split = local_status(message, [&] {
     if (rows > 0) be = rank_backend(c, a.view.nnz(), threads);
     if (!be || be->api_id() == CNC_BACKEND_CPU)
-      cnc::memory::reserve(double(rows) * k * 8.0 * vectors, [&] {
-        return "the distributed solve's vectors (" + std::to_string(vectors) + " of " +
-               std::to_string(rows) + " rows x " + std::to_string(k) + " systems)";
-      });
+      cnc::mpi::reserve_host(double(rows) * k * 8.0 * vectors,
+                             "the distributed solve's vectors (" + std::to_string(vectors) +
+                                 " of " + std::to_string(rows) + " rows x " + std::to_string(k) +
+                                 " systems)");
     m = cnc::mpi::split_rows(a.view, starts, c->rank, threads);
+    q = cnc::mpi::count_requests(m.halo_global, starts);
+    max_abs = cnc::column_max_abs(b, std::size_t(rows), k);
   });
   agree(c->comm, c->size, c->rank, split, message, call);
-  cnc::mpi::plan_exchange(c->comm, m, starts);
+  // b of extreme magnitude solved scaled, as in one process (solver/scaling.hpp), by the same
+  // power of two on every rank: max |b_j| over the ranks.
+  cnc::mpi::check_mpi(MPI_Allreduce(MPI_IN_PLACE, max_abs.data(), k, MPI_DOUBLE, MPI_MAX, c->comm),
+                      "MPI_Allreduce");
+  cnc::mpi::plan_exchange(c->comm, m, q, starts, call);
   a = cnc::user_csr();  // the two blocks are all the solve needs
 
   // 4. The method, unchanged, over the distributed system (made on every rank before any enters
@@ -260,7 +277,13 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   std::int64_t reductions = 0;
   std::unique_ptr<cnc::device_system> sys;
   cnc::format fmt = cnc::format::csr;
+  std::optional<cnc::rhs_scaling> scaled;  // its copies of b and x made before the agreement
   const int made = local_status(message, [&] {
+    const bool copies = !cnc::rhs_exponents(max_abs).empty();  // b outside the band: scaled
+    cnc::mpi::reserve_host(copies ? 16.0 * double(rows) * k : 0.0,
+                           "the scaled copies of b and x (" + std::to_string(rows) + " rows x " +
+                               std::to_string(k) + " systems)");
+    scaled.emplace(max_abs, b, x, std::size_t(rows), k);
     sys = cnc::mpi::make_distributed_system(c->comm, m, k, c->precond == CNC_PRECOND_JACOBI, be,
                                             threads, &reductions, &fmt);
   });
@@ -298,14 +321,8 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   shape.n = std::int32_t(rows);  // the methods read only its n (the residual is the system's)
   const double ts = cnc::now_seconds();
   const int method = c->solver == CNC_SOLVER_DEFAULT ? CNC_CG : c->solver;
-  // b of extreme magnitude solved scaled, as in one process (solver/scaling.hpp), by the same
-  // power of two on every rank: max |b_j| over the ranks.
-  std::vector<double> max_abs = cnc::column_max_abs(b, std::size_t(rows), k);
-  cnc::mpi::check_mpi(MPI_Allreduce(MPI_IN_PLACE, max_abs.data(), k, MPI_DOUBLE, MPI_MAX, c->comm),
-                      "MPI_Allreduce");
-  cnc::rhs_scaling scaled(max_abs, b, x, std::size_t(rows), k);
-  const double* bs = scaled.b();
-  double* xs = scaled.x();
+  const double* bs = scaled->b();
+  double* xs = scaled->x();
   // CG: the fused PCG steps of one process (pcg_solve), their sums made global between steps;
   // on one rank exactly libcnc's solve. Between two state reads: the backend's own interval on
   // one rank; every step reads it on several.
@@ -313,7 +330,7 @@ void solve_rows(CNCMPIcontext c, const char* call, CNCuint n, CNCuint row_begin,
   const cnc::pcg_result r = method == CNC_BICGSTAB ? cnc::bicgstab_solve(*sys, shape, k, bs, xs, kp)
                             : method == CNC_GMRES  ? cnc::gmres_solve(*sys, shape, k, bs, xs, kp)
                                                   : cnc::pcg_solve(*sys, shape, k, bs, xs, kp.base);
-  scaled.finish();
+  scaled->finish();
   c->solve_time = cnc::now_seconds() - ts;
 
   // 5. As cnc's pipeline: a converged residual says nothing of x where A does not see it. One

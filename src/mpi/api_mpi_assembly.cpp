@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -157,10 +158,9 @@ void begin_system(CNCMPIcontext c) {
     // Both sized for these rows and systems: a Begin that failed after making them (the ranks
     // disagreeing) may be followed by other rows and CNC_NB_SYSTEMS of the same product.
     if (as.values.size() != size || as.locked.size() != std::size_t(as.rows())) {
-      cnc::memory::reserve(cnc::memory::variables(double(as.rows()), as.k), [&] {
-        return "the variables (" + std::to_string(as.rows()) + " rows, " + std::to_string(as.k) +
-               " system(s))";
-      });
+      cnc::mpi::reserve_host(cnc::memory::variables(double(as.rows()), as.k),
+                             "the variables (" + std::to_string(as.rows()) + " rows, " +
+                                 std::to_string(as.k) + " system(s))");
       as.values.assign(size, 0.0);
       as.locked.assign(std::size_t(as.rows()), 0);
     }
@@ -221,14 +221,23 @@ cnc::csr_matrix own_rows(assembly_state& as) {
 
 // The free rows over the free unknowns when some rank has locked variables (collective): the
 // free unknowns numbered rank after rank, and for every column another rank owns, its free
-// number or, locked, its values, asked of its owner (as plan_exchange asks for halo rows).
+// number or, locked, its values, asked of its owner (exchange_requests, as the halo plan asks).
+// Every buffer is made in a local step that the ranks agree on before the next collective, so
+// that a rank failing to make one (memory, MPI's int counts) fails the call on every rank.
 void eliminate_locks(CNCMPIcontext c, cnc::csr_matrix& rows_csr) {
   assembly_state& as = c->as;
+  const char* call = "cncMPIEnd(CNC_MATRIX)";
   const std::int64_t lo = as.row_begin, hi = as.row_end, rows = as.rows();
   const std::size_t k = std::size_t(as.k);
-  std::vector<std::int32_t> free_index(std::size_t(rows), -1), free_rows, halo;
+  std::vector<std::int32_t> free_index, free_rows, halo;
+  std::vector<std::int64_t> free_counts;
+  cnc::mpi::requests q;
   std::string message;
   int status = cnc::mpi::local_status(message, [&] {
+    cnc::mpi::reserve_host(8.0 * double(rows) + 4.0 * double(rows_csr.nnz()),
+                           "the free variables' numbering (" + std::to_string(rows) + " rows)");
+    free_index.assign(std::size_t(rows), -1);
+    free_rows.reserve(std::size_t(rows));
     for (std::int64_t r = 0; r < rows; ++r)
       if (!as.locked_at[std::size_t(r)]) {
         free_index[std::size_t(r)] = std::int32_t(free_rows.size());
@@ -240,12 +249,13 @@ void eliminate_locks(CNCMPIcontext c, cnc::csr_matrix& rows_csr) {
     }
     std::sort(halo.begin(), halo.end());
     halo.erase(std::unique(halo.begin(), halo.end()), halo.end());
+    free_counts.resize(std::size_t(c->size));
+    q = cnc::mpi::count_requests(halo, as.starts);
   });
-  cnc::mpi::agree(c->comm, c->size, c->rank, status, message, "cncMPIEnd(CNC_MATRIX)");
+  cnc::mpi::agree(c->comm, c->size, c->rank, status, message, call);
 
   // Free unknowns before this rank's.
   const std::int64_t nf = std::int64_t(free_rows.size());
-  std::vector<std::int64_t> free_counts(std::size_t(c->size));
   cnc::mpi::check_mpi(
       MPI_Allgather(&nf, 1, MPI_INT64_T, free_counts.data(), 1, MPI_INT64_T, c->comm),
       "MPI_Allgather");
@@ -254,24 +264,20 @@ void eliminate_locks(CNCMPIcontext c, cnc::csr_matrix& rows_csr) {
     if (r < c->rank) free_begin += free_counts[std::size_t(r)];
     n_free += free_counts[std::size_t(r)];
   }
-  // Who owns each halo column; the owners answer with (free number or -1, k values).
-  const int size = c->size;
-  std::vector<int> need(std::size_t(size), 0), give(std::size_t(size), 0);
-  for (const std::int32_t col : halo)
-    ++need[std::size_t(std::upper_bound(as.starts.begin(), as.starts.end(), std::int64_t(col)) -
-                       as.starts.begin() - 1)];
-  cnc::mpi::check_mpi(MPI_Alltoall(need.data(), 1, MPI_INT, give.data(), 1, MPI_INT, c->comm),
-                      "MPI_Alltoall");
-  std::vector<int> need_at(std::size_t(size) + 1, 0), give_at(std::size_t(size) + 1, 0);
-  for (std::size_t r = 0; r < std::size_t(size); ++r)
-    need_at[r + 1] = need_at[r] + need[r], give_at[r + 1] = give_at[r] + give[r];
-  std::vector<std::int32_t> asked(std::size_t(give_at.back()));
-  cnc::mpi::check_mpi(
-      MPI_Alltoallv(halo.data(), need.data(), need_at.data(), MPI_INT32_T, asked.data(),
-                    give.data(), give_at.data(), MPI_INT32_T, c->comm),
-      "MPI_Alltoallv");
-  const std::size_t w = k + 1;  // one answer: free number or -1, then the k values
-  std::vector<double> answer(asked.size() * w), got(halo.size() * w);
+  // Who owns each halo column; the owners answer with (free number or -1, k values), one
+  // datatype of k + 1 doubles an answer (the counts are answers, as the requests' rows).
+  const std::size_t w = k + 1;
+  std::vector<double> answer, got;
+  std::unique_ptr<cnc::mpi::mpi_doubles> answer_type;
+  cnc::mpi::exchange_requests(c->comm, q, halo, call, [&](std::size_t asked) {
+    const double bytes = 8.0 * double(w) * double(asked + halo.size());
+    cnc::mpi::reserve_host(bytes, "the locked variables' answers (" + std::to_string(asked) +
+                                      " asked, " + std::to_string(halo.size()) + " to ask, " +
+                                      std::to_string(k) + " system(s))");
+    answer.resize(asked * w), got.resize(halo.size() * w);
+    answer_type = std::make_unique<cnc::mpi::mpi_doubles>(int(w));
+  });
+  const std::vector<std::int32_t>& asked = q.asked;
   for (std::size_t t = 0; t < asked.size(); ++t) {
     const std::size_t l = std::size_t(std::int64_t(asked[t]) - lo);  // plan_exchange's check
     answer[t * w] =
@@ -279,13 +285,10 @@ void eliminate_locks(CNCMPIcontext c, cnc::csr_matrix& rows_csr) {
     for (std::size_t s = 0; s < k; ++s)
       answer[t * w + 1 + s] = as.values_at[l + s * std::size_t(rows)];
   }
-  auto scaled = [&](std::vector<int>& v) {
-    for (int& x : v) x *= int(w);
-  };
-  scaled(need), scaled(need_at), scaled(give), scaled(give_at);
-  cnc::mpi::check_mpi(MPI_Alltoallv(answer.data(), give.data(), give_at.data(), MPI_DOUBLE,
-                                    got.data(), need.data(), need_at.data(), MPI_DOUBLE, c->comm),
-                      "MPI_Alltoallv");
+  cnc::mpi::check_mpi(
+      MPI_Alltoallv(answer.data(), q.give.data(), q.give_at.data(), answer_type->type(), got.data(),
+                    q.need.data(), q.need_at.data(), answer_type->type(), c->comm),
+      "MPI_Alltoallv");
 
   // The free rows: free columns renumbered, locked ones moved to lock_rhs (Σ a_ij x_j).
   cnc::csr_matrix a;
@@ -330,23 +333,29 @@ void eliminate_locks(CNCMPIcontext c, cnc::csr_matrix& rows_csr) {
     a.col.assign(col.begin(), col.end());
     a.val.assign(val.begin(), val.end());
   });
-  cnc::mpi::agree(c->comm, c->size, c->rank, status, message, "cncMPIEnd(CNC_MATRIX)");
+  cnc::mpi::agree(c->comm, c->size, c->rank, status, message, call);
   as.a = std::move(a);
   as.lock_rhs = std::move(lock_rhs);
   as.free_rows = std::move(free_rows);
   as.free_begin = free_begin, as.n_free = n_free;
 }
 
-// End(MATRIX): this rank's rows made a CSR; with locks anywhere, the free system.
+// End(MATRIX): this rank's rows made a CSR; with locks anywhere, the free system. What the
+// no-lock case keeps is made before the agreement too (nothing is allocated after it).
 void end_matrix(CNCMPIcontext c) {
   assembly_state& as = c->as;
   std::string message;
   cnc::csr_matrix rows_csr;
+  std::vector<double> lock_rhs;
+  std::vector<std::int32_t> free_rows;
   const int status = cnc::mpi::local_status(message, [&] {
     if (as.state == CNC_STATE_ROW)
       fail(CNC_ERR_STATE, "cncMPIEnd(CNC_MATRIX): inside a row (cncMPIEnd(CNC_ROW) first)");
     need_state(as, "cncMPIEnd", "CNC_MATRIX", {CNC_STATE_MATRIX});
     rows_csr = own_rows(as);
+    lock_rhs.assign(std::size_t(as.rows()) * std::size_t(as.k), 0.0);
+    free_rows.resize(std::size_t(as.rows()));
+    for (std::size_t r = 0; r < free_rows.size(); ++r) free_rows[r] = std::int32_t(r);
   });
   std::int64_t mine[r_count] = {};
   mine[r_locks] =
@@ -357,12 +366,13 @@ void end_matrix(CNCMPIcontext c) {
   bool locks = false;
   for (int r = 0; r < c->size; ++r) locks = locks || all[std::size_t(r) * r_count + r_locks] != 0;
   if (locks) {
+    std::vector<double>().swap(lock_rhs);  // eliminate_locks makes its own, for the free rows
+    std::vector<std::int32_t>().swap(free_rows);
     eliminate_locks(c, rows_csr);
   } else {  // every variable free: the rows as they are
     as.a = std::move(rows_csr);
-    as.lock_rhs.assign(std::size_t(as.rows()) * std::size_t(as.k), 0.0);
-    as.free_rows.resize(std::size_t(as.rows()));
-    for (std::size_t r = 0; r < as.free_rows.size(); ++r) as.free_rows[r] = std::int32_t(r);
+    as.lock_rhs = std::move(lock_rhs);
+    as.free_rows = std::move(free_rows);
     as.free_begin = as.row_begin, as.n_free = as.n;
   }
   as.coo.reset(1, 0, c->threads);  // the table's memory released

@@ -111,6 +111,11 @@ void throw_first_failure(MPI_Comm comm, const std::vector<std::int64_t>& statuse
 void agree(MPI_Comm comm, int size, int me, int status, const std::string& message,
            const char* call);
 
+// Inside the local step before a collective stage's agreement (never after it, where a rank that
+// throws alone leaves the others waiting): refuses with CNC_ERR_OUT_OF_MEMORY when the host lacks
+// `bytes` (memory::reserve), or when CNC_FAULT_INJECT=host-alloc:N (util/fault.hpp) says so.
+void reserve_host(double bytes, const std::string& what);
+
 // The distributed solve of cncMPISolveCSR (collective; throws cnc::error, the same on every
 // rank for what the ranks agree on): this rank's rows [row_begin, row_end) of an n x n system
 // as a CSR with global columns. `call` names the API call in the messages.

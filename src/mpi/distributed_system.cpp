@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <string>
 #include <utility>
 
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "mpi/api_mpi_internal.hpp"
 #include "mpi/nccl_halo.hpp"
 #include "pipeline/pipeline.hpp"
 #include "solver/operator_system.hpp"
@@ -23,6 +25,17 @@ void check_mpi(int code, const char* call) {
   if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
   throw error(CNC_ERR_DEVICE,
               std::string(call) + " failed: " + std::string(text, std::size_t(len)));
+}
+
+mpi_doubles::mpi_doubles(int count) {
+  check_mpi(MPI_Type_contiguous(count, MPI_DOUBLE, &type_), "MPI_Type_contiguous");
+  if (const int code = MPI_Type_commit(&type_); code != MPI_SUCCESS) {
+    MPI_Type_free(&type_);
+    check_mpi(code, "MPI_Type_commit");
+  }
+}
+mpi_doubles::~mpi_doubles() {
+  if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
 }
 
 namespace {
@@ -48,6 +61,7 @@ class distributed_system final : public device_system {
   distributed_system(MPI_Comm comm, const distributed_matrix& m, int k, bool jacobi, backend* be,
                      int threads, std::int64_t* reductions)
       : k_(k),
+        halo_type_(k),
         comm_(comm),
         size_(comm_size(comm)),
         reductions_(reductions),
@@ -248,15 +262,15 @@ class distributed_system final : public device_system {
     double* recv = rows_ ? inner_->halo_recv() : nullptr;
     const double* send = rows_ ? inner_->halo_send() : nullptr;
     for (std::size_t i = 0; i < nr; ++i)
-      check_mpi(
-          MPI_Irecv(recv + std::size_t(m_.recv_at[i]) * k, (m_.recv_at[i + 1] - m_.recv_at[i]) * k,
-                    MPI_DOUBLE, m_.recv_rank[i], tag, comm_, &requests_[i]),
-          "MPI_Irecv");
+      check_mpi(MPI_Irecv(recv + std::size_t(m_.recv_at[i]) * std::size_t(k),
+                          m_.recv_at[i + 1] - m_.recv_at[i], halo_type_.type(), m_.recv_rank[i],
+                          tag, comm_, &requests_[i]),
+                "MPI_Irecv");
     for (std::size_t i = 0; i < ns; ++i)
-      check_mpi(
-          MPI_Isend(send + std::size_t(m_.send_at[i]) * k, (m_.send_at[i + 1] - m_.send_at[i]) * k,
-                    MPI_DOUBLE, m_.send_rank[i], tag, comm_, &requests_[nr + i]),
-          "MPI_Isend");
+      check_mpi(MPI_Isend(send + std::size_t(m_.send_at[i]) * std::size_t(k),
+                          m_.send_at[i + 1] - m_.send_at[i], halo_type_.type(), m_.send_rank[i],
+                          tag, comm_, &requests_[nr + i]),
+                "MPI_Isend");
   }
   void end_exchange(double alpha, int out) {
     if (nccl_) {
@@ -268,7 +282,8 @@ class distributed_system final : public device_system {
     if (m_.halo_size > 0) inner_->add_halo(alpha, out);
   }
 
-  int k_;  // dots write count * k values
+  int k_;                  // dots write count * k values
+  mpi_doubles halo_type_;  // a halo row's k values: the messages count rows (int), not values
   MPI_Comm comm_;
   int size_;
   std::int64_t* reductions_;
@@ -357,47 +372,75 @@ distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64
   return m;
 }
 
-void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::int64_t>& starts) {
+requests count_requests(const std::vector<std::int32_t>& cols,
+                        const std::vector<std::int64_t>& starts) {
+  const std::size_t size = starts.size() - 1;
+  if (cols.size() > std::size_t(INT_MAX))
+    throw error(CNC_ERR_INVALID_VALUE, std::to_string(cols.size()) +
+                                           " columns owned by other ranks: past MPI's int count");
+  requests q;
+  q.need.assign(size, 0), q.give.assign(size, 0);
+  q.need_at.assign(size + 1, 0), q.give_at.assign(size + 1, 0);
+  for (const std::int32_t c : cols)
+    ++q.need[std::size_t(std::upper_bound(starts.begin(), starts.end(), std::int64_t(c)) -
+                         starts.begin() - 1)];
+  for (std::size_t r = 0; r < size; ++r) q.need_at[r + 1] = q.need_at[r] + q.need[r];
+  return q;
+}
+
+void exchange_requests(MPI_Comm comm, requests& q, const std::vector<std::int32_t>& cols,
+                       const char* call, const std::function<void(std::size_t)>& prepare) {
+  const int me = comm_rank(comm), size = comm_size(comm);
+  check_mpi(MPI_Alltoall(q.need.data(), 1, MPI_INT, q.give.data(), 1, MPI_INT, comm),
+            "MPI_Alltoall");
+  std::string message;
+  const int status = local_status(message, [&] {
+    std::int64_t total = 0;
+    for (std::size_t r = 0; r < std::size_t(size); ++r) total += q.give[r];
+    // Refused rather than sent in pieces: n < 2^31, so this needs one rank's rows read by many
+    // ranks each, far past what one rank's memory and the halo exchange would carry anyway.
+    if (total > INT_MAX)
+      throw error(CNC_ERR_INVALID_VALUE, "the other ranks ask this rank for " +
+                                             std::to_string(total) +
+                                             " rows: past MPI's int count (2^31 - 1)");
+    for (std::size_t r = 0; r < std::size_t(size); ++r) q.give_at[r + 1] = q.give_at[r] + q.give[r];
+    reserve_host(4.0 * double(total),
+                 "the rows the other ranks ask of this one (" + std::to_string(total) + ")");
+    q.asked.resize(std::size_t(total));
+    prepare(std::size_t(total));
+  });
+  agree(comm, size, me, status, message, call);
+  check_mpi(MPI_Alltoallv(cols.data(), q.need.data(), q.need_at.data(), MPI_INT32_T, q.asked.data(),
+                          q.give.data(), q.give_at.data(), MPI_INT32_T, comm),
+            "MPI_Alltoallv");
+}
+
+void plan_exchange(MPI_Comm comm, distributed_matrix& m, requests& q,
+                   const std::vector<std::int64_t>& starts, const char* call) {
   const int me = comm_rank(comm), size = comm_size(comm);
   const std::int64_t lo = starts[std::size_t(me)], hi = starts[std::size_t(me) + 1];
-  const std::vector<std::int32_t>& halo_cols = m.halo_global;
-
-  // Who needs what: halo values per owner (one all-to-all of counts), then the global indices
-  // themselves (one all-to-all-v), which each owner turns into its rows to send.
-  std::vector<int> need(std::size_t(size), 0), give(std::size_t(size), 0);
-  for (const std::int32_t c : halo_cols) {
-    const auto owner =
-        std::upper_bound(starts.begin(), starts.end(), std::int64_t(c)) - starts.begin() - 1;
-    ++need[std::size_t(owner)];
-  }
-  check_mpi(MPI_Alltoall(need.data(), 1, MPI_INT, give.data(), 1, MPI_INT, comm), "MPI_Alltoall");
-  std::vector<int> need_at(std::size_t(size) + 1, 0), give_at(std::size_t(size) + 1, 0);
-  for (int r = 0; r < size; ++r) {
-    need_at[std::size_t(r) + 1] = need_at[std::size_t(r)] + need[std::size_t(r)];
-    give_at[std::size_t(r) + 1] = give_at[std::size_t(r)] + give[std::size_t(r)];
-  }
-  std::vector<std::int32_t> asked(static_cast<std::size_t>(give_at[std::size_t(size)]));
-  check_mpi(MPI_Alltoallv(halo_cols.data(), need.data(), need_at.data(), MPI_INT32_T, asked.data(),
-                          give.data(), give_at.data(), MPI_INT32_T, comm),
-            "MPI_Alltoallv");
+  exchange_requests(comm, q, m.halo_global, call, [&](std::size_t asked) {
+    m.send_row.resize(asked);
+    m.recv_rank.reserve(std::size_t(size)), m.send_rank.reserve(std::size_t(size));
+    m.recv_at.reserve(std::size_t(size) + 1), m.send_at.reserve(std::size_t(size) + 1);
+  });
   m.recv_at.push_back(0);
   m.send_at.push_back(0);
-  for (int r = 0; r < size; ++r) {
-    if (need[std::size_t(r)] > 0) {
-      m.recv_rank.push_back(r);
-      m.recv_at.push_back(need_at[std::size_t(r) + 1]);
+  for (std::size_t r = 0; r < std::size_t(size); ++r) {
+    if (q.need[r] > 0) {
+      m.recv_rank.push_back(int(r));
+      m.recv_at.push_back(q.need_at[r + 1]);
     }
-    if (give[std::size_t(r)] > 0) {
-      m.send_rank.push_back(r);
-      m.send_at.push_back(give_at[std::size_t(r) + 1]);
+    if (q.give[r] > 0) {
+      m.send_rank.push_back(int(r));
+      m.send_at.push_back(q.give_at[r + 1]);
     }
   }
-  m.send_row.resize(asked.size());
-  for (std::size_t t = 0; t < asked.size(); ++t) {
-    if (asked[t] < lo || asked[t] >= hi)
-      throw error(CNC_ERR_INTERNAL, "a process asked for row " + std::to_string(asked[t]) +
+  for (std::size_t t = 0; t < q.asked.size(); ++t) {
+    if (q.asked[t] < lo || q.asked[t] >= hi)
+      throw error(CNC_ERR_INTERNAL, "a process asked for row " + std::to_string(q.asked[t]) +
                                         " that this one does not own");
-    m.send_row[t] = std::int32_t(asked[t] - lo);
+    m.send_row[t] = std::int32_t(q.asked[t] - lo);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -37,14 +38,50 @@ struct distributed_matrix {
   std::int64_t zero_diagonals = 0;
 };
 
+// MPI's counts and offsets are int: 2^31 - 1 at most, in units of the datatype. So values that
+// travel as groups (a halo row's k values, a lock answer's k + 1) go as one contiguous datatype a
+// group, and the counts of groups are checked (requests below) before any process enters the
+// exchange: past int, every process refuses alike (CNC_ERR_INVALID_VALUE), none waits.
+class mpi_doubles {
+ public:
+  explicit mpi_doubles(int count);  // `count` doubles a group
+  ~mpi_doubles();
+  mpi_doubles(const mpi_doubles&) = delete;
+  mpi_doubles& operator=(const mpi_doubles&) = delete;
+  MPI_Datatype type() const { return type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+// Who asks whom for which rows (the halo plan's and the lock elimination's first step): per rank,
+// how many of this process's columns it owns (need) and how many of this process's rows it asks
+// for (give), with their offsets (size + 1), as MPI's int counts.
+struct requests {
+  std::vector<int> need, need_at, give, give_at;
+  std::vector<std::int32_t> asked;  // the global rows asked of this process, rank by rank
+};
+// Local (in the caller's step before its agreement): `cols` (sorted global columns that other
+// processes own) counted per owner; starts: size + 1 row offsets.
+requests count_requests(const std::vector<std::int32_t>& cols,
+                        const std::vector<std::int64_t>& starts);
+// Collective over comm: the counts exchanged, then the rows asked. Between the two, one agreed
+// step (errors named after `call`): the totals checked against int, `asked` made, and
+// `prepare(asked)`, the caller's buffers for that many rows asked of it (it reserves their
+// memory with reserve_host), so that no process fails alone once the rows travel.
+void exchange_requests(MPI_Comm comm, requests& q, const std::vector<std::int32_t>& cols,
+                       const char* call, const std::function<void(std::size_t)>& prepare);
+
 // Splits this process's canonical rows [starts[me], starts[me+1]) (`rows`: 0-based, global
 // columns, sorted) into the local and halo blocks (local work: whatever it throws, the processes
 // agree on before any of them enters the collective plan_exchange). starts: size + 1 offsets.
 distributed_matrix split_rows(const csr_view& rows, const std::vector<std::int64_t>& starts, int me,
                               int threads);
-// Agrees with the other processes on who sends what to whom (collective over comm: two
-// all-to-all calls) and fills m's message lists.
-void plan_exchange(MPI_Comm comm, distributed_matrix& m, const std::vector<std::int64_t>& starts);
+// Agrees with the other processes on who sends what to whom (collective over comm:
+// exchange_requests of q, made by count_requests(m.halo_global, starts) in the caller's step
+// before its agreement) and fills m's message lists.
+void plan_exchange(MPI_Comm comm, distributed_matrix& m, requests& q,
+                   const std::vector<std::int64_t>& starts, const char* call);
 
 // Throws cnc::error(CNC_ERR_DEVICE) naming the call when an MPI call did not succeed (the
 // communicator's error handler is MPI_ERRORS_RETURN).

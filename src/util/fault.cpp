@@ -26,22 +26,25 @@ plan read_plan() {
   const auto colon = s.find(':');
   const std::string kind = s.substr(0, colon);
   const long long n = colon == std::string::npos ? 0 : std::atoll(s.c_str() + colon + 1);
-  if (n <= 0 || (kind != "device-alloc" && kind != "device-call" && kind != "device-lost")) {
+  if (n <= 0 || (kind != "device-alloc" && kind != "device-call" && kind != "device-lost" &&
+                 kind != "host-alloc")) {
     std::fprintf(stderr,
-                 "cnc: CNC_FAULT_INJECT=%s ignored (device-alloc:N, device-call:N or "
-                 "device-lost:N, N >= 1)\n",
+                 "cnc: CNC_FAULT_INJECT=%s ignored (device-alloc:N, device-call:N, "
+                 "device-lost:N or host-alloc:N, N >= 1)\n",
                  s.c_str());
     return p;
   }
   p.armed = true;
-  p.at = kind == "device-alloc" ? point::device_alloc : point::device_call;
+  p.at = kind == "device-alloc" ? point::device_alloc
+         : kind == "host-alloc" ? point::host_alloc
+                                : point::device_call;
   p.n = n;
   p.sticky = kind == "device-lost";
   return p;
 }
 
 const plan the_plan = read_plan();
-std::atomic<long long> counts[2] = {0, 0};
+std::atomic<long long> counts[3] = {0, 0, 0};
 
 }  // namespace
 

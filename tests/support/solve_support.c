@@ -81,3 +81,27 @@ const char* choice_reason(void) {
   assert_int_equal(cncGetString(CNC_CHOICE_REASON, &s), CNC_OK);
   return s;
 }
+
+indefinite_case indefinite_case_new(void) {
+  indefinite_case t;
+  t.a = ts_laplacian_2d(8, 8);
+  for (int64_t e = t.a.row_ptr[5]; e < t.a.row_ptr[6]; ++e)
+    if (t.a.col[e] == 5) t.a.val[e] = -4.0; /* symmetric, not positive definite */
+  t.n = (size_t)t.a.n;
+  t.b = random_vector(t.n, 13);
+  t.x = (double*)malloc(sizeof(double) * t.n);
+  for (size_t i = 0; i < t.n; ++i) t.x[i] = 7.0;
+  return t;
+}
+
+void check_indefinite(const indefinite_case* t, CNCstatus solved) {
+  assert_int_equal(solved, CNC_OK);
+  assert_int_equal(read_stats().reason, CNC_REASON_INDEFINITE_MATRIX);
+  assert_true(all_equal(t->n, t->x, 7.0));
+  assert_non_null(strstr(choice_reason(), "not positive definite"));
+}
+
+void indefinite_case_free(indefinite_case* t) {
+  free(t->b), free(t->x);
+  ts_csr_free(&t->a);
+}

@@ -44,6 +44,19 @@ int all_equal(size_t n, const double* x, double v);
 /* The current context's CNC_CHOICE_REASON (asserted readable). */
 const char* choice_reason(void);
 
+/* The direct solvers' not-positive-definite case (test_direct: CHOLMOD, test_cudss: cuDSS): the
+ * 8 x 8 Laplacian with a_55 = -4 (symmetric, nonsingular, not positive definite), b random, x all
+ * 7. A Cholesky solve of it must return CNC_OK with CNC_REASON_INDEFINITE_MATRIX, x unchanged and
+ * CNC_CHOICE_REASON saying why (check_indefinite, given the solve's status). */
+typedef struct {
+  ts_csr a;
+  size_t n;
+  double *b, *x;
+} indefinite_case;
+indefinite_case indefinite_case_new(void);
+void check_indefinite(const indefinite_case* t, CNCstatus solved);
+void indefinite_case_free(indefinite_case* t);
+
 #ifdef __cplusplus
 }
 #endif
