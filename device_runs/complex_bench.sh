@@ -9,7 +9,8 @@
 # (carry [".devfull"]), building only bench_complex. About 5 minutes on an H100 after the build.
 # Logs: $OUT/complex_bench.log (everything) and $OUT/complex-bench-{cuda,opencl,cpu}.txt (each
 # run's tables, to copy into device_runs/logs/ as complex-bench-<backend>-<gpu>-<run>.txt).
-# Usage: OUT=... bash device_runs/complex_bench.sh [reps] [all|cuda|others]  (others: OpenCL and CPU)
+# Usage: OUT=... bash device_runs/complex_bench.sh [reps] [all|cuda|others|whole]  (others: OpenCL
+# and CPU; whole: the CUDA problems alone, with --verbose)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
 reps=${1:-3}
@@ -25,7 +26,8 @@ fi
 ninja -C /tmp/b bench_complex test_backend test_complex test_complex_zcsr > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -80; exit 1; }
 # The complex tests on the GPU first (CUDA and NVIDIA's OpenCL): the contract suite has the
 # zcsr kernels against a plain complex loop, the API tests against a dense complex solve.
-(cd /tmp/b && ctest --output-on-failure -R "^(backend_cuda|backend_opencl|complex_cuda|complex_opencl|complex_zcsr_cuda|complex_zcsr_opencl)$") 2>&1 | tail -15
+# TESTS: another ctest regex (the OpenCL contract suite alone takes ~150 s).
+(cd /tmp/b && ctest --output-on-failure -R "${TESTS:-^(backend_cuda|backend_opencl|complex_cuda|complex_opencl|complex_zcsr_cuda|complex_zcsr_opencl)$}") 2>&1 | tail -15
 M=$R/.devfull/matrices; [ -d "$M" ] || M=$R/../shared/data/matrices
 BC=/tmp/b/bench/cuda/bench_complex
 run() {  # backend, then bench_complex's options
@@ -34,6 +36,10 @@ run() {  # backend, then bench_complex's options
   $BC --backend "$backend" --reps "$reps" "$@" | tee "$OUT/complex-bench-$backend.txt"
   echo "(${SECONDS} s since the start)"
 }
+if [[ $what == whole ]]; then  # the CUDA problems only, with cnc's choices (--verbose)
+  run cuda --grid7 128 --grid27 128 --mesh 128 --matrices "$M" --verbose
+  exit 0
+fi
 if [[ $what != others ]]; then
 run cuda --grid7 128 --grid27 128 --mesh 128 --matrices "$M"
 # The former real-equivalent storage (BCRS 2x2, forced) on the same problems, same run.

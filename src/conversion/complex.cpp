@@ -28,24 +28,92 @@ bool sorted_row(const std::uint32_t* col, std::int64_t b, std::int64_t e) {
   return true;
 }
 
+// Whether (re, im) is the conjugate of (tre, tim) up to hermitian_tolerance of the larger
+// modulus; scaled by the largest part first, so that no square overflows or underflows.
+bool near_conjugate(double re, double im, double tre, double tim) {
+  const double s =
+      std::max(std::max(std::fabs(re), std::fabs(im)), std::max(std::fabs(tre), std::fabs(tim)));
+  if (s == 0) return true;
+  const double u = 1 / s;
+  re *= u, im *= u, tre *= u, tim *= u;
+  const double dr = re - tre, di = im + tim;
+  return dr * dr + di * di <= hermitian_tolerance * hermitian_tolerance *
+                                  std::max(re * re + im * im, tre * tre + tim * tim);
+}
+
+// The Hermitian check of a CSR with sorted rows (`base`-based columns of type Col: the caller's
+// or the canonical ones), one row at a time.
+template <class Col>
+struct hermitian_rows {
+  const std::int64_t* row_ptr;
+  const Col* col;
+  const double* val;
+  int base;
+  // The transposed entry a_ji of entry (i, j), or 0 when row j has no column i.
+  void transposed(std::int32_t i, std::int32_t j, double& re, double& im) const {
+    const Col* b = col + (row_ptr[j] - base);
+    const Col* e = col + (row_ptr[j + 1] - base);
+    const Col* it = std::lower_bound(b, e, Col(i + base));
+    re = im = 0;
+    if (it == e || *it != Col(i + base)) return;
+    const std::size_t u = std::size_t(it - col);
+    re = val[2 * u], im = val[2 * u + 1];
+  }
+  bool bad_entry(std::int32_t i, std::int64_t t) const {
+    const std::int32_t j = std::int32_t(col[t]) - base;
+    const double re = val[2 * t], im = val[2 * t + 1];
+    if (i == j)
+      return !(re > 0) || std::fabs(im) > hermitian_tolerance * std::max(re, std::fabs(im));
+    double tre, tim;
+    transposed(i, j, tre, tim);
+    return !near_conjugate(re, im, tre, tim);
+  }
+  bool bad_row(std::int64_t i) const {
+    bool diagonal = false;
+    for (std::int64_t t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t) {
+      diagonal = diagonal || std::int64_t(col[t]) - base == i;
+      if (bad_entry(std::int32_t(i), t)) return true;
+    }
+    return !diagonal;
+  }
+};
+
 }  // namespace
 
 user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                         const double* val, int base) {
+                         const double* val, int base, bool hermitian) {
   const int threads = host_threads();
   const std::uint32_t ubase = std::uint32_t(base), un = std::uint32_t(n);
-  // Entries first: in range and finite, checked in row order so the first bad one is named;
-  // the same pass sees whether every row is sorted already (then nothing is copied).
-  std::atomic<bool> unsorted{false};
-  const std::int64_t bad_row = first_index(n, row_grain, threads, [&](std::int64_t i) {
-    const std::int64_t b = row_ptr[i] - base, e = row_ptr[i + 1] - base;
-    for (std::int64_t t = b; t < e; ++t)
+  auto entries_bad = [&](std::int64_t i) {  // a column out of range or a part not finite
+    for (std::int64_t t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t)
       if (col[t] < ubase || col[t] - ubase >= un || !std::isfinite(val[2 * t]) ||
           !std::isfinite(val[2 * t + 1]))
         return true;
-    if (!sorted_row(col, b, e)) unsorted.store(true, std::memory_order_relaxed);
     return false;
-  });
+  };
+  // One pass: the entries (in range, finite), whether every row is sorted already (then nothing
+  // is copied) and, asked for, the Hermitian check on the caller's arrays, which holds only if
+  // every row is sorted (else it is done again on the canonical copy).
+  const hermitian_rows<std::uint32_t> h{row_ptr, col, val, base};
+  std::atomic<bool> unsorted{false};
+  auto entries_and_order = [&](std::int64_t i, bool check_hermitian) {
+    if (entries_bad(i)) return true;
+    const bool sorted = sorted_row(col, row_ptr[i] - base, row_ptr[i + 1] - base);
+    if (!sorted) unsorted.store(true, std::memory_order_relaxed);
+    return check_hermitian && sorted && h.bad_row(i);
+  };
+  std::int64_t bad_row = first_index(
+      n, row_grain, threads, [&](std::int64_t i) { return entries_and_order(i, hermitian); });
+  bool hermitian_left = false;  // the Hermitian check still to be done, on the canonical matrix
+  if (bad_row >= 0 && hermitian) {
+    // That pass stopped early: the entries' faults (named first, in row order) and the rows'
+    // order are seen again in full; a Hermitian fault is named below, on the canonical matrix.
+    unsorted.store(false);
+    bad_row = first_index(n, row_grain, threads,
+                          [&](std::int64_t i) { return entries_and_order(i, false); });
+    hermitian_left = true;
+  }
+  hermitian_left = hermitian && (hermitian_left || unsorted.load());
   if (bad_row >= 0) {
     char msg[256];
     for (std::int64_t t = row_ptr[bad_row] - base; t < row_ptr[bad_row + 1] - base; ++t) {
@@ -72,6 +140,7 @@ user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std:
     u.view = zcsr_view{n, std::span(row_ptr, std::size_t(n) + 1),
                        std::span(reinterpret_cast<const std::int32_t*>(col), std::size_t(nnz_in)),
                        std::span(val, 2 * std::size_t(nnz_in))};
+    if (hermitian_left) check_hermitian_positive_diagonal(u.view);
     return u;
   }
   memory::reserve(double(n + 1) * 8 + double(nnz_in) * 20, [&] {
@@ -145,37 +214,17 @@ user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std:
     throw error(CNC_ERR_NOT_FINITE, msg);
   }
   u.view = u.owned;
+  if (hermitian_left) check_hermitian_positive_diagonal(u.view);
   return u;
 }
 
 void check_hermitian_positive_diagonal(const zcsr_view& a) {
-  // The transposed entry a_ji of entry t = (i, j), or 0 when row j has no column i.
+  const hermitian_rows<std::int32_t> h{a.row_ptr.data(), a.col.data(), a.val.data(), 0};
   auto transposed = [&](std::int32_t i, std::int32_t j, double& re, double& im) {
-    const auto b = a.col.begin() + a.row_ptr[std::size_t(j)],
-               e = a.col.begin() + a.row_ptr[std::size_t(j) + 1];
-    const auto it = std::lower_bound(b, e, i);
-    re = im = 0;
-    if (it == e || *it != i) return;
-    const std::size_t u = std::size_t(it - a.col.begin());
-    re = a.val[2 * u], im = a.val[2 * u + 1];
+    h.transposed(i, j, re, im);
   };
-  auto bad_entry = [&](std::int32_t i, std::int64_t t) {
-    const std::int32_t j = a.col[std::size_t(t)];
-    const double re = a.val[2 * std::size_t(t)], im = a.val[2 * std::size_t(t) + 1];
-    if (i == j) return !(re > 0) || std::abs(im) > hermitian_tolerance * std::hypot(re, im);
-    double tre, tim;
-    transposed(i, j, tre, tim);
-    const double scale = std::max(std::hypot(re, im), std::hypot(tre, tim));
-    return std::hypot(re - tre, im + tim) > hermitian_tolerance * scale;
-  };
-  auto bad_row = [&](std::int64_t i) {
-    bool diagonal = false;
-    for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
-      diagonal = diagonal || a.col[std::size_t(t)] == i;
-      if (bad_entry(std::int32_t(i), t)) return true;
-    }
-    return !diagonal;
-  };
+  auto bad_entry = [&](std::int32_t i, std::int64_t t) { return h.bad_entry(i, t); };
+  auto bad_row = [&](std::int64_t i) { return h.bad_row(i); };
   const std::int64_t r = first_index(a.n, row_grain, host_threads(), bad_row);
   if (r < 0) return;
   const std::int32_t i = std::int32_t(r);

@@ -36,7 +36,8 @@ using complex_csr = zcsr_matrix;
 // points at the caller's arrays and nothing is copied; otherwise at `owned`. Row offsets must
 // have been checked (check_row_ptr). Throws cnc::error naming the first bad entry in row order:
 // a column out of range (CNC_ERR_INDEX_OUT_OF_RANGE) or a non-finite real or imaginary part
-// (CNC_ERR_NOT_FINITE).
+// (CNC_ERR_NOT_FINITE); then, with `hermitian`, as check_hermitian_positive_diagonal (done in
+// the same pass over the caller's arrays when their rows are sorted).
 struct user_zcsr {
   user_zcsr() = default;
   user_zcsr(user_zcsr&&) = default;  // moving keeps the vectors' buffers, so `view` stays valid
@@ -48,7 +49,7 @@ struct user_zcsr {
   bool copied() const { return !owned.row_ptr.empty(); }
 };
 user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std::uint32_t* col,
-                         const double* val, int base);
+                         const double* val, int base, bool hermitian = false);
 
 // Throws cnc::error(CNC_ERR_INVALID_VALUE) naming the first offending entry in row order unless
 // A is Hermitian (a_ji = conj(a_ij) up to 1e-12 of the larger modulus, a missing a_ji counting

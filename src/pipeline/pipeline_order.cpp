@@ -50,7 +50,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
                  ? gather_lines_per_entry(
                        n, canonical->row_ptr.data(),
                        reinterpret_cast<const std::uint32_t*>(canonical->col.data()), 0, threads)
-                 : gather_lines_per_entry(n, raw->row_ptr, raw->col, raw->base, threads);
+                 : gather_lines_per_entry(raw->n, raw->row_ptr, raw->col, raw->base, threads);
     };
     const bool gpu =
         o.backend == CNC_BACKEND_AUTO ? nnz >= auto_gpu_min_nnz : o.backend != CNC_BACKEND_CPU;
