@@ -439,6 +439,28 @@ static void test_bad_input(void** unused) {
   a.val[1] = conj(keep);
   expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "not Hermitian");
   a.val[1] = keep;
+  /* A pattern that is not symmetric: row 0's entry (0, 10) moved to (0, 11), whose mirror
+   * (11, 0) is absent (rows stay sorted), then the same in the lower triangle: row 10's
+   * entry (10, 0) moved to (10, 1), whose mirror (1, 10) is absent. */
+  const CNCuint c2 = a.col[2];
+  assert_int_equal(c2, 10);
+  a.col[2] = 11;
+  expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "not Hermitian");
+  a.col[2] = c2;
+  const CNCint64 t10 = a.row_ptr[10];
+  assert_int_equal(a.col[t10], 0);
+  a.col[t10] = 1;
+  expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "not Hermitian");
+  a.col[t10] = 0;
+  {
+    /* A left entry with no mirror and nothing right of the diagonal to find it from. */
+    CNCint64 rp[4] = {0, 1, 3, 4};
+    CNCuint cl[4] = {0, 0, 1, 2};
+    double complex v[4] = {2, 0.5 + 0.25 * I, 2, 2};
+    const zcsr lone = {3, rp, cl, v, 0};
+    double complex b3[3] = {1, 1, 1};
+    expect_refused(&lone, b3, CNC_ERR_INVALID_VALUE, "a_1,0 = (0.5, 0.25) but a_0,1 = (0, 0)");
+  }
   /* A complex diagonal, then a negative one (row 0's diagonal is its first entry). */
   keep = a.val[0];
   a.val[0] = creal(keep) + 0.5 * I;

@@ -50,14 +50,15 @@ struct hermitian_rows {
   const double* val;
   int base;
   // The transposed entry a_ji of entry (i, j), or 0 when row j has no column i.
-  void transposed(std::int32_t i, std::int32_t j, double& re, double& im) const {
+  bool transposed(std::int32_t i, std::int32_t j, double& re, double& im) const {
     const Col* b = col + (row_ptr[j] - base);
     const Col* e = col + (row_ptr[j + 1] - base);
     const Col* it = std::lower_bound(b, e, Col(i + base));
     re = im = 0;
-    if (it == e || *it != Col(i + base)) return;
+    if (it == e || *it != Col(i + base)) return false;
     const std::size_t u = std::size_t(it - col);
     re = val[2 * u], im = val[2 * u + 1];
+    return true;
   }
   bool bad_entry(std::int32_t i, std::int64_t t) const {
     const std::int32_t j = std::int32_t(col[t]) - base;
@@ -67,6 +68,31 @@ struct hermitian_rows {
     double tre, tim;
     transposed(i, j, tre, tim);
     return !near_conjugate(re, im, tre, tim);
+  }
+  // Row i's diagonal and its entries right of it, each against its mirror (a missing mirror
+  // counting as 0); `mirrored` counts the mirrors found, `left` the entries left of the
+  // diagonal. Over all rows, mirrored == left means every left entry was some right entry's
+  // mirror, so the whole matrix was checked with half the searches of bad_row.
+  bool bad_right(std::int64_t i, std::int64_t& mirrored, std::int64_t& left) const {
+    bool diagonal = false;
+    for (std::int64_t t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t) {
+      const std::int64_t j = std::int64_t(col[t]) - base;
+      if (j < i) {
+        ++left;
+        continue;
+      }
+      const double re = val[2 * t], im = val[2 * t + 1];
+      if (j == i) {
+        diagonal = true;
+        if (!(re > 0) || std::fabs(im) > hermitian_tolerance * std::max(re, std::fabs(im)))
+          return true;
+        continue;
+      }
+      double tre, tim;
+      if (transposed(std::int32_t(i), std::int32_t(j), tre, tim)) ++mirrored;
+      if (!near_conjugate(re, im, tre, tim)) return true;
+    }
+    return !diagonal;
   }
   bool bad_row(std::int64_t i) const {
     bool diagonal = false;
@@ -96,21 +122,38 @@ user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std:
   // every row is sorted (else it is done again on the canonical copy).
   const hermitian_rows<std::uint32_t> h{row_ptr, col, val, base};
   std::atomic<bool> unsorted{false};
-  auto entries_and_order = [&](std::int64_t i, bool check_hermitian) {
+  auto entries_and_order = [&](std::int64_t i) {
     if (entries_bad(i)) return true;
-    const bool sorted = sorted_row(col, row_ptr[i] - base, row_ptr[i + 1] - base);
-    if (!sorted) unsorted.store(true, std::memory_order_relaxed);
-    return check_hermitian && sorted && h.bad_row(i);
+    if (!sorted_row(col, row_ptr[i] - base, row_ptr[i + 1] - base))
+      unsorted.store(true, std::memory_order_relaxed);
+    return false;
   };
-  std::int64_t bad_row = first_index(
-      n, row_grain, threads, [&](std::int64_t i) { return entries_and_order(i, hermitian); });
-  bool hermitian_left = false;  // the Hermitian check still to be done, on the canonical matrix
+  const std::size_t pieces = std::size_t(piece_count(n, row_grain));
+  std::vector<std::int64_t> found(pieces, -1), mirrored(pieces, 0), left(pieces, 0);
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i)
+      if (entries_and_order(i) ||
+          (hermitian && !unsorted.load(std::memory_order_relaxed) &&
+           h.bad_right(i, mirrored[std::size_t(p)], left[std::size_t(p)]))) {
+        found[std::size_t(p)] = i;
+        return;
+      }
+  });
+  std::int64_t bad_row = -1;
+  for (const std::int64_t i : found)
+    if (i >= 0) {
+      bad_row = i;
+      break;
+    }
+  // The Hermitian check still to be done, on the canonical matrix: when that pass could not
+  // decide it (rows unsorted, or a left entry whose mirror it did not see) or found a fault,
+  // which the full check names.
+  bool hermitian_left = hermitian && exclusive_scan(mirrored) != exclusive_scan(left);
   if (bad_row >= 0 && hermitian) {
     // That pass stopped early: the entries' faults (named first, in row order) and the rows'
-    // order are seen again in full; a Hermitian fault is named below, on the canonical matrix.
+    // order are seen again in full.
     unsorted.store(false);
-    bad_row = first_index(n, row_grain, threads,
-                          [&](std::int64_t i) { return entries_and_order(i, false); });
+    bad_row = first_index(n, row_grain, threads, entries_and_order);
     hermitian_left = true;
   }
   hermitian_left = hermitian && (hermitian_left || unsorted.load());
