@@ -10,6 +10,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "backends/cuda/cuda_kernels.hpp"
+#include "hermitian.h"
 
 namespace cnc::cuda {
 namespace {
@@ -148,7 +149,9 @@ __global__ void first_nan_or_inf(const double* v, std::int64_t count, unsigned l
 // The host's inverse_diagonal (conversion/convert.cpp), the same bits: 1 on padding rows and
 // where the diagonal is 0 or absent (counted), 1/a_ii otherwise (all ones without jacobi). The
 // row's columns are strictly increasing (checked), so the diagonal is found by bisection: a
-// thread's work is logarithmic in its row's length.
+// thread's work is logarithmic in its row's length. W = 2: a complex CSR ((re, im) values),
+// whose real-equivalent rows 2r and 2r + 1 both take 1/Re a_rr (n: the real-equivalent's rows).
+template <int W>
 __global__ void inverse_diag(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
                              const std::int32_t* col, const double* val, bool jacobi, double* d,
                              unsigned long long* zeros) {
@@ -156,18 +159,77 @@ __global__ void inverse_diag(std::int32_t n, std::int32_t n_padded, const std::i
   if (i >= n_padded) return;
   double di = 1.0;
   if (i < n) {
-    std::int64_t lo = row_ptr[i], hi = row_ptr[i + 1];  // first column >= i in [lo, hi)
+    const std::int64_t r = i / W;
+    std::int64_t lo = row_ptr[r], hi = row_ptr[r + 1];  // first column >= r in [lo, hi)
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (col[mid] < i)
+      if (col[mid] < r)
         lo = mid + 1;
       else
         hi = mid;
     }
-    const double diag = lo < row_ptr[i + 1] && col[lo] == i ? val[lo] : 0.0;
+    const double diag = lo < row_ptr[r + 1] && col[lo] == r ? val[W * lo] : 0.0;
     di = jacobi_entry(diag, jacobi, zeros);
   }
   d[i] = di;
+}
+
+// One thread per entry of a complex CSR whose row offsets the host checked. out[0] |= 1 when an
+// entry's column is out of range or not after its row's previous one, or a part is not finite;
+// with `hermitian`, out[0] |= 2 when a diagonal entry is not real and > 0 or an entry right of
+// the diagonal is not the conjugate of its mirror (0 when absent); out[1] += the mirrors found,
+// out[2] += entries left of the diagonal, out[3] += diagonal entries. A is Hermitian with its
+// whole diagonal when out[0] == 0, out[1] == out[2] and out[3] == n (as the host's bad_right).
+__global__ void scan_zcsr_entries(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
+                                  const std::int32_t* col, const double* val, bool hermitian,
+                                  unsigned long long* out) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned int flags = 0;
+  unsigned long long mirrored = 0, left = 0, diagonal = 0;
+  if (t < nnz) {
+    std::int32_t i = 0, hi = n;  // row_ptr[i] <= t < row_ptr[hi]
+    while (hi - i > 1) {
+      const std::int32_t mid = i + (hi - i) / 2;
+      if (row_ptr[mid] <= t)
+        i = mid;
+      else
+        hi = mid;
+    }
+    const std::int32_t c = col[t];
+    const double re = val[2 * t], im = val[2 * t + 1];
+    if (c < 0 || c >= n || !isfinite(re) || !isfinite(im) || (t > row_ptr[i] && col[t - 1] >= c))
+      flags = 1;
+    else if (hermitian && c == i) {
+      diagonal = 1;
+      if (!real_positive(re, im)) flags = 2;
+    } else if (hermitian && c < i) {
+      left = 1;
+    } else if (hermitian) {
+      std::int64_t lo = row_ptr[c], end = row_ptr[c + 1], h = end;  // column i in row c
+      while (lo < h) {
+        const std::int64_t mid = lo + (h - lo) / 2;
+        if (col[mid] < i)
+          lo = mid + 1;
+        else
+          h = mid;
+      }
+      double tre = 0, tim = 0;
+      if (lo < end && col[lo] == i) tre = val[2 * lo], tim = val[2 * lo + 1], mirrored = 1;
+      if (!near_conjugate(re, im, tre, tim)) flags = 2;
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    flags |= __shfl_xor_sync(0xffffffffu, flags, o);
+    mirrored += __shfl_xor_sync(0xffffffffu, mirrored, o);
+    left += __shfl_xor_sync(0xffffffffu, left, o);
+    diagonal += __shfl_xor_sync(0xffffffffu, diagonal, o);
+  }
+  if (threadIdx.x % 32 == 0) {
+    if (flags) atomicOr(out, static_cast<unsigned long long>(flags));
+    if (mirrored) atomicAdd(out + 1, mirrored);
+    if (left) atomicAdd(out + 2, left);
+    if (diagonal) atomicAdd(out + 3, diagonal);
+  }
 }
 
 // Block columns of block row br in order, merged from its b sorted rows (and the padding
@@ -377,8 +439,29 @@ cudaError_t inverse_diagonal(std::int32_t n, std::int32_t n_padded, const std::i
                              unsigned long long* zeros, cudaStream_t s) {
   cudaError_t e = cudaMemsetAsync(zeros, 0, sizeof(unsigned long long), s);
   if (e != cudaSuccess) return e;
-  inverse_diag<<<blocks_for(n_padded), block_threads, 0, s>>>(n, n_padded, row_ptr, col, val,
-                                                              jacobi, d, zeros);
+  inverse_diag<1><<<blocks_for(n_padded), block_threads, 0, s>>>(n, n_padded, row_ptr, col, val,
+                                                                 jacobi, d, zeros);
+  return cudaGetLastError();
+}
+
+cudaError_t zcsr_inverse_diagonal(std::int32_t n, std::int32_t n_padded,
+                                  const std::int64_t* row_ptr, const std::int32_t* col,
+                                  const double* val, bool jacobi, double* d,
+                                  unsigned long long* zeros, cudaStream_t s) {
+  cudaError_t e = cudaMemsetAsync(zeros, 0, sizeof(unsigned long long), s);
+  if (e != cudaSuccess) return e;
+  inverse_diag<2><<<blocks_for(n_padded), block_threads, 0, s>>>(2 * n, n_padded, row_ptr, col, val,
+                                                                 jacobi, d, zeros);
+  return cudaGetLastError();
+}
+
+cudaError_t scan_zcsr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
+                      const std::int32_t* col, const double* val, bool hermitian,
+                      unsigned long long* out, cudaStream_t s) {
+  cudaError_t e = cudaMemsetAsync(out, 0, 4 * sizeof(unsigned long long), s);
+  if (e != cudaSuccess || nnz == 0) return e;
+  scan_zcsr_entries<<<blocks_for(nnz), block_threads, 0, s>>>(n, nnz, row_ptr, col, val, hermitian,
+                                                              out);
   return cudaGetLastError();
 }
 

@@ -177,7 +177,15 @@ struct device_csr {
   std::int64_t nnz = 0;
   const std::int64_t* row_ptr = nullptr;
   const std::int32_t* col = nullptr;
-  const double* val = nullptr;
+  const double* val = nullptr;  // one an entry; a complex CSR (format zcsr): (re, im), two
+};
+
+// One pass over a complex device CSR (scan_device_zcsr): whether it is canonical, and whether
+// it was checked Hermitian with a real positive diagonal (false when not asked, or when the
+// pass could not tell: the host's check decides then).
+struct device_zcsr_scan {
+  bool canonical = false;
+  bool hermitian = false;
 };
 
 // One pass over a device CSR: whether it is canonical (offsets consistent, columns in range and
@@ -246,6 +254,9 @@ class backend {
   virtual std::int64_t first_not_finite(const double* p, std::int64_t count,
                                         double* max_abs = nullptr) const;
   virtual device_csr_scan scan_device_csr(const device_csr& a) const;
+  // The same for a complex CSR (values (re, im)) whose row offsets were checked; with
+  // `hermitian`, also the check_hermitian_positive_diagonal of conversion/complex.hpp.
+  virtual device_zcsr_scan scan_device_zcsr(const device_csr& a, bool hermitian) const;
   // Blocks of a canonical device CSR cut into b x b blocks (count_blocks, on the device).
   virtual std::int64_t device_block_count(const device_csr& a, int b) const;
   // The caller's host CSR (0-based, row offsets already checked, entries not yet) copied as it
@@ -253,7 +264,8 @@ class backend {
   // (view.row_ptr and view.col stay null), for device_system::refill_values.
   virtual std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw,
                                                       bool values_only = false);
-  // A double-precision device_system built from a canonical device CSR in any format,
+  // A double-precision device_system built from a canonical device CSR in any format (zcsr: a
+  // complex CSR, whose values are (re, im) pairs, the system its real-equivalent's),
   // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or
   // absent, counted in info.zero_diagonals; all ones without jacobi). keep_pattern: the system
   // keeps on the device what refill_values needs beyond its own arrays (SELL: the CSR's row

@@ -54,6 +54,9 @@ std::int64_t backend::first_not_finite(const double*, std::int64_t, double*) con
   no_device_arrays(*this);
 }
 device_csr_scan backend::scan_device_csr(const device_csr&) const { no_device_arrays(*this); }
+device_zcsr_scan backend::scan_device_zcsr(const device_csr&, bool) const {
+  no_device_arrays(*this);
+}
 std::int64_t backend::device_block_count(const device_csr&, int) const { no_device_arrays(*this); }
 std::unique_ptr<device_csr_copy> backend::upload_csr(const csr_view&, bool) {
   no_device_arrays(*this);

@@ -10,6 +10,7 @@
 
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "hermitian.h"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 #include "util/parallel.hpp"
@@ -19,26 +20,12 @@ namespace cnc {
 namespace {
 
 constexpr std::int64_t row_grain = 2048;  // rows per piece of the parallel loops
-constexpr double hermitian_tolerance = 1e-12;
 
 // Whether a row's columns (already shifted to 0-based) are strictly increasing.
 bool sorted_row(const std::uint32_t* col, std::int64_t b, std::int64_t e) {
   for (std::int64_t t = b + 1; t < e; ++t)
     if (col[t] <= col[t - 1]) return false;
   return true;
-}
-
-// Whether (re, im) is the conjugate of (tre, tim) up to hermitian_tolerance of the larger
-// modulus; scaled by the largest part first, so that no square overflows or underflows.
-bool near_conjugate(double re, double im, double tre, double tim) {
-  const double s =
-      std::max(std::max(std::fabs(re), std::fabs(im)), std::max(std::fabs(tre), std::fabs(tim)));
-  if (s == 0) return true;
-  const double u = 1 / s;
-  re *= u, im *= u, tre *= u, tim *= u;
-  const double dr = re - tre, di = im + tim;
-  return dr * dr + di * di <= hermitian_tolerance * hermitian_tolerance *
-                                  std::max(re * re + im * im, tre * tre + tim * tim);
 }
 
 // The Hermitian check of a CSR with sorted rows (`base`-based columns of type Col: the caller's
@@ -63,8 +50,7 @@ struct hermitian_rows {
   bool bad_entry(std::int32_t i, std::int64_t t) const {
     const std::int32_t j = std::int32_t(col[t]) - base;
     const double re = val[2 * t], im = val[2 * t + 1];
-    if (i == j)
-      return !(re > 0) || std::fabs(im) > hermitian_tolerance * std::max(re, std::fabs(im));
+    if (i == j) return !real_positive(re, im);
     double tre, tim;
     transposed(i, j, tre, tim);
     return !near_conjugate(re, im, tre, tim);
@@ -84,8 +70,7 @@ struct hermitian_rows {
       const double re = val[2 * t], im = val[2 * t + 1];
       if (j == i) {
         diagonal = true;
-        if (!(re > 0) || std::fabs(im) > hermitian_tolerance * std::max(re, std::fabs(im)))
-          return true;
+        if (!real_positive(re, im)) return true;
         continue;
       }
       double tre, tim;

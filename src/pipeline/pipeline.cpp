@@ -532,6 +532,9 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         run(o, none, k, b, x, false, stats, alongside);
       } else if (intake && device_intake(o, in, version, k, raw && o.keep_matrix, stats)) {
         run(o, none, k, b, x, false, stats, alongside);
+      } else if (raw && raw->complex && raw->base == 0 && be_->takes_device_arrays() &&
+                 complex_device_intake(o, *raw, version, k, stats)) {
+        run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex) {
         // zcsr straight from the caller's complex CSR (viewed in place when canonical). The
         // CPU backend reads its matrix in place: it keeps a copy when the system is kept.

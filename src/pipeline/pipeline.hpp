@@ -209,6 +209,11 @@ class pipeline {
   // keep_pattern: the system can be refilled (create_system_from_device).
   bool device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
                      bool keep_pattern, solve_stats& stats);
+  // The same for a complex caller_csr (0-based): uploaded as it is, checked there (Hermitian
+  // for CG) and kept as zcsr. False (nothing kept) when the device cannot tell it is canonical
+  // (and Hermitian): the host path follows, and names what is wrong.
+  bool complex_device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
+                             int k, solve_stats& stats);
   // prep_ from a canonical CSR in the backend's device memory, built there in format fmt.
   void prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
                            std::uint64_t version, int k, bool keep_pattern);

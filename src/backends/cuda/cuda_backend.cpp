@@ -207,6 +207,17 @@ class cuda_backend final : public backend {
     check(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost), "CSR scan");
     return device_csr_scan{r[0] == 0, std::int64_t(r[1])};
   }
+  device_zcsr_scan scan_device_zcsr(const device_csr& a, bool hermitian) const override {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    device_buffer out(4 * sizeof(unsigned long long));
+    check(cuda::scan_zcsr(a.n, a.nnz, a.row_ptr, a.col, a.val, hermitian,
+                          out.as<unsigned long long>(), nullptr),
+          "complex CSR scan");
+    unsigned long long r[4] = {1, 0, 0, 0};
+    check(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost), "complex CSR scan");
+    return device_zcsr_scan{(r[0] & 1) == 0,
+                            hermitian && r[0] == 0 && r[1] == r[2] && r[3] == std::uint64_t(a.n)};
+  }
   std::int64_t device_block_count(const device_csr& a, int b) const override {
     check(cudaSetDevice(dev_), "cudaSetDevice");
     device_buffer ptr(sizeof(std::int64_t) * (std::size_t(a.n + b - 1) / b + 1));

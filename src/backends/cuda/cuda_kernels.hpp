@@ -131,6 +131,21 @@ cudaError_t first_not_finite(const double* v, std::int64_t count, unsigned long 
 cudaError_t inverse_diagonal(std::int32_t n, std::int32_t n_padded, const std::int64_t* row_ptr,
                              const std::int32_t* col, const double* val, bool jacobi, double* d,
                              unsigned long long* zeros, cudaStream_t s);
+// The same for a complex CSR of n rows ((re, im) values): the real-equivalent's 2n rows, rows
+// 2r and 2r + 1 taking 1/Re a_rr (n_padded >= 2n).
+cudaError_t zcsr_inverse_diagonal(std::int32_t n, std::int32_t n_padded,
+                                  const std::int64_t* row_ptr, const std::int32_t* col,
+                                  const double* val, bool jacobi, double* d,
+                                  unsigned long long* zeros, cudaStream_t s);
+// A complex CSR of n rows in device memory ((re, im) values), its row offsets checked: out[0]
+// bit 1 when it is not canonical (a column out of range or not increasing in its row, a part
+// not finite); with `hermitian`, bit 2 when a diagonal entry is not real and > 0 or an entry
+// right of the diagonal is not the conjugate of its mirror, out[1] the mirrors found, out[2]
+// the entries left of the diagonal, out[3] the diagonal entries: A is Hermitian with its whole
+// diagonal when out[0] == 0, out[1] == out[2] and out[3] == n. out: 4 device words.
+cudaError_t scan_zcsr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
+                      const std::int32_t* col, const double* val, bool hermitian,
+                      unsigned long long* out, cudaStream_t s);
 // CSR -> BCRS b x b (b = 2 or 4) on the device from a canonical CSR, the host layout
 // (matrix/matrix.hpp) bit for bit: block_ptr gets (n+b-1)/b + 1 offsets in blocks (size
 // query first, as sell_slice_offsets), then bcrs_fill writes block_ptr[last] blocks.

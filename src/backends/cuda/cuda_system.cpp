@@ -126,26 +126,28 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   setup_groups(sm_count, cooperative);
 }
 
-// From a canonical CSR in device memory (the caller's arrays), double precision: CSR is
-// copied device to device, SELL built from it, the inverse diagonal computed here.
+// From a canonical CSR in device memory (the caller's arrays), double precision: CSR (and a
+// complex CSR, zcsr) is copied device to device, SELL built from it, the inverse diagonal
+// computed here.
 cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, const device_csr& a,
                          format f, bool jacobi, int nrhs, bool keep_pattern, device_build& info)
     : stager_(&st), dev_(dev), pr_(precision::f64), nrhs_(nrhs) {
   if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
-  if (f == format::zcsr)  // built on the host from the real-equivalent (pipeline)
-    throw error(CNC_ERR_INTERNAL, "CUDA backend: zcsr is not built from a device CSR");
+  if (f == format::zcsr && keep_pattern)  // (the pipeline never asks: it prepares anew)
+    throw error(CNC_ERR_INTERNAL, "CUDA backend: a zcsr system is not refilled");
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  n_real_ = a.n;
-  n_ = padded_rows(a.n, f);
+  const std::int32_t rows = f == format::zcsr ? 2 * a.n : a.n;  // the real-equivalent's for zcsr
+  n_real_ = rows;
+  n_ = padded_rows(rows, f);
   if (f == format::sell) {
     info.stored = build_sell(a.row_ptr, a.col, a.val, a.n, false);
-  } else if (f == format::csr) {
-    mat_.fmt = format::csr;
+  } else if (f == format::csr || f == format::zcsr) {
+    mat_.fmt = f;
     mat_.rows = a.n;
     row_ptr_ = device_buffer(sizeof(std::int64_t) * (std::size_t(a.n) + 1));
     col_ = device_buffer(sizeof(std::int32_t) * std::size_t(a.nnz));
-    val_ = device_buffer(sizeof(double) * std::size_t(a.nnz));
+    val_ = device_buffer(sizeof(double) * std::size_t(a.nnz) * (f == format::zcsr ? 2 : 1));
     check(cudaMemcpyAsync(row_ptr_.get(), a.row_ptr, row_ptr_.bytes(), cudaMemcpyDeviceToDevice,
                           stream_),
           "matrix copy");
@@ -175,8 +177,11 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   mat_.val = val_.get();
   d_ = device_buffer(sizeof(double) * std::size_t(n_));
   device_buffer zeros(sizeof(unsigned long long));
-  check(cuda::inverse_diagonal(a.n, n_, a.row_ptr, a.col, a.val, jacobi, d_.as<double>(),
-                               zeros.as<unsigned long long>(), stream_),
+  check(f == format::zcsr
+            ? cuda::zcsr_inverse_diagonal(a.n, n_, a.row_ptr, a.col, a.val, jacobi, d_.as<double>(),
+                                          zeros.as<unsigned long long>(), stream_)
+            : cuda::inverse_diagonal(a.n, n_, a.row_ptr, a.col, a.val, jacobi, d_.as<double>(),
+                                     zeros.as<unsigned long long>(), stream_),
         "inverse diagonal");
   unsigned long long z = 0;
   check(cudaMemcpyAsync(&z, zeros.get(), sizeof z, cudaMemcpyDeviceToHost, stream_),
