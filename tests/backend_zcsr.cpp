@@ -123,10 +123,18 @@ void test_zcsr_apply(void**) {
   // The real-equivalent's Jacobi diagonal taken from the complex CSR itself.
   std::int64_t zeros = -1;
   const cnc::host_vector<double> d = cnc::inverse_diagonal(cnc::zcsr_view(a), nr, true, &zeros);
-  for (std::int32_t r = 0; r < nr; ++r)
+  std::int64_t want_zeros = 0;  // real-equivalent rows without a diagonal: 2 a complex row
+  for (std::int32_t r = 0; r < nr; ++r) {
     if (d[std::size_t(r)] != prep->d[std::size_t(r)])
       fail_msg("inverse diagonal row %d: %.17g, want %.17g", r, d[std::size_t(r)],
                prep->d[std::size_t(r)]);
+    bool found = false;
+    for (std::int64_t t = a.row_ptr[std::size_t(r / 2)]; t < a.row_ptr[std::size_t(r / 2) + 1]; ++t)
+      found = found || (a.col[std::size_t(t)] == r / 2 && a.val[2 * std::size_t(t)] != 0);
+    want_zeros += !found;
+  }
+  if (zeros != want_zeros)
+    fail_msg("zero diagonals %lld, want %lld", (long long)zeros, (long long)want_zeros);
   for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
     if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
     for (int k : {1, 3})

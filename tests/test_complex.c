@@ -426,6 +426,22 @@ static void expect_refused(const zcsr* a, const double complex* b, CNCstatus sta
   assert_int_equal(cncClearError(), CNC_OK);
 }
 
+/* A kept system made for BiCGSTAB of a matrix that is not Hermitian, then asked for CG with the
+ * same arrays: refused as any first CG solve of it is (not reused unchecked). */
+static void test_kept_system_checked_for_cg(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(10, 10, 0.2, 1.5, 0);
+  double complex* b = random_complex(a.n, 29);
+  double complex* x = (double complex*)calloc(a.n, sizeof(double complex));
+  CNCcontext c = new_context(CNC_BICGSTAB, CNC_DOUBLE, 1e-10);
+  solve_or_skip(&a, 1, b, x);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_CG), CNC_OK);
+  expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "is not real");
+  cncDeleteContext(c);
+  free(b), free(x);
+  zcsr_free(&a);
+}
+
 static void test_bad_input(void** unused) {
   (void)unused;
   zcsr a = magnetic_laplacian(10, 10, 0.1, 0.0, 0);
@@ -498,6 +514,7 @@ int main(int argc, char** argv) {
                                      cmocka_unit_test(test_general_complex_vs_dense),
                                      cmocka_unit_test(test_iterate_and_kept_matrix),
                                      cmocka_unit_test(test_kept_system_follows_arrays),
+                                     cmocka_unit_test(test_kept_system_checked_for_cg),
                                      cmocka_unit_test(test_same_iterations_as_complex_pcg)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

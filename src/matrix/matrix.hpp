@@ -109,11 +109,12 @@ struct zcsr_matrix {
   operator zcsr_view() const { return zcsr_view{n, row_ptr, col, val}; }
 };
 
-// What a backend receives: the matrix in the chosen format (csr always set: backends that do not
+// What a backend receives: the matrix in the chosen format (csr always set, its entries too
+// except for a complex matrix handed over without its real-equivalent: backends that do not
 // support a format may fall back to it), plus the Jacobi inverse diagonal in double.
 struct host_matrix {
   format fmt = format::csr;
-  csr_view csr;                       // always set
+  csr_view csr;  // always set: n, and the entries unless fmt is zcsr (see zcsr below)
   const bcrs_matrix* bcrs = nullptr;  // set when fmt is bcrs2/bcrs4
   const sell_matrix* sell = nullptr;  // set when fmt is sell, unless the backend builds it
   // Set when fmt is zcsr; csr is then its real-equivalent, or only its row count (2 zcsr->n,

@@ -186,8 +186,10 @@ build_times build_system(backend& be, const zcsr_view& a, precision p, bool jaco
 
 user_zcsr pipeline_detail::complex_canonical(const solve_options& o, const caller_csr& raw) {
   try {
-    // CG needs a Hermitian positive definite A; the checks a pass over the sorted rows affords.
-    return zcsr_from_user(raw.n, raw.row_ptr, raw.col, raw.val, raw.base, o.solver == CNC_CG);
+    // CG needs a Hermitian positive definite A; the checks a pass over the sorted rows affords
+    // (the pipeline's own arrays were checked when they were made from the caller's).
+    return zcsr_from_user(raw.n, raw.row_ptr, raw.col, raw.val, raw.base,
+                          o.solver == CNC_CG && !raw.kept);
   } catch (const error& e) {
     throw input_error(e.status(), std::string(": ") + e.what());
   }
@@ -426,6 +428,12 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
   }
   if (same) {
     version = last.version;
+    // A kept complex system prepared for another method: CG's check on the caller's arrays
+    // (their numbering in its message) before CG runs on it.
+    if (in.complex && o.solver == CNC_CG && !prep_.hermitian) {
+      complex_canonical(o, in);
+      prep_.hermitian = true;
+    }
     solve_any(o, nullptr, &in, version, k, b, x, stats);
   } else if (same_pattern && !in.complex) {  // (a zcsr system is not refilled: prepared anew)
     // The pattern's fingerprints are known; the values' are taken while the device solves.
@@ -519,7 +527,8 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       // What a solver reads on the host: the CSR, for a true residual not computed on the device
       // (precisions other than double). Every method computes it on the device in double.
       const bool host_csr_read = o.prec != precision::f64;
-      // ZCSR is built on the host (from the real-equivalent), never by the device intake.
+      // ZCSR: a complex caller_csr takes complex_device_intake below; the real-equivalent is
+      // never taken in by the device.
       const bool intake = !cached && in.base == 0 && be_->takes_device_arrays() &&
                           o.prec == precision::f64 && !host_csr_read && o.format != CNC_FORMAT_ZCSR;
       const csr_view none{n, {}, {}, {}};
@@ -534,27 +543,41 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex && raw->base == 0 && be_->takes_device_arrays() &&
                  complex_device_intake(o, *raw, version, k, stats)) {
+        prep_.hermitian = o.solver == CNC_CG;
         run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex) {
         // zcsr straight from the caller's complex CSR (viewed in place when canonical). The
         // CPU backend reads its matrix in place: it keeps a copy when the system is kept.
         const double t = now_seconds();
         user_zcsr z = complex_canonical(o, *raw);
-        if (o.keep_matrix && be_->keeps_host_matrix() && !z.copied()) {
-          z.owned = complex_csr{z.view.n,
-                                {z.view.row_ptr.begin(), z.view.row_ptr.end()},
-                                {z.view.col.begin(), z.view.col.end()},
-                                {z.view.val.begin(), z.view.val.end()}};
+        if (o.keep_matrix && be_->keeps_host_matrix() && !z.copied() && !raw->kept) {
+          const zcsr_view v = z.view;
+          memory::reserve(double(v.n + 1) * 8 + double(v.nnz()) * 20, [&] {
+            return "the copy of the complex CSR the CPU backend keeps (" + std::to_string(v.nnz()) +
+                   " entries of 20 bytes)";
+          });
+          z.owned.n = v.n;
+          z.owned.row_ptr.assign(v.row_ptr.begin(), v.row_ptr.end());
+          z.owned.col.resize(v.col.size());
+          z.owned.val.resize(v.val.size());
+          parallel_pieces(v.nnz(), std::int64_t(1) << 16, host_threads(o.threads),
+                          [&](std::int64_t, std::int64_t e0, std::int64_t e1) {
+                            std::copy(v.col.begin() + e0, v.col.begin() + e1,
+                                      z.owned.col.begin() + e0);
+                            std::copy(v.val.begin() + 2 * e0, v.val.begin() + 2 * e1,
+                                      z.owned.val.begin() + 2 * e0);
+                          });
           z.view = z.owned;
         }
         host_conversion = now_seconds() - t;
         log_to(o, CNC_LOG_INFO,
                std::string("complex intake: entries checked") +
                    (o.solver == CNC_CG ? ", Hermitian checked" : "") +
-                   (z.copied() ? ", copied (canonical, or kept by the backend)"
-                               : ", the caller's arrays used in place") +
+                   (z.copied() ? ", copied (made canonical, or kept for the backend)"
+                               : ", the arrays used in place") +
                    ": " + std::to_string(1e3 * host_conversion) + " ms");
         prepare(o, none, &z.view, version, k, stats);
+        prep_.hermitian = o.solver == CNC_CG;
         if (be_->keeps_host_matrix()) prep_.zcsr = std::move(z.owned);  // buffers stay put
         stats.conversion += host_conversion;
         run(o, none, k, b, x, false, stats, alongside);

@@ -95,6 +95,9 @@ struct prepared_system {
   std::int32_t n_padded = 0;  // its rows, padding included
   csr_matrix csr;  // the CSR a backend that keeps host pointers reads, when the caller's may go
   std::int64_t zero_diagonals = 0;
+  // A complex matrix checked Hermitian with a real positive diagonal (CG's check) when it was
+  // prepared; a kept system later reused by CG without it is checked then.
+  bool hermitian = false;
   std::unique_ptr<device_system> dev;
 };
 
@@ -125,6 +128,9 @@ struct caller_csr {
   // 2n rows (conversion/complex.hpp), held as zcsr straight from these arrays: the
   // real-equivalent's entries are never built.
   bool complex = false;
+  // The arrays are the pipeline's own (a reordered complex CSR kept with the ordering, made
+  // from the caller's and checked there): no copy is kept for the CPU backend, no check redone.
+  bool kept = false;
   // The rows and entries of the real system solved (the real-equivalent's when complex).
   std::int32_t rows() const { return complex ? 2 * n : n; }
   std::int64_t entries() const { return (row_ptr[n] - base) * (complex ? 4 : 1); }

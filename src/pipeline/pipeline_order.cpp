@@ -50,7 +50,11 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
                  ? gather_lines_per_entry(
                        n, canonical->row_ptr.data(),
                        reinterpret_cast<const std::uint32_t*>(canonical->col.data()), 0, threads)
-                 : gather_lines_per_entry(raw->n, raw->row_ptr, raw->col, raw->base, threads);
+                 // A complex CSR's over its complex rows, per entry of the real-equivalent (4 a
+                 // complex entry): the unit of decide_ordering's model, about what the measure
+                 // of the real-equivalent itself gives.
+                 : gather_lines_per_entry(raw->n, raw->row_ptr, raw->col, raw->base, threads) /
+                       (raw->complex ? 4 : 1);
     };
     const bool gpu =
         o.backend == CNC_BACKEND_AUTO ? nnz >= auto_gpu_min_nnz : o.backend != CNC_BACKEND_CPU;
@@ -116,6 +120,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
                         reinterpret_cast<const std::uint32_t*>(ord.zcsr.col.data()),
                         ord.zcsr.val.data(),
                         0,
+                        true,
                         true};
   const double reorder_time = stats.reorder_time;
   solve_options po = o;
