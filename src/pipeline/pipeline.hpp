@@ -220,6 +220,10 @@ class pipeline {
   // (and Hermitian): the host path follows, and names what is wrong.
   bool complex_device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
                              int k, solve_stats& stats);
+  // prepare_from_device, false (logged: the host path follows) when the device memory is too
+  // small; `what` names what did not fit.
+  bool built_from_device(const solve_options& o, const device_csr& a, format fmt,
+                         std::uint64_t version, int k, bool keep_pattern, const char* what);
   // prep_ from a canonical CSR in the backend's device memory, built there in format fmt.
   void prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
                            std::uint64_t version, int k, bool keep_pattern);

@@ -21,25 +21,56 @@ namespace cnc {
 
 using namespace pipeline_detail;
 
-bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
-                             int k, bool keep_pattern, solve_stats& stats) {
-  const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
+namespace {
+
+// The caller's 0-based host CSR as upload_csr takes it (a complex one: (re, im) values).
+csr_view caller_view(const caller_csr& in) {
   const std::int64_t nnz = in.row_ptr[in.n];
-  const csr_view raw{in.n,
-                     {in.row_ptr, std::size_t(in.n) + 1},
-                     {reinterpret_cast<const std::int32_t*>(in.col), std::size_t(nnz)},
-                     {in.val, std::size_t(nnz)}};
-  const double tu = now_seconds();
-  std::unique_ptr<device_csr_copy> up;
+  return csr_view{in.n,
+                  {in.row_ptr, std::size_t(in.n) + 1},
+                  {reinterpret_cast<const std::int32_t*>(in.col), std::size_t(nnz)},
+                  {in.val, std::size_t(nnz) * (in.complex ? 2 : 1)}};
+}
+
+// The caller's CSR uploaded as it is; nullptr (logged) when the device memory is too small:
+// the host path, which needs less of it, follows.
+std::unique_ptr<device_csr_copy> upload_caller(backend& be, const solve_options& o,
+                                               const csr_view& raw, const char* what) {
   try {
-    up = be_->upload_csr(raw);
+    return be.upload_csr(raw);
+  } catch (const error& e) {
+    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+    log_to(o, CNC_LOG_INFO,
+           std::string("device memory too small for the uploaded ") + what + " (" + e.what() +
+               "): host path");
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+bool pipeline::built_from_device(const solve_options& o, const device_csr& a, format fmt,
+                                 std::uint64_t version, int k, bool keep_pattern,
+                                 const char* what) {
+  try {
+    prepare_from_device(o, a, fmt, version, k, keep_pattern);
+    return true;
   } catch (const error& e) {
     if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
     log_to(
         o, CNC_LOG_INFO,
-        std::string("device memory too small for the uploaded CSR (") + e.what() + "): host path");
-    return false;  // the host path needs less device memory
+        std::string("device memory too small for the ") + what + " (" + e.what() + "): host path");
+    return false;
   }
+}
+
+bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
+                             int k, bool keep_pattern, solve_stats& stats) {
+  const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
+  const csr_view raw = caller_view(in);
+  const double tu = now_seconds();
+  const std::unique_ptr<device_csr_copy> up = upload_caller(*be_, o, raw, "CSR");
+  if (!up) return false;
   const double ts = now_seconds();
   const device_csr_scan scan = be_->scan_device_csr(up->view);
   if (!scan.canonical) {
@@ -61,15 +92,8 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
                                          })
                          : from_api_format(o.format);
   const double tb = now_seconds();
-  try {
-    prepare_from_device(o, up->view, fmt, version, k, keep_pattern);
-  } catch (const error& e) {
-    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
-    log_to(o, CNC_LOG_INFO,
-           std::string("device memory too small for the CSR and its conversion (") + e.what() +
-               "): host path");
+  if (!built_from_device(o, up->view, fmt, version, k, keep_pattern, "CSR and its conversion"))
     return false;
-  }
   const double te = now_seconds();
   stats.conversion = (tu - tc) + (tb - ts) + (te - tb);  // host checks, device check, build
   char line[200];
@@ -100,22 +124,10 @@ void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, 
 
 bool pipeline::complex_device_intake(const solve_options& o, const caller_csr& in,
                                      std::uint64_t version, int k, solve_stats& stats) {
-  const std::int64_t nnz = in.row_ptr[in.n];  // 0-based, row offsets checked (solve_user)
-  const csr_view raw{in.n,
-                     {in.row_ptr, std::size_t(in.n) + 1},
-                     {reinterpret_cast<const std::int32_t*>(in.col), std::size_t(nnz)},
-                     {in.val, 2 * std::size_t(nnz)}};  // (re, im) pairs go up as they are
-  const double tu = now_seconds();
-  std::unique_ptr<device_csr_copy> up;
-  try {
-    up = be_->upload_csr(raw);
-  } catch (const error& e) {
-    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
-    log_to(o, CNC_LOG_INFO,
-           std::string("device memory too small for the uploaded complex CSR (") + e.what() +
-               "): host path");
-    return false;
-  }
+  const double tu = now_seconds();  // 0-based, row offsets checked (solve_user)
+  const std::unique_ptr<device_csr_copy> up =
+      upload_caller(*be_, o, caller_view(in), "complex CSR");  // (re, im) pairs as they are
+  if (!up) return false;
   const double ts = now_seconds();
   const bool hermitian = o.solver == CNC_CG;
   const device_zcsr_scan scan = be_->scan_device_zcsr(up->view, hermitian);
@@ -128,15 +140,8 @@ bool pipeline::complex_device_intake(const solve_options& o, const caller_csr& i
     return false;
   }
   const double tb = now_seconds();
-  try {
-    prepare_from_device(o, up->view, format::zcsr, version, k, false);
-  } catch (const error& e) {
-    if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
-    log_to(o, CNC_LOG_INFO,
-           std::string("device memory too small for the complex CSR and its copy (") + e.what() +
-               "): host path");
+  if (!built_from_device(o, up->view, format::zcsr, version, k, false, "complex CSR and its copy"))
     return false;
-  }
   const double te = now_seconds();
   stats.upload = ts - tu;
   stats.conversion = te - ts;
