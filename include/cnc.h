@@ -670,13 +670,17 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * imaginary part of values, b or x is CNC_ERR_NOT_FINITE naming the array and the entry, a
  * column out of range CNC_ERR_INDEX_OUT_OF_RANGE; nothing is changed then.
  *
- * How it is solved: a complex n-vector is the real 2n-vector of its (re, im) pairs, and A is
- * expanded into the real 2n x 2n matrix with the block [Re a, -Im a; Im a, Re a] per entry,
- * solved as cncSolveCSR solves a real matrix (every backend, precision and method; the context
- * keeps it for a next call with the same arrays' content, see CNC_KEEP_MATRIX). The device holds
- * it as CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20
- * bytes a complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR;
- * CNC_REORDER then renumbers the complex unknowns (each (re, im) pair moves as one).
+ * How it is solved: a complex n-vector is the real 2n-vector of its (re, im) pairs, and the
+ * system is the real 2n x 2n one with the block [Re a, -Im a; Im a, Re a] per entry, solved as
+ * cncSolveCSR solves a real matrix (every backend, precision and method; the context keeps it
+ * for a next call with the same arrays' content, see CNC_KEEP_MATRIX). The device holds it as
+ * CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20 bytes a
+ * complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR;
+ * CNC_REORDER then renumbers the complex unknowns (each (re, im) pair moves as one). With
+ * CG, BiCGSTAB, GMRES or block CG in CNC_DOUBLE that real matrix is never formed: the caller's
+ * arrays are read as they are (copied only when not canonical: 1-based, unsorted rows or
+ * duplicates) and, on CUDA, uploaded as they are and checked on the device. Bad values are then
+ * found once the backend is chosen: an unavailable CNC_BACKEND is reported before them.
  * CNC_FORMAT_BCRS2 (also BCRS4, SELL) forces the real-equivalent matrix in that real format
  * instead, reordered as cncSolveCSR would. Both give the same solution. For a
  * Hermitian A that real matrix is symmetric positive definite and CG on it is complex CG step for
