@@ -28,7 +28,6 @@ struct cholmod_api {
   // libgomp's, where CHOLMOD was built with OpenMP (Debian's is): optional.
   void (*omp_set_dynamic)(int) = nullptr;
   int (*omp_get_dynamic)() = nullptr;
-  int (*openblas_get_num_threads)() = nullptr;  // where the BLAS is OpenBLAS: optional
   bool ok = false;
   std::string why;
 };
@@ -54,8 +53,6 @@ const cholmod_api& api() {
     if (!resolve(lib, "CHOLMOD", "omp_set_dynamic", a.omp_set_dynamic, ignored) ||
         !resolve(lib, "CHOLMOD", "omp_get_dynamic", a.omp_get_dynamic, ignored))
       a.omp_set_dynamic = nullptr, a.omp_get_dynamic = nullptr;
-    if (!resolve(lib, "CHOLMOD", "openblas_get_num_threads", a.openblas_get_num_threads, ignored))
-      a.openblas_get_num_threads = nullptr;
     return a;
   }();
   return loaded;
@@ -135,10 +132,12 @@ class cholmod_factorization final : public factorization {
     // One vector at a time (ARPACK's shift-invert asks for hundreds): the supernodal solve calls
     // BLAS-2 on each supernode, which a threaded BLAS (OpenBLAS) spreads over every core per
     // call: measured 14x slower than the simplicial solve's plain loops on 2 busy cores, 2x on
-    // 16 quiet ones. The factor is converted once (same numbers, simplicial LLᵀ layout), which
-    // costs about 2.5 supernodal solves with a serial BLAS (LSCM 25 K disk, reference BLAS:
-    // 0.035 s, a solve 0.014 s either way): there, only from the second solve on.
-    if (k == 1 && l_->is_super && (++single_solves_ > 1 || threaded_blas())) {
+    // 16 quiet ones. The factor is converted once (same numbers, simplicial LLᵀ layout), from
+    // the second solve on: the conversion costs more than one supernodal solve (LSCM 25 K disk on
+    // 2 busy cores, median of 5: one solve 0.669 s -> 0.551 s total with the reference BLAS,
+    // conversion 0.035 s against a solve of 0.014 s either way; 0.277 s -> 0.249 s with OpenBLAS
+    // on 2 threads).
+    if (k == 1 && l_->is_super && ++single_solves_ > 1) {
       if (!api().change_factor(CHOLMOD_REAL, 1, 0, 1, 1, l_, &common_)) failure("conversion");
     }
     cholmod_dense rhs{};
@@ -163,10 +162,6 @@ class cholmod_factorization final : public factorization {
                   std::string(": CHOLMOD's ") + stage + " ran out of memory");
     throw error(CNC_ERR_INTERNAL, std::string(": CHOLMOD's ") + stage + " failed (CHOLMOD status " +
                                       std::to_string(common_.status) + ")");
-  }
-
-  static bool threaded_blas() {
-    return api().openblas_get_num_threads && api().openblas_get_num_threads() > 1;
   }
 
   cholmod_common common_{};
