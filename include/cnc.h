@@ -677,10 +677,11 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20 bytes a
  * complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR;
  * CNC_REORDER then renumbers the complex unknowns (each (re, im) pair moves as one). With
- * CG, BiCGSTAB, GMRES or block CG in CNC_DOUBLE that real matrix is never formed: the caller's
- * arrays are read as they are (copied only when not canonical: 1-based, unsorted rows or
- * duplicates) and, on CUDA, uploaded as they are and checked on the device. Bad values are then
- * found once the backend is chosen: an unavailable CNC_BACKEND is reported before them.
+ * CG, BiCGSTAB, GMRES or block CG in CNC_DOUBLE (without SSOR) that real matrix is never formed:
+ * the caller's arrays are read as they are (copied only when not canonical: 1-based, unsorted
+ * rows or duplicates) and, on CUDA when 0-based, uploaded as they are and checked on the device.
+ * Bad values are then found once the backend is chosen: an unavailable CNC_BACKEND is reported
+ * before them.
  * CNC_FORMAT_BCRS2 (also BCRS4, SELL) forces the real-equivalent matrix in that real format
  * instead, reordered as cncSolveCSR would. Both give the same solution. For a
  * Hermitian A that real matrix is symmetric positive definite and CG on it is complex CG step for

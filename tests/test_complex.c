@@ -482,6 +482,13 @@ static void test_bad_input(void** unused) {
     const zcsr lone = {3, rp, cl, v, 0};
     double complex b3[3] = {1, 1, 1};
     expect_refused(&lone, b3, CNC_ERR_INVALID_VALUE, "a_1,0 = (0.5, 0.25) but a_0,1 = (0, 0)");
+    /* Subnormal mirrors are Hermitian too (their scale would overflow 1 / max part). */
+    CNCint64 rp2[3] = {0, 2, 4};
+    CNCuint cl2[4] = {0, 1, 0, 1};
+    double complex v2[4] = {2, 1e-310 - 3e-311 * I, 1e-310 + 3e-311 * I, 2};
+    const zcsr tiny = {2, rp2, cl2, v2, 0};
+    double complex x2[2] = {0, 0};
+    solve_or_skip(&tiny, 1, b3, x2);
   }
   /* A complex diagonal, then a negative one (row 0's diagonal is its first entry). */
   keep = a.val[0];

@@ -31,7 +31,9 @@
 //                     to the peak resident growth of 3D 7-point stencils (the usual worst case of
 //                     mesh matrices; Debian's CHOLMOD 3.0 with AMD/METIS, SuperLU 5.3 with
 //                     COLAMD, measured at 10 k - 125 k rows): CHOLMOD 20 nnz n^(1/3) bytes
-//                     (measured 18.1-19.3), SuperLU 18 nnz n^0.48, above its peaks
+//                     (measured 18.1-19.3 at a kept factor's second one-vector solve, which
+//                     converts it to simplicial with both forms alive a moment; a first solve
+//                     peaks ~35 % lower), SuperLU 18 nnz n^0.48, above its peaks
 //                     (1.3, 1.6, 3.1 kB an entry at 11 k, 27 k, 64 k rows: its LU fills faster
 //                     and its arrays grow in steps), plus 8 MiB of the libraries' and BLAS's
 //                     workspace (measured 7.5 at 1.7 k rows). 2D meshes fill less: a 5-point
