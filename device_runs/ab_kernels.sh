@@ -1,0 +1,48 @@
+#!/bin/bash
+# A/B of CUDA kernel files in one run: the tree as it is (/tmp/b) against the same tree with the
+# files of device_runs/baseline/ put back (/tmp/b0: common.cuh and the .cu files of kernels/cuda
+# of the commit before the change, put there by hand, not committed), each benchmark alternated
+# base / new, the textbook cuSPARSE
+# PCG in every run. Usage: bash device_runs/ab_kernels.sh [tests] [bench].
+# Carried: .devfull/root, .devfull/matrices.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD
+exec > >(tee -a "$OUT/ab-kernels.log") 2>&1
+bash device_runs/e2e.sh build > /dev/null 2>&1 || { tail -40 "$OUT/e2e-build.log"; exit 1; }
+. device_runs/gpu_env.sh
+rm -rf /tmp/base && mkdir -p /tmp/base && cp -r "$R"/. /tmp/base/ && rm -rf /tmp/base/build*
+for f in device_runs/baseline/*; do
+  t=$(basename "$f"); cp "$f" /tmp/base/kernels/cuda/"$t"
+done
+(cd /tmp/base && cmake -S . -B /tmp/b0 -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg0.log 2>&1 &&
+  ninja -C /tmp/b0 bench/cuda/bench_api bench/cuda/bench_complex > /tmp/build0.log 2>&1) ||
+  { tail -30 /tmp/build0.log; exit 1; }
+for what in "$@"; do
+  if [ "$what" = tests ]; then
+    echo "== test_backend cuda (widths auto, 2, 32; long rows from 100 entries)"
+    for w in 0 2 32; do CNC_CUDA_SPMV_WIDTH=$w /tmp/b/tests/test_backend cuda 2>&1 | grep -E "PASSED|FAILED"; done
+    CNC_LONG_ROW_MIN=100 /tmp/b/tests/test_backend cuda 2>&1 | grep -E "PASSED|FAILED"
+    echo "== ctest, CUDA forced"
+    (cd /tmp/b && CNC_BACKEND=cuda ctest -j4 --timeout 300 --output-on-failure \
+       -R "test_solve|test_bad_input|nonsymmetric|opennl|threads|assembly|complex|block|cuda") 2>&1 | tail -4
+  fi
+  if [ "$what" = bench ]; then
+    run() {  # label, then bench_api arguments
+      local label=$1; shift
+      for d in b0 b; do
+        echo "-- $label [$d]"
+        /tmp/$d/bench/cuda/bench_api --reps 3 "$@" | grep -E "^\| [a-z0-9]"
+      done
+    }
+    run "mesh, RCM" --patterns --only mesh --reorder rcm
+    run "7-pt 192 random, AUTO and RCM" --patterns --only "7-pt 192"
+    run "7-pt 192 random, RCM" --patterns --only "7-pt 192" --reorder rcm
+    run "27-pt" --patterns --only "27-pt"
+    run "power-law" --patterns --only power-law
+    run "default families" --only "256"
+    for d in b0 b; do
+      echo "-- complex 7-pt/27-pt/mesh 128 [$d]"
+      /tmp/$d/bench/cuda/bench_complex --backend cuda --matrices none --grid27 128 --grid7 128 --mesh 128 --reps 3 2>&1 | grep -E "^\| [a-z0-9]"
+    done
+  fi
+done
