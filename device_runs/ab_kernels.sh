@@ -2,9 +2,8 @@
 # A/B of CUDA kernel files in one run: the tree as it is (/tmp/b) against the same tree with the
 # files of device_runs/baseline/ put back (/tmp/b0: common.cuh and the .cu files of kernels/cuda
 # of the commit before the change, put there by hand, not committed), each benchmark alternated
-# base / new, the textbook cuSPARSE
-# PCG in every run. Usage: bash device_runs/ab_kernels.sh [tests] [bench].
-# Carried: .devfull/root, .devfull/matrices.
+# base / new, the textbook cuSPARSE PCG in every run.
+# Usage: bash device_runs/ab_kernels.sh [tests] [bench]. Carried: .devfull/root, .devfull/matrices.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD
 exec > >(tee -a "$OUT/ab-kernels.log") 2>&1
