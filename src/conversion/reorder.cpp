@@ -22,12 +22,6 @@ constexpr std::int64_t row_grain = 2048;
 // sort of its own (that was most of the measure's time on power-law graphs).
 constexpr std::int64_t max_sampled_row = 1024;
 
-// Below this many rows x (8 bytes a row) fits in the caches of every device cnc runs on, and the
-// gathers' scattering costs little; the ordering is not tried.
-constexpr std::int32_t min_rows = 1 << 17;
-// Poor locality: more than this many lines of x per entry (random numbering gives ~1; the 7-point
-// stencil in natural order 0.19, and after reverse Cuthill–McKee about the same).
-constexpr double poor_locality = 0.5;
 // The cost model, measured on the H100 machine (BENCHMARKS.md, "Reordering"): computing and
 // applying the ordering costs about ordering_ns_per_entry ns per entry on its host (16 cores);
 // each iteration then saves about the scattered lines' extra sectors: (lines per entry - 0.25)

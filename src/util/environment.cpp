@@ -13,6 +13,8 @@ const char* name(var v) {
       return "CNC_NUM_THREADS";
     case var::cpu_isa:
       return "CNC_CPU_ISA";
+    case var::cpu_gather_prefetch:
+      return "CNC_CPU_GATHER_PREFETCH";
     case var::cuda_device:
       return "CNC_CUDA_DEVICE";
     case var::cuda_spmv_width:

@@ -23,6 +23,7 @@
 #include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/cpu_partition.hpp"
 #include "cnc.h"
+#include "conversion/reorder.hpp"
 #include "util/environment.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
@@ -100,6 +101,16 @@ class cpu_system final : public device_system {
       step_.a.rows = a.csr.n;
       step_.a.row_ptr = a.csr.row_ptr.data();
       step_.a.col = a.csr.col.data();
+      // Prefetched gathers for scattered columns in an x beyond the caches
+      // (CNC_CPU_GATHER_PREFETCH=0|1 forces it: tests and measurements).
+      const long long forced = env::integer(env::var::cpu_gather_prefetch, -1);
+      step_.a.prefetch_gathers =
+          forced >= 0
+              ? forced != 0
+              : a.csr.n >= min_rows &&
+                    gather_lines_per_entry(a.csr.n, step_.a.row_ptr,
+                                           reinterpret_cast<const std::uint32_t*>(step_.a.col), 0,
+                                           pool_.size()) > poor_locality;
     }
     const std::int64_t nvals = static_cast<std::int64_t>(vals.size());
     const double* v = vals.data();

@@ -17,6 +17,9 @@ struct cpu_matrix_view {
   const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
   const std::int32_t* col = nullptr;
   const void* val = nullptr;  // float or double, per table
+  // CSR with one system: the gathers of x prefetched entries ahead, when the columns are
+  // scattered (each gather a cache miss: more in flight than the out-of-order window finds).
+  bool prefetch_gathers = false;
 };
 
 struct cpu_step {

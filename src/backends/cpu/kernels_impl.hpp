@@ -85,6 +85,27 @@ inline void zcsr_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
   }
 }
 
+// CSR rows r0..r1 with one system, the gather of `in` prefetch_distance entries ahead issued
+// before each entry (cpu_matrix_view::prefetch_gathers). Measured on the 2-core build box: the
+// power-law 2M graph's SpMV-bound iteration 1.5-3x faster; the 7-point stencil, whose gathers hit
+// the caches, up to 30 % slower with it, hence only for scattered columns.
+template <class VT, class MT>
+inline void csr_prefetched_range(const cpu_matrix_view& a, const VT* in, VT* out, std::int32_t r0,
+                                 std::int32_t r1) {
+  constexpr std::int64_t prefetch_distance = 64;
+  const MT* val = cp<MT>(a.val);
+  const std::int64_t last = a.row_ptr[r1];
+  for (std::int32_t r = r0; r < r1; ++r) {
+    const std::int64_t e = a.row_ptr[r + 1];
+    VT acc = 0;
+    for (std::int64_t t = a.row_ptr[r]; t < e; ++t) {
+      if (t + prefetch_distance < last) __builtin_prefetch(in + a.col[t + prefetch_distance]);
+      acc += VT(val[t]) * in[a.col[t]];
+    }
+    out[r] = acc;
+  }
+}
+
 // out[rows r0..r1) = A in, for k interleaved systems; returns nothing. Rows r0..r1 are row
 // groups of format F (block rows for BCRS, slices for SELL).
 template <format F, bool ONE, class VT, class MT>
@@ -101,6 +122,9 @@ inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
   constexpr int B = block_size(F);  // evaluated here, at compile time: nothing to link
   const int k = ONE ? 1 : k_;
   const MT* val = cp<MT>(a.val);
+  if constexpr (F == format::csr && ONE) {
+    if (a.prefetch_gathers) return csr_prefetched_range<VT, MT>(a, in, out, r0, r1);
+  }
   for (std::int32_t br = r0; br < r1; ++br) {
     const std::int64_t e = a.row_ptr[br + 1];
     if (ONE) {
