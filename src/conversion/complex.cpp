@@ -258,8 +258,8 @@ void check_hermitian_positive_diagonal(const zcsr_view& a) {
   const std::int32_t i = std::int32_t(r);
   char msg[400];
   const char* hint =
-      "CG needs a Hermitian positive definite A; CNC_BICGSTAB or CNC_GMRES solve general complex "
-      "systems";
+      "CG, block CG and CHOLMOD need a Hermitian positive definite A; CNC_BICGSTAB or CNC_GMRES "
+      "solve general complex systems";
   for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
     if (!bad_entry(i, t)) continue;
     const std::int32_t j = a.col[std::size_t(t)];
