@@ -662,12 +662,12 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  *   b        2 * nrhs * n doubles, complex system k at b + 2*k*n
  *   x        2 * nrhs * n doubles: initial guess on input, solution on output
  * The method is the context's CNC_SOLVER; CNC_SOLVER_DEFAULT is CG when CNC_SYMMETRIC (read:
- * Hermitian) is 1, its default, else BiCGSTAB. CG and CNC_CHOLMOD need A Hermitian positive
- * definite; before anything is solved A is checked Hermitian (a_ji = conj(a_ij) up to 1e-12 of
- * the larger modulus), with every diagonal entry present, real and > 0 (the Jacobi diagonal is
- * Re a_ii); a matrix that fails is refused with CNC_ERR_INVALID_VALUE naming the entry, x
- * unchanged. BiCGSTAB and GMRES take any nonsingular complex A. NaN or Inf in a real or
- * imaginary part of values, b or x is CNC_ERR_NOT_FINITE naming the array and the entry, a
+ * Hermitian) is 1, its default, else BiCGSTAB. CG, CNC_BLOCK_CG and CNC_CHOLMOD need A
+ * Hermitian positive definite; before anything is solved A is checked Hermitian (a_ji =
+ * conj(a_ij) up to 1e-12 of the larger modulus), with every diagonal entry present, real and > 0
+ * (the Jacobi diagonal is Re a_ii); a matrix that fails is refused with CNC_ERR_INVALID_VALUE
+ * naming the entry, x unchanged. BiCGSTAB and GMRES take any nonsingular complex A. NaN or Inf in a
+ * real or imaginary part of values, b or x is CNC_ERR_NOT_FINITE naming the array and the entry, a
  * column out of range CNC_ERR_INDEX_OUT_OF_RANGE; nothing is changed then.
  *
  * How it is solved: a complex n-vector is the real 2n-vector of its (re, im) pairs, and the

@@ -411,19 +411,26 @@ static void test_kept_system_follows_arrays(void** unused) {
   zcsr_free(&copy);
 }
 
-/* Refused with `status` and a message holding `words`; x unchanged. */
-static void expect_refused(const zcsr* a, const double complex* b, CNCstatus status,
-                           const char* words) {
+/* Refused with `status` and a message holding `words` (nrhs systems, b of nrhs * n); x
+ * unchanged. */
+static void expect_refused_k(const zcsr* a, CNCuint nrhs, const double complex* b, CNCstatus status,
+                             const char* words) {
   double complex x[400];
-  for (CNCuint i = 0; i < a->n; ++i) x[i] = 3.0 - 2.0 * I;
-  const CNCstatus st = solve(a, 1, b, x);
+  assert_true(nrhs * a->n <= 400);
+  for (CNCuint i = 0; i < nrhs * a->n; ++i) x[i] = 3.0 - 2.0 * I;
+  const CNCstatus st = solve(a, nrhs, b, x);
   const char* m = cncGetLastErrorMessage();
   printf("%s\n", m);
   if (st == CNC_ERR_BACKEND_UNAVAILABLE) exit(77);
   if (st != status || !strstr(m, words))
     fail_msg("status %d (wanted %d), message \"%s\" (wanted \"%s\")", st, status, m, words);
-  for (CNCuint i = 0; i < a->n; ++i) assert_true(x[i] == 3.0 - 2.0 * I);
+  for (CNCuint i = 0; i < nrhs * a->n; ++i) assert_true(x[i] == 3.0 - 2.0 * I);
   assert_int_equal(cncClearError(), CNC_OK);
+}
+
+static void expect_refused(const zcsr* a, const double complex* b, CNCstatus status,
+                           const char* words) {
+  expect_refused_k(a, 1, b, status, words);
 }
 
 /* A kept system made for BiCGSTAB of a matrix that is not Hermitian, then asked for CG with the
@@ -439,6 +446,42 @@ static void test_kept_system_checked_for_cg(void** unused) {
   expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "is not real");
   cncDeleteContext(c);
   free(b), free(x);
+  zcsr_free(&a);
+}
+
+/* Block CG needs A Hermitian positive definite as CG does: a matrix that is not is refused by
+ * both with the same status and message, x unchanged: through the zcsr path (one and two
+ * right-hand sides), the real-equivalent one (BCRS2 forced), and for a kept system made for
+ * BiCGSTAB then asked for block CG. */
+static void test_block_cg_checked_hermitian(void** unused) {
+  (void)unused;
+  zcsr a = magnetic_laplacian(10, 10, 0.1, 0.0, 0);
+  double complex* b = random_complex(2 * a.n, 31);
+  const CNCenum solvers[2] = {CNC_CG, CNC_BLOCK_CG};
+  for (int s = 0; s < 2; ++s) {
+    CNCcontext c = new_context(solvers[s], CNC_DOUBLE, 1e-10);
+    const double complex keep = a.val[1];
+    a.val[1] = conj(keep); /* an off-diagonal entry that is not the conjugate of its mirror */
+    expect_refused(&a, b, CNC_ERR_INVALID_VALUE, "not Hermitian");
+    expect_refused_k(&a, 2, b, CNC_ERR_INVALID_VALUE, "not Hermitian");
+    assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_BCRS2), CNC_OK);
+    expect_refused_k(&a, 2, b, CNC_ERR_INVALID_VALUE, "not Hermitian");
+    a.val[1] = keep;
+    /* Restored, it solves. */
+    double complex* x = (double complex*)calloc(2 * a.n, sizeof(double complex));
+    solve_or_skip(&a, 2, b, x);
+    free(x);
+    cncDeleteContext(c);
+  }
+  zcsr skew = magnetic_laplacian(10, 10, 0.2, 1.5, 0);
+  double complex* x = (double complex*)calloc(skew.n, sizeof(double complex));
+  CNCcontext c = new_context(CNC_BICGSTAB, CNC_DOUBLE, 1e-10);
+  solve_or_skip(&skew, 1, b, x);
+  assert_int_equal(cncSolverParameteri(CNC_SOLVER, CNC_BLOCK_CG), CNC_OK);
+  expect_refused(&skew, b, CNC_ERR_INVALID_VALUE, "is not real");
+  cncDeleteContext(c);
+  free(b), free(x);
+  zcsr_free(&skew);
   zcsr_free(&a);
 }
 
@@ -522,6 +565,7 @@ int main(int argc, char** argv) {
                                      cmocka_unit_test(test_iterate_and_kept_matrix),
                                      cmocka_unit_test(test_kept_system_follows_arrays),
                                      cmocka_unit_test(test_kept_system_checked_for_cg),
+                                     cmocka_unit_test(test_block_cg_checked_hermitian),
                                      cmocka_unit_test(test_same_iterations_as_complex_pcg)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

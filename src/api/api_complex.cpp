@@ -69,10 +69,10 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
         c.pipe.solve_user(o, in, next_version(), int(nrhs), b, x, c.stats);
         return;
       }
-      // CG (any preconditioner) and CHOLMOD need a Hermitian positive definite A; the checks a
-      // pass over the sorted rows affords: Hermitian, diagonal real and > 0.
+      // CG, block CG (any preconditioner) and CHOLMOD need a Hermitian positive definite A; the
+      // checks a pass over the sorted rows affords: Hermitian, diagonal real and > 0.
       const cnc::user_zcsr a = cnc::zcsr_from_user(std::int32_t(n), row_ptr, col_idx, values, base,
-                                                   o.solver == CNC_CG || o.solver == CNC_CHOLMOD);
+                                                   cnc::needs_hermitian(o));
       const cnc::real_equivalent_csr r = cnc::real_equivalent(a.view);
       c.pipe.solve_user(o, cnc::caller_csr{r.n, r.row_ptr.data(), r.col.data(), r.val.data(), 0},
                         next_version(), int(nrhs), b, x, c.stats);

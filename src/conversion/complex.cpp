@@ -47,13 +47,10 @@ struct hermitian_rows {
     re = val[2 * u], im = val[2 * u + 1];
     return true;
   }
+  // Entry t of row i against its mirror (a missing mirror counting as 0).
   bool bad_entry(std::int32_t i, std::int64_t t) const {
-    const std::int32_t j = std::int32_t(col[t]) - base;
-    const double re = val[2 * t], im = val[2 * t + 1];
-    if (i == j) return !real_positive(re, im);
-    double tre, tim;
-    transposed(i, j, tre, tim);
-    return !near_conjugate(re, im, tre, tim);
+    bool mirror_found = false;
+    return bad_against_mirror(i, std::int64_t(col[t]) - base, t, mirror_found);
   }
   // Row i's diagonal and its entries right of it, each against its mirror (a missing mirror
   // counting as 0); `mirrored` counts the mirrors found, `left` the entries left of the
@@ -67,25 +64,38 @@ struct hermitian_rows {
         ++left;
         continue;
       }
-      const double re = val[2 * t], im = val[2 * t + 1];
-      if (j == i) {
-        diagonal = true;
-        if (!real_positive(re, im)) return true;
-        continue;
-      }
-      double tre, tim;
-      if (transposed(std::int32_t(i), std::int32_t(j), tre, tim)) ++mirrored;
-      if (!near_conjugate(re, im, tre, tim)) return true;
+      diagonal = diagonal || j == i;
+      bool mirror_found = false;
+      const bool bad = bad_against_mirror(std::int32_t(i), j, t, mirror_found);
+      if (mirror_found) ++mirrored;
+      if (bad) return true;
     }
     return !diagonal;
   }
+  // Row i's entries, each against its mirror, and its diagonal present.
   bool bad_row(std::int64_t i) const {
     bool diagonal = false;
     for (std::int64_t t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t) {
-      diagonal = diagonal || std::int64_t(col[t]) - base == i;
-      if (bad_entry(std::int32_t(i), t)) return true;
+      const std::int64_t j = std::int64_t(col[t]) - base;
+      diagonal = diagonal || j == i;
+      bool mirror_found = false;
+      if (bad_against_mirror(std::int32_t(i), j, t, mirror_found)) return true;
     }
     return !diagonal;
+  }
+
+ private:
+  // Entry t, (i, j), against its mirror by kernels/hermitian.h's rule: a diagonal entry real
+  // and > 0, any other the conjugate of a_ji (0 when row j has no column i; `mirror_found` says
+  // whether it has, and is false for a diagonal entry).
+  bool bad_against_mirror(std::int32_t i, std::int64_t j, std::int64_t t,
+                          bool& mirror_found) const {
+    const double re = val[2 * t], im = val[2 * t + 1];
+    mirror_found = false;
+    if (i == j) return !real_positive(re, im);
+    double tre, tim;
+    mirror_found = transposed(i, std::int32_t(j), tre, tim);
+    return !near_conjugate(re, im, tre, tim);
   }
 };
 
@@ -248,20 +258,16 @@ user_zcsr zcsr_from_user(std::int32_t n, const std::int64_t* row_ptr, const std:
 
 void check_hermitian_positive_diagonal(const zcsr_view& a) {
   const hermitian_rows<std::int32_t> h{a.row_ptr.data(), a.col.data(), a.val.data(), 0};
-  auto transposed = [&](std::int32_t i, std::int32_t j, double& re, double& im) {
-    h.transposed(i, j, re, im);
-  };
-  auto bad_entry = [&](std::int32_t i, std::int64_t t) { return h.bad_entry(i, t); };
-  auto bad_row = [&](std::int64_t i) { return h.bad_row(i); };
-  const std::int64_t r = first_index(a.n, row_grain, host_threads(), bad_row);
+  const std::int64_t r =
+      first_index(a.n, row_grain, host_threads(), [&h](std::int64_t i) { return h.bad_row(i); });
   if (r < 0) return;
   const std::int32_t i = std::int32_t(r);
   char msg[400];
   const char* hint =
-      "CG needs a Hermitian positive definite A; CNC_BICGSTAB or CNC_GMRES solve general complex "
-      "systems";
+      "CG, block CG and CHOLMOD need a Hermitian positive definite A; CNC_BICGSTAB or CNC_GMRES "
+      "solve general complex systems";
   for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t) {
-    if (!bad_entry(i, t)) continue;
+    if (!h.bad_entry(i, t)) continue;
     const std::int32_t j = a.col[std::size_t(t)];
     const double re = a.val[2 * std::size_t(t)], im = a.val[2 * std::size_t(t) + 1];
     if (i == j) {
@@ -271,7 +277,7 @@ void check_hermitian_positive_diagonal(const zcsr_view& a) {
                     i, i, re, im, re > 0 ? "not real" : "not > 0", hint);
     } else {
       double tre, tim;
-      transposed(i, j, tre, tim);
+      h.transposed(i, j, tre, tim);
       std::snprintf(msg, sizeof msg,
                     "A is not Hermitian: a_%d,%d = (%g, %g) but a_%d,%d = (%g, %g) is not its "
                     "conjugate (%s)",

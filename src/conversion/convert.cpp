@@ -505,25 +505,4 @@ host_vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, b
   });
 }
 
-host_vector<double> inverse_diagonal(std::int32_t rows, std::int32_t n_padded, bool jacobi,
-                                     std::int64_t* zero_diagonals,
-                                     const std::function<double(std::int32_t)>& diag_of) {
-  host_vector<double> d(static_cast<std::size_t>(n_padded));  // every entry written below
-  std::vector<std::int64_t> zeros(static_cast<std::size_t>(piece_count(n_padded, row_grain)), 0);
-  parallel_pieces(
-      n_padded, row_grain, host_threads(), [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
-        for (std::int64_t i = i0; i < i1; ++i) {
-          d[i] = 1.0;
-          if (i >= rows) continue;
-          const double diag = diag_of(std::int32_t(i));
-          if (std::fabs(diag) < DBL_MIN)  // 0, absent, or subnormal (1/diag would overflow)
-            ++zeros[p];
-          else if (jacobi)
-            d[i] = 1.0 / diag;
-        }
-      });
-  if (zero_diagonals) *zero_diagonals = exclusive_scan(zeros);
-  return d;
-}
-
 }  // namespace cnc

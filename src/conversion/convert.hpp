@@ -2,12 +2,15 @@
 // Jacobi diagonal.
 #pragma once
 
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "matrix/matrix.hpp"
+#include "util/parallel.hpp"
 
 namespace cnc {
 
@@ -68,10 +71,30 @@ format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_
 // with 1 up to n_padded. With jacobi == false, all ones.
 host_vector<double> inverse_diagonal(const csr_view& a, std::int32_t n_padded, bool jacobi,
                                      std::int64_t* zero_diagonals);
-// The same rule over `rows` rows whose diagonal entries diag(i) gives (0 when absent): what the
-// formats share (complex matrices: conversion/complex.hpp).
+// The same rule over `rows` rows whose diagonal entries diag_of(i) (a double) gives (0 when
+// absent): what the formats share (complex matrices: conversion/complex.hpp). A template over the
+// callable, so that the call made once a row is inlined.
+template <class Diag>
 host_vector<double> inverse_diagonal(std::int32_t rows, std::int32_t n_padded, bool jacobi,
-                                     std::int64_t* zero_diagonals,
-                                     const std::function<double(std::int32_t)>& diag);
+                                     std::int64_t* zero_diagonals, const Diag& diag_of) {
+  // Rows per piece of the parallel loop (the conversion loops' grain).
+  constexpr std::int64_t grain = 2048;
+  host_vector<double> d(static_cast<std::size_t>(n_padded));  // every entry written below
+  std::vector<std::int64_t> zeros(static_cast<std::size_t>(piece_count(n_padded, grain)), 0);
+  parallel_pieces(n_padded, grain, host_threads(),
+                  [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+                    for (std::int64_t i = i0; i < i1; ++i) {
+                      d[i] = 1.0;
+                      if (i >= rows) continue;
+                      const double diag = diag_of(std::int32_t(i));
+                      if (std::fabs(diag) < DBL_MIN)  // 0, absent, or subnormal (1/diag overflows)
+                        ++zeros[p];
+                      else if (jacobi)
+                        d[i] = 1.0 / diag;
+                    }
+                  });
+  if (zero_diagonals) *zero_diagonals = exclusive_scan(zeros);
+  return d;
+}
 
 }  // namespace cnc

@@ -186,10 +186,10 @@ build_times build_system(backend& be, const zcsr_view& a, precision p, bool jaco
 
 user_zcsr pipeline_detail::complex_canonical(const solve_options& o, const caller_csr& raw) {
   try {
-    // CG needs a Hermitian positive definite A; the checks a pass over the sorted rows affords
-    // (the pipeline's own arrays were checked when they were made from the caller's).
+    // CG and block CG need a Hermitian positive definite A; the checks a pass over the sorted
+    // rows affords (the pipeline's own arrays were checked when they were made from the caller's).
     return zcsr_from_user(raw.n, raw.row_ptr, raw.col, raw.val, raw.base,
-                          o.solver == CNC_CG && !raw.kept);
+                          needs_hermitian(o) && !raw.kept);
   } catch (const error& e) {
     throw input_error(e.status(), std::string(": ") + e.what());
   }
@@ -429,8 +429,8 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
   if (same) {
     version = last.version;
     // A kept complex system prepared for another method: CG's check on the caller's arrays
-    // (their numbering in its message) before CG runs on it.
-    if (in.complex && o.solver == CNC_CG && !prep_.hermitian) {
+    // (their numbering in its message) before CG or block CG runs on it.
+    if (in.complex && needs_hermitian(o) && !prep_.hermitian) {
       complex_canonical(o, in);
       prep_.hermitian = true;
     }
@@ -543,7 +543,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex && raw->base == 0 && be_->takes_device_arrays() &&
                  complex_device_intake(o, *raw, version, k, stats)) {
-        prep_.hermitian = o.solver == CNC_CG;
+        prep_.hermitian = needs_hermitian(o);
         run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex) {
         // zcsr straight from the caller's complex CSR (viewed in place when canonical). The
@@ -572,12 +572,12 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         host_conversion = now_seconds() - t;
         log_to(o, CNC_LOG_INFO,
                std::string("complex intake: entries checked") +
-                   (o.solver == CNC_CG ? ", Hermitian checked" : "") +
+                   (needs_hermitian(o) ? ", Hermitian checked" : "") +
                    (z.copied() ? ", copied (made canonical, or kept for the backend)"
                                : ", the arrays used in place") +
                    ": " + std::to_string(1e3 * host_conversion) + " ms");
         prepare(o, none, &z.view, version, k, stats);
-        prep_.hermitian = o.solver == CNC_CG;
+        prep_.hermitian = needs_hermitian(o);
         if (be_->keeps_host_matrix()) prep_.zcsr = std::move(z.owned);  // buffers stay put
         stats.conversion += host_conversion;
         run(o, none, k, b, x, false, stats, alongside);

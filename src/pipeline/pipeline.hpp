@@ -47,6 +47,13 @@ struct solve_options {
   std::function<void(int, const std::string&)> log;  // CNC_LOG_* levels; may be empty
 };
 
+// Whether o's method needs A Hermitian (symmetric) positive definite: CG, block CG and CHOLMOD.
+// A complex system (cncSolveCSRComplex) is then checked Hermitian with a real positive diagonal
+// before anything is solved; every place that decides that check asks here.
+inline bool needs_hermitian(const solve_options& o) {
+  return o.solver == CNC_CG || o.solver == CNC_BLOCK_CG || o.solver == CNC_CHOLMOD;
+}
+
 struct solve_stats {
   std::int64_t iterations = 0;
   double error = 0, true_error = 0, true_error_min = 0;
@@ -95,8 +102,8 @@ struct prepared_system {
   std::int32_t n_padded = 0;  // its rows, padding included
   csr_matrix csr;  // the CSR a backend that keeps host pointers reads, when the caller's may go
   std::int64_t zero_diagonals = 0;
-  // A complex matrix checked Hermitian with a real positive diagonal (CG's check) when it was
-  // prepared; a kept system later reused by CG without it is checked then.
+  // A complex matrix checked Hermitian with a real positive diagonal (needs_hermitian's check)
+  // when it was prepared; a kept system later reused by CG or block CG without it is checked then.
   bool hermitian = false;
   std::unique_ptr<device_system> dev;
 };

@@ -129,7 +129,7 @@ bool pipeline::complex_device_intake(const solve_options& o, const caller_csr& i
       upload_caller(*be_, o, caller_view(in), "complex CSR");  // (re, im) pairs as they are
   if (!up) return false;
   const double ts = now_seconds();
-  const bool hermitian = o.solver == CNC_CG && !in.kept;  // (the pipeline's own: checked)
+  const bool hermitian = needs_hermitian(o) && !in.kept;  // (the pipeline's own: checked)
   const device_zcsr_scan scan = be_->scan_device_zcsr(up->view, hermitian);
   if (!scan.canonical || (hermitian && !scan.hermitian)) {
     // The host path makes it canonical, or decides and names what is wrong.

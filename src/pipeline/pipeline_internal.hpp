@@ -55,8 +55,9 @@ inline prepared_key key_for(const solve_options& o, std::uint64_t version, const
   return prepared_key{version, be, o.format, o.prec, k, o.jacobi};
 }
 
-// A complex caller's CSR made canonical (in place when it is already) and, for CG, checked
-// Hermitian with a real positive diagonal. Throws cnc::error naming the first bad entry.
+// A complex caller's CSR made canonical (in place when it is already) and, where the method
+// needs it (needs_hermitian: CG, block CG), checked Hermitian with a real positive diagonal. Throws
+// cnc::error naming the first bad entry.
 user_zcsr complex_canonical(const solve_options& o, const caller_csr& raw);
 
 inline void log_to(const solve_options& o, int level, const std::string& m) {

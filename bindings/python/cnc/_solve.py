@@ -111,8 +111,8 @@ def solve(
     omega    SSOR's relaxation factor in (0, 2) (None: cnc's default, 1.5)
 
     Complex A, b or x0 (complex128, or anything numpy makes complex) are solved as a complex
-    system through cncSolveCSRComplex and x is complex128: "cg" needs A Hermitian positive
-    definite (cnc checks it: CncError CNC_ERR_INVALID_VALUE naming the entry otherwise),
+    system through cncSolveCSRComplex and x is complex128: "cg" and "block_cg" need A Hermitian
+    positive definite (cnc checks it: CncError CNC_ERR_INVALID_VALUE naming the entry otherwise),
     "bicgstab" and "gmres" take any nonsingular complex A (their real-equivalent forms).
 
     Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,

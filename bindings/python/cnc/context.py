@@ -323,8 +323,9 @@ class Context:
         the device (a numpy array otherwise).
 
         When A, b or x0 is complex (host arrays), the system goes to cncSolveCSRComplex as
-        complex128 and x is complex128: CG needs A Hermitian positive definite (checked by cnc:
-        CncError CNC_ERR_INVALID_VALUE otherwise), BiCGSTAB and GMRES take any nonsingular A.
+        complex128 and x is complex128: CG and block CG need A Hermitian positive definite (checked
+        by cnc: CncError CNC_ERR_INVALID_VALUE otherwise), BiCGSTAB and GMRES take any nonsingular
+        A.
         """
         if _device.is_device_array(A) or _device.is_device_array(b):
             return self._solve_device(A, b, x0)
