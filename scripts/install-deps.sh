@@ -7,7 +7,7 @@ pkgs=(build-essential cmake ninja-build pkg-config libcmocka-dev libeigen3-dev l
       clang-format clang-tidy python3 python3-numpy python3-scipy python3-pytest python3-venv
       doxygen clang libclang-rt-14-dev llvm  # doxygen: the API reference; clang's libFuzzer and sanitizer runtimes, llvm-symbolizer
       libsuitesparse-dev libsuperlu-dev  # CHOLMOD and SuperLU: headers at build time, libraries opened at run time
-      libopenblas0-pthread  # the system BLAS/LAPACK they, ARPACK and NumPy use (LSCM via CHOLMOD 2.7x faster)
+      libopenblas0-pthread  # the system BLAS/LAPACK they, ARPACK and NumPy use (LSCM via CHOLMOD 2.5x faster)
       libarpack2-dev  # ARPACK (the eigen solver): opened at run time, no header needed
       libopenmpi-dev openmpi-bin  # MPI: libcnc_mpi and its tests (built only when found)
       jq)  # the README's cnc-solve example pipes --json into jq

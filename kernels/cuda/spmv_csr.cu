@@ -34,8 +34,9 @@ __global__ void __launch_bounds__(block_threads)
 
   // The next trip's row offsets are loaded while this one runs: a trip then waits on the chain
   // entries -> gathers, not offsets -> entries -> gathers (8-9 % less time a CG iteration on
-  // meshes of 8-entry rows, 5 % on the power-law graph, run 78 on an H200; the same prefetch
-  // made the SELL and ZCSR kernels slower on the 27-point stencil there, so they do not have it).
+  // meshes of 8-entry rows, 5 % on the 2 M power-law graph, the 100 K one 5 % slower, run 78 on
+  // an H200; the same prefetch made the SELL and ZCSR kernels slower on the 27-point stencil
+  // there, so they do not have it).
   const long long stride = n_warps * rows_per_warp;
   const auto row_offsets = [&](long long first, std::int64_t& begin, std::int64_t& end) {
     const long long r = first + (threadIdx.x & 31) / W;

@@ -86,9 +86,10 @@ inline void zcsr_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
 }
 
 // CSR rows r0..r1 with one system, the gather of `in` prefetch_distance entries ahead issued
-// before each entry (cpu_matrix_view::prefetch_gathers). Measured on the 2-core build box: the
-// power-law 2M graph's SpMV-bound iteration 1.5-3x faster; the 7-point stencil, whose gathers hit
-// the caches, up to 30 % slower with it, hence only for scattered columns.
+// before each entry (cpu_matrix_view::prefetch_gathers). Measured (BENCHMARKS.md, CPU backend):
+// the power-law 2M graph's iteration 70 -> 40-45 ms on the 2-core AMD build box; no gain on the
+// GPU machine's Intel host, whose 300 MiB L3 holds x. Only for scattered columns, where it was
+// measured to pay: stencils, whose gathers hit the caches, keep the plain loop.
 template <class VT, class MT>
 inline void csr_prefetched_range(const cpu_matrix_view& a, const VT* in, VT* out, std::int32_t r0,
                                  std::int32_t r1) {
