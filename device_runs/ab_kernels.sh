@@ -2,8 +2,7 @@
 # A/B of CUDA kernel files in one run: the tree as it is (/tmp/b) against the same tree with the
 # files of device_runs/baseline/ put back (/tmp/b0: common.cuh and the .cu files of kernels/cuda
 # of the commit before the change, put there by hand, not committed: run 78 used those of b4296b7),
-# each benchmark alternated
-# base / new, the textbook cuSPARSE PCG in every run.
+# each benchmark alternated base / new, the textbook cuSPARSE PCG in every run.
 # Usage: bash device_runs/ab_kernels.sh [tests] [bench]. Carried: .devfull/root, .devfull/matrices.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD

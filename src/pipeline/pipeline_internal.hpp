@@ -56,8 +56,8 @@ inline prepared_key key_for(const solve_options& o, std::uint64_t version, const
 }
 
 // A complex caller's CSR made canonical (in place when it is already) and, where the method
-// needs it (needs_hermitian: CG, block CG, CHOLMOD), checked Hermitian with a real positive diagonal. Throws
-// cnc::error naming the first bad entry.
+// needs it (needs_hermitian: CG, block CG, CHOLMOD), checked Hermitian with a real positive
+// diagonal. Throws cnc::error naming the first bad entry.
 user_zcsr complex_canonical(const solve_options& o, const caller_csr& raw);
 
 inline void log_to(const solve_options& o, int level, const std::string& m) {
