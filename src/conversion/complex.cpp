@@ -76,10 +76,8 @@ struct hermitian_rows {
   bool bad_row(std::int64_t i) const {
     bool diagonal = false;
     for (std::int64_t t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t) {
-      const std::int64_t j = std::int64_t(col[t]) - base;
-      diagonal = diagonal || j == i;
-      bool mirror_found = false;
-      if (bad_against_mirror(std::int32_t(i), j, t, mirror_found)) return true;
+      diagonal = diagonal || std::int64_t(col[t]) - base == i;
+      if (bad_entry(std::int32_t(i), t)) return true;
     }
     return !diagonal;
   }
