@@ -1,9 +1,10 @@
 #!/bin/bash
 # A/B of CUDA kernel files in one run: the tree as it is (/tmp/b) against the same tree with the
 # files of device_runs/baseline/ put back (/tmp/b0: common.cuh and the .cu files of kernels/cuda
-# of the commit before the change, put there by hand, not committed: run 78 used those of b4296b7),
-# each benchmark alternated base / new, the textbook cuSPARSE PCG in every run.
-# Usage: bash device_runs/ab_kernels.sh [tests] [bench]. Carried: .devfull/root, .devfull/matrices.
+# of the commit before the change, put there by hand, not committed: run 78 used those of b4296b7,
+# run 81 common.cuh, pcg_vectors.cu and pcg_persistent.cu of ba6f64c), each benchmark alternated
+# base / new, the textbook cuSPARSE PCG in every run. "ocl": the OpenCL suites on NVIDIA's OpenCL.
+# Usage: bash device_runs/ab_kernels.sh [tests] [ocl] [bench]. Carried: .devfull/root, .devfull/matrices.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD
 exec > >(tee -a "$OUT/ab-kernels.log") 2>&1
@@ -25,6 +26,12 @@ for what in "$@"; do
     (cd /tmp/b && CNC_BACKEND=cuda ctest -j4 --timeout 300 --output-on-failure \
        -R "test_solve|test_bad_input|nonsymmetric|opennl|threads|assembly|complex|block|cuda") 2>&1 | tail -4
   fi
+  if [ "$what" = ocl ]; then
+    echo "== test_backend opencl, test_opencl_kernels (NVIDIA OpenCL)"
+    ninja -C /tmp/b tests/test_opencl_kernels > /dev/null 2>&1
+    /tmp/b/tests/test_backend opencl 2>&1 | grep -E "^backend|PASSED|FAILED|ERROR"
+    /tmp/b/tests/test_opencl_kernels 2>&1 | grep -E "PASSED|FAILED|ERROR" | head
+  fi
   if [ "$what" = bench ]; then
     run() {  # label, then bench_api arguments
       local label=$1; shift
@@ -34,7 +41,6 @@ for what in "$@"; do
       done
     }
     run "mesh, RCM" --patterns --only mesh --reorder rcm
-    run "7-pt 192 random, AUTO and RCM" --patterns --only "7-pt 192"
     run "7-pt 192 random, RCM" --patterns --only "7-pt 192" --reorder rcm
     run "27-pt" --patterns --only "27-pt"
     run "power-law" --patterns --only power-law

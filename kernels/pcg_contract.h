@@ -10,9 +10,13 @@
  *                iters = 0; status = cnc_status_of_residual(rr, rz, thr2).
  *   spmv_dot():  q = A p; pq = sum p q.
  *   update_xr(): status = cnc_status_of_pq(pq); if still running: alpha = rz / pq;
- *                x += alpha p; r -= alpha q; rz_new = sum d r^2; rr = sum r^2; iters += 1.
- *   update_p():  status = cnc_status_of_residual(rr, rz_new, thr2); if still running:
+ *                r -= alpha q; rz_new = sum d r^2; rr = sum r^2; iters += 1.
+ *   update_p():  x += alpha p with alpha = rz / pq (update_xr's step, which a system running
+ *                here has just taken; x is read and written in the pass that reads p anyway,
+ *                one vector pass fewer than in update_xr); then
+ *                status = cnc_status_of_residual(rr, rz_new, thr2); if still running:
  *                beta = rz_new / rz; rz = rz_new; p = d r + beta p.
+ * So x is the iterate of the step only after update_p (the sequence is always the three steps).
  * Dot products accumulate in double in every precision (float only on OpenCL devices without
  * fp64). Reductions use a fixed blocking (no floating-point atomics), so one backend with one
  * configuration is bit-reproducible. */

@@ -6,9 +6,9 @@
 //     leaving masked-out columns and rows without halo entries bit for bit; an empty plan is a
 //     no-op. A system that offers no halo operations (set_halo false: CUDA's single-precision
 //     vectors) is skipped.
-//   - write_state: the next step reads what was written (update_xr's step length from a written
-//     pq, update_p's beta and state from a written rz_new), as a distributed system's global
-//     sums replace the local ones between steps.
+//   - write_state: the next step reads what was written (the step length x takes in update_p
+//     from a written pq, update_p's beta and state from a written rz_new), as a distributed
+//     system's global sums replace the local ones between steps.
 #include <setjmp.h>
 
 #include <bit>
@@ -136,22 +136,13 @@ void run_state_case(const combo& c) {
   sys->update_xr();
   std::vector<cnc::rhs_state> st1(ks);
   sys->read_state(st1.data());
-  sys->read(cnc::device_system::vec_x, X1.data());
-  for (int j = 0; j < k; ++j) {
-    if (st[std::size_t(j)].status != CNC_ST_RUNNING) continue;
-    const double a = st[std::size_t(j)].rz / st[std::size_t(j)].pq;
-    if (!close(st1[std::size_t(j)].pq, st[std::size_t(j)].pq, tol))
+  for (int j = 0; j < k; ++j)
+    if (st[std::size_t(j)].status == CNC_ST_RUNNING &&
+        !close(st1[std::size_t(j)].pq, st[std::size_t(j)].pq, tol))
       fail_msg("%s: pq after update_xr %.17g, written %.17g", c.label().c_str(),
                st1[std::size_t(j)].pq, st[std::size_t(j)].pq);
-    for (std::int32_t r = 0; r < n; ++r) {
-      const std::size_t at = std::size_t(j) * n + std::size_t(r);
-      const double want = X0[at] + a * P0[at];
-      if (!(std::fabs(X1[at] - want) <= tol * (std::fabs(X0[at]) + std::fabs(a * P0[at])) + 1e-30))
-        fail_msg("%s: x after a written pq, column %d row %d: %.17g, expected %.17g",
-                 c.label().c_str(), j, r, X1[at], want);
-    }
-  }
-  // update_p with rz_new written three times larger: beta = 3 rz_new / rz.
+  // update_p with rz_new written three times larger: beta = 3 rz_new / rz. It also moves x by
+  // update_xr's step, whose length came from the written pq (still in the state).
   std::vector<cnc::rhs_state> st2 = st1;
   for (cnc::rhs_state& s : st2) s.rz_new *= 3.0;
   sys->write_state(st2.data());
@@ -160,6 +151,18 @@ void run_state_case(const combo& c) {
   std::vector<cnc::rhs_state> st3(ks);
   sys->read_state(st3.data());
   sys->read(cnc::device_system::vec_p, P1.data());
+  sys->read(cnc::device_system::vec_x, X1.data());
+  for (int j = 0; j < k; ++j) {
+    if (st[std::size_t(j)].status != CNC_ST_RUNNING) continue;
+    const double a = st[std::size_t(j)].rz / st[std::size_t(j)].pq;
+    for (std::int32_t r = 0; r < n; ++r) {
+      const std::size_t at = std::size_t(j) * n + std::size_t(r);
+      const double want = X0[at] + a * P0[at];
+      if (!(std::fabs(X1[at] - want) <= tol * (std::fabs(X0[at]) + std::fabs(a * P0[at])) + 1e-30))
+        fail_msg("%s: x after a written pq, column %d row %d: %.17g, expected %.17g",
+                 c.label().c_str(), j, r, X1[at], want);
+    }
+  }
   for (int j = 0; j < k; ++j) {
     const cnc::rhs_state& w = st2[std::size_t(j)];
     if (w.status != CNC_ST_RUNNING || st3[std::size_t(j)].status != CNC_ST_RUNNING) continue;

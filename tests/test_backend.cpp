@@ -3,6 +3,7 @@
 //   - apply() against a reference SpMV (per precision);
 //   - init / spmv_dot / update_xr / update_p against the contract's formulas (scalars, statuses,
 //     iteration counts and x after every iteration);
+//   - x taking update_xr's step in update_p, also where the system converges;
 //   - iterate(count) bit-identical to count single steps;
 //   - systems that stopped (converged, b = 0) stay untouched, bit for bit, by later steps;
 //   - a full solve to convergence, checked by the residual the test computes;
@@ -223,6 +224,68 @@ void test_iterate_equals_steps(void**) {
     if (std::memcmp(x1.data(), x2.data(), sizeof(double) * nk) != 0)
       fail_msg("%s: iterate(7) x differs from 7 single steps", c.label().c_str());
     for (int j = 0; j < c.k; ++j) assert_int_equal(st1[j].iters, 7);
+  }
+}
+
+// ---- x takes update_xr's step in update_p, also in the step where a system converges
+// --------------------------------------------------------------------------------
+void test_x_step_in_update_p(void**) {
+  for (const combo& c : all_combos()) {
+    if (c.m->a.n > 2000) continue;
+    auto prep = prepare(c.m->a, c.f);
+    auto sys = g_backend->create_system(prep->hm, prep->d, c.p, c.k);
+    const std::int32_t n = c.m->a.n;
+    const std::size_t nk = std::size_t(n) * c.k;
+    std::vector<double> b = random_vec(nk, 41), x0 = random_vec(nk, 43, 0.1), thr2(c.k);
+    for (int j = 0; j < c.k; ++j) {  // a loose threshold: every system converges within a few
+      double bb = 0;
+      for (std::int32_t i = 0; i < n; ++i)
+        bb += b[std::size_t(j) * n + i] * b[std::size_t(j) * n + i];
+      thr2[j] = 0.2 * 0.2 * bb;
+    }
+    sys->set_vectors(b.data(), x0.data());
+    sys->init(thr2.data());
+    std::vector<cnc::rhs_state> st(c.k), mid(c.k);
+    std::vector<double> xb(nk), pb(nk), xa(nk);
+    const double tol = c.p == cnc::precision::f32 ? 1e-6 : 1e-14;
+    std::vector<int> converged_here(c.k, 0);
+    for (int it = 0; it < 10 * n; ++it) {
+      sys->read_state(st.data());
+      if (std::none_of(st.begin(), st.end(),
+                       [](const cnc::rhs_state& s) { return s.status == cnc::running; }))
+        break;
+      sys->spmv_dot();
+      sys->update_xr();
+      sys->read_state(mid.data());
+      sys->read(cnc::device_system::vec_x, xb.data());
+      sys->read(cnc::device_system::vec_p, pb.data());
+      sys->update_p();
+      sys->read_state(st.data());
+      sys->read(cnc::device_system::vec_x, xa.data());
+      for (int j = 0; j < c.k; ++j) {
+        const std::size_t o = std::size_t(j) * n;
+        if (mid[j].status != cnc::running) {  // no step taken: x untouched, bit for bit
+          if (std::memcmp(xa.data() + o, xb.data() + o, sizeof(double) * n) != 0)
+            fail_msg("%s: x of stopped system %d changed by update_p", c.label().c_str(), j);
+          continue;
+        }
+        if (st[j].status == cnc::converged) converged_here[j] = 1;
+        const double alpha = mid[j].rz / mid[j].pq;
+        for (std::int32_t i = 0; i < n; ++i) {
+          const double want = xb[o + i] + alpha * pb[o + i];
+          if (!(std::fabs(xa[o + i] - want) <=
+                tol * (std::fabs(xb[o + i]) + std::fabs(alpha * pb[o + i])) + 1e-300))
+            fail_msg(
+                "%s: system %d row %d after update_p: x %.17g, want x + alpha p = %.17g (status "
+                "%d)",
+                c.label().c_str(), j, i, xa[o + i], want, st[j].status);
+        }
+      }
+    }
+    for (int j = 0; j < c.k; ++j)
+      if (!converged_here[j])
+        fail_msg("%s: system %d did not converge in an update_p step (status %d)",
+                 c.label().c_str(), j, st[j].status);
   }
 }
 
@@ -487,6 +550,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_steps_vs_reference),
       cmocka_unit_test(test_step_statuses),
       cmocka_unit_test(test_iterate_equals_steps),
+      cmocka_unit_test(test_x_step_in_update_p),
       cmocka_unit_test(test_frozen_systems),
       cmocka_unit_test(test_full_solve),
       cmocka_unit_test(test_pcg_true_residual_on_device),

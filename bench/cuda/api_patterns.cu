@@ -32,11 +32,11 @@ using textbook::now;
 // each changes every iteration, and each new value needs its old one or is needed by another
 // step), plus the Jacobi diagonal read once (1); z = D^-1 r is never stored, the dot products ride
 // on those passes, and the SpMV's gathers of p are taken as one pass (perfect reuse in cache).
-// An idealization below every three-kernel PCG (cnc's fused steps move 13 passes, see
+// An idealization below every three-kernel PCG (cnc's fused steps move 12 passes, see
 // bench_cuda.cu; the textbook's cuSPARSE and cuBLAS calls 21), so that the floor is one number
 // per matrix, whatever the implementation: the percentage compares patterns, not kernel designs.
-// cnc's own ceiling on this scale is (matrix + 72 n) / (matrix + 104 n): 84% for a 7-point
-// stencil in CSR, 92% for a 27-point one; a pattern whose gathers miss the cache sits below it.
+// cnc's own ceiling on this scale is (matrix + 72 n) / (matrix + 96 n): 87% for a 7-point
+// stencil in CSR, 94% for a 27-point one; a pattern whose gathers miss the cache sits below it.
 double floor_bytes(const problem& p) { return pcg_floor_bytes(p.n, p.nnz(), 8); }
 
 struct source {

@@ -9,8 +9,8 @@
 //
 // Floor bytes of one cnc iteration (3 fused steps): matrix values + column indices once, 64-bit
 // row offsets once, plus vector passes of n_padded values each: SpMV reads p and writes q (2k);
-// update_xr reads p, q, x, r and d, writes x and r (6k + 1); update_p reads r, d, p and writes p
-// (3k + 1): 11k + 2 passes, 13 for k = 1. d is shared by the k systems.
+// update_xr reads q, r and d, writes r (3k + 1); update_p reads x, r, d, p and writes x, p
+// (5k + 1): 10k + 2 passes, 12 for k = 1. d is shared by the k systems.
 //
 //   bench_cuda [quick]     ("quick": small sizes only, for a smoke test)
 //

@@ -119,7 +119,7 @@ double floor_bytes(const problem& pb, format f, precision p, int k) {
     mat = double(pb.bcrs.n_blocks()) * (16 * ms + 4) + (pb.bcrs.n_block_rows + 1) * 8.0;
     np = pb.bcrs.n_padded();
   }
-  return mat + (11.0 * k + 2.0) * np * vs;
+  return mat + (10.0 * k + 2.0) * np * vs;  // passes: bench_cuda.cu's header
 }
 
 // ---- baseline: cuSPARSE + cuBLAS, host-side scalars

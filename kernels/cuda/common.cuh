@@ -226,16 +226,21 @@ __device__ __forceinline__ bool grid_sum2(double* part, unsigned int* counter, d
   return true;
 }
 
-// The x/r part of update_xr on elements first, first + stride, ... < total (all of slot
-// first % KC), accumulating d r² and r². The step kernel and the persistent kernel both use it:
-// their results must agree bit for bit.
-template <int KC, class V>
+// r -= alpha q (and x += alpha p when X) on elements first, first + stride, ... < total (all of
+// slot first % KC), accumulating d r² and r². The step kernels (update_xr without x: update_p
+// moves x, see step_x) and the persistent kernel (with x) both use it: their results must agree
+// bit for bit.
+template <class V>
+__device__ __forceinline__ void step_x(V& x, V alpha, V p) {
+  x = fma(alpha, p, x);  // one rounding, whatever the compiler's contraction
+}
+template <int KC, bool X, class V>
 __device__ __forceinline__ void update_xr_range(V* x, V* r, const V* p, const V* q, const V* d,
                                                 V alpha, long long first, long long stride,
                                                 long long total, double& rz, double& rr) {
   for (long long f = first; f < total; f += stride) {
     const V rv = r[f] - alpha * q[f];
-    x[f] += alpha * p[f];
+    if constexpr (X) step_x(x[f], alpha, p[f]);
     r[f] = rv;
     const double r2 = static_cast<double>(rv) * static_cast<double>(rv);
     rz += static_cast<double>(d[f / KC]) * r2;

@@ -9,6 +9,8 @@
 //      (direction(), rounding fixed, so it equals what update_p writes). p' goes to the other
 //      of two buffers, since other warps still read the old p.          -- barrier --
 //   B: alpha = rz/pq; x += alpha p'; r -= alpha q; partials of rz_new, rr. -- barrier --
+//      (x moves here rather than in update_p as in the step kernels: the same bits once the
+//      iteration is done, which is all a caller of iterate(count) sees.)
 //   then the update_p checks and beta, computed at the start of the next A (or after the loop,
 //   followed by a last pass that writes the final p into the group's p buffer).
 // Scalars: every block reduces the same per-block partials in the same order (sum_partials) and so
@@ -133,8 +135,8 @@ __global__ void __launch_bounds__(block_threads)
     __syncthreads();
     double rz = 0.0, rr = 0.0;
     if (j < g.k && sst[j].status == running)
-      update_xr_range<KC>(x, r, nxt, q, d, static_cast<V>(alpha_s[j]), first, stride, total, rz,
-                          rr);
+      update_xr_range<KC, true>(x, r, nxt, q, d, static_cast<V>(alpha_s[j]), first, stride, total,
+                                rz, rr);
     block_partials2<KC>(part_b, rz, rr, smem);
     if (t < KC) pend_s[t] = false;  // p' is now the current p
     V* const tmp = cur;

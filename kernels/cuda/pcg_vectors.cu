@@ -64,12 +64,12 @@ __global__ void __launch_bounds__(block_threads) k_update_xr(group_view g) {
     }
   }
   double rz = 0.0, rr = 0.0;
-  if (act)
-    update_xr_range<KC>(static_cast<V*>(g.x), static_cast<V*>(g.r), static_cast<const V*>(g.p),
-                        static_cast<const V*>(g.q), static_cast<const V*>(g.d), alpha,
-                        static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x,
-                        static_cast<long long>(gridDim.x) * blockDim.x,
-                        static_cast<long long>(g.n) * KC, rz, rr);
+  if (act)  // x moves in update_p, which reads p anyway
+    update_xr_range<KC, false>(
+        static_cast<V*>(nullptr), static_cast<V*>(g.r), static_cast<const V*>(nullptr),
+        static_cast<const V*>(g.q), static_cast<const V*>(g.d), alpha,
+        static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x,
+        static_cast<long long>(gridDim.x) * blockDim.x, static_cast<long long>(g.n) * KC, rz, rr);
   if (!grid_sum2<KC>(g.partials, g.counter, rz, rr, smem)) return;
   const double trz = rz, trr = rr;
   const int t = threadIdx.x;
@@ -90,23 +90,36 @@ template <class V, int KC>
 __global__ void __launch_bounds__(block_threads, 8) k_update_p(group_view g) {
   if (none_running<KC>(g)) return;
   const int j = threadIdx.x % KC;
-  bool act = false;
-  V beta = V(0);
+  bool step = false, act = false;  // x += alpha p; p = d r + beta p
+  V alpha = V(0), beta = V(0);
   if (j < g.k) {
     const rhs_state& st = g.state[j];
-    if (st.status == running && cnc_status_of_residual(st.rr, st.rz_new, st.thr2) == running) {
-      act = true;
-      beta = static_cast<V>(st.rz_new / st.rz);
+    if (st.status == running) {  // update_xr took its step: rz and pq are still its own
+      step = true;
+      alpha = static_cast<V>(st.rz / st.pq);
+      if (cnc_status_of_residual(st.rr, st.rz_new, st.thr2) == running) {
+        act = true;
+        beta = static_cast<V>(st.rz_new / st.rz);
+      }
     }
   }
-  if (act) {
+  if (step) {
     const V* __restrict__ r = static_cast<const V*>(g.r);
     const V* __restrict__ d = static_cast<const V*>(g.d);
     V* __restrict__ p = static_cast<V*>(g.p);
+    V* __restrict__ x = static_cast<V*>(g.x);
     const long long total = static_cast<long long>(g.n) * KC;
-    for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
-         f += static_cast<long long>(gridDim.x) * blockDim.x)
-      p[f] = direction(d[f / KC], r[f], beta, p[f]);
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    if (act) {
+      for (long long f = first; f < total; f += stride) {
+        const V pv = p[f];
+        step_x(x[f], alpha, pv);
+        p[f] = direction(d[f / KC], r[f], beta, pv);
+      }
+    } else {  // converged (or ended) here: the last step of x only
+      for (long long f = first; f < total; f += stride) step_x(x[f], alpha, p[f]);
+    }
   }
   // The scalars change only once every block has read the old ones.
   if (!last_block_done(g.counter)) return;

@@ -8,9 +8,9 @@
 // makes), and a status it changes only moves away from "running", which every group decides
 // identically from the same sums, so reading the old or the new value leads to the same work.
 
-// x += alpha p; r -= alpha q; partials of sum d r^2 and sum r^2; partA holds spmv_dot's partials of pq.
-__kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
-                        __global const VEC_T* p, __global const VEC_T* q,
+// r -= alpha q; partials of sum d r^2 and sum r^2; partA holds spmv_dot's partials of pq. (x
+// moves in update_p, which reads p anyway.)
+__kernel void update_xr(int n, int groups, __global VEC_T* r, __global const VEC_T* q,
                         __global const VEC_T* d, __global rhs_state* st,
                         __global ACC_T* aux_rz, __global const ACC_T* partA,
                         __global ACC_T* partB) {
@@ -25,8 +25,9 @@ __kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
     const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
     upd[j] = 0;
     alpha[j] = 0;
+    const int s = lstat[j] == CNC_ST_RUNNING ? cnc_status_of_pq(pq) : lstat[j];
+    if (g == 0 && lid == 0) aux_rz[NRHS + j] = s == CNC_ST_RUNNING ? 1 : 0;  // the step taken
     if (lstat[j] != CNC_ST_RUNNING) continue;
-    const int s = cnc_status_of_pq(pq);
     if (s == CNC_ST_RUNNING) {
       alpha[j] = (VEC_T)(st[j].rz / pq);
       upd[j] = 1;
@@ -49,7 +50,6 @@ __kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
     for (int j = 0; j < NRHS; ++j) {
       if (!upd[j]) continue;
       const OFF_T o = (OFF_T)i * NRHS + j;
-      x[o] += alpha[j] * p[o];
       const VEC_T ri = r[o] - alpha[j] * q[o];
       r[o] = ri;
       a0[j] += (ACC_T)di * (ACC_T)ri * (ACC_T)ri;
@@ -66,22 +66,27 @@ __kernel void update_xr(int n, int groups, __global VEC_T* x, __global VEC_T* r,
   }
 }
 
-// Convergence test, then p = d.r + beta p; partB holds update_xr's partials of sum d r^2 and sum r^2.
-__kernel void update_p(int n, int groups, __global VEC_T* p, __global const VEC_T* r,
-                       __global const VEC_T* d, __global rhs_state* st,
+// x += alpha p for the systems that took update_xr's step (aux_rz[NRHS + j], not the status:
+// work-group 0 may already have changed it; alpha from aux_rz[j], update_xr's copy of rz, and the
+// pq it recorded), then the convergence test and p = d.r + beta p; partB holds update_xr's
+// partials of sum d r^2 and sum r^2.
+__kernel void update_p(int n, int groups, __global VEC_T* x, __global VEC_T* p,
+                       __global const VEC_T* r, __global const VEC_T* d, __global rhs_state* st,
                        __global const ACC_T* aux_rz, __global const ACC_T* partB) {
   __local ACC_T scratch[WG];
-  __local int lstat[NRHS];
-  snapshot_status(st, lstat);
   const int lid = get_local_id(0), g = get_group_id(0);
-  int upd[NRHS];
-  VEC_T beta[NRHS];
+  int upd[NRHS], stepped[NRHS];
+  VEC_T alpha[NRHS], beta[NRHS];
   for (int j = 0; j < NRHS; ++j) {
     const ACC_T rz_new = sum_partials(partB + (2 * j) * groups, groups, scratch);
     const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
     upd[j] = 0;
+    stepped[j] = 0;
+    alpha[j] = 0;
     beta[j] = 0;
-    if (lstat[j] != CNC_ST_RUNNING) continue;
+    if (aux_rz[NRHS + j] == 0) continue;
+    stepped[j] = 1;
+    alpha[j] = (VEC_T)(aux_rz[j] / st[j].pq);
     const int s = cnc_status_of_residual(rr, rz_new, st[j].thr2);
     if (s == CNC_ST_RUNNING) {
       beta[j] = (VEC_T)(rz_new / aux_rz[j]);
@@ -100,16 +105,19 @@ __kernel void update_p(int n, int groups, __global VEC_T* p, __global const VEC_
   for (int i = start + lid; i < end; i += WG) {
     const VEC_T di = d[i];
     for (int j = 0; j < NRHS; ++j) {
-      if (!upd[j]) continue;
+      if (!stepped[j]) continue;
       const OFF_T o = (OFF_T)i * NRHS + j;
-      p[o] = di * r[o] + beta[j] * p[o];
+      const VEC_T po = p[o];
+      x[o] += alpha[j] * po;
+      if (upd[j]) p[o] = di * r[o] + beta[j] * po;
     }
   }
 }
 
 // One work-group that records in the state what the last kernel's partials hold, for a host
 // read between two steps (the next step would record the same values itself):
-//   mode 0, after init:      every system: rz, rr, pq = 0, iters = 0, thr2, status; aux_rz = rz
+//   mode 0, after init:      every system: rz, rr, pq = 0, iters = 0, thr2, status; aux_rz = rz,
+//                            no step taken
 //   mode 1, after spmv_dot:  running systems: pq
 //   mode 2, after update_xr: running systems: rz_new, rr
 __kernel void finalize(int mode, int groups, __global rhs_state* st, __global ACC_T* aux_rz,
@@ -133,6 +141,7 @@ __kernel void finalize(int mode, int groups, __global rhs_state* st, __global AC
       st[j].iters = 0;
       st[j].status = cnc_status_of_residual(s1, s0, t);
       aux_rz[j] = s0;
+      aux_rz[NRHS + j] = 0;
     } else if (lstat[j] == CNC_ST_RUNNING && mode == 1) {
       st[j].pq = pq;
     } else if (lstat[j] == CNC_ST_RUNNING && mode == 2) {

@@ -48,13 +48,13 @@ int threads_from_environment() {
   return int(std::clamp<long long>(env::integer(env::var::num_threads, 0), 0, 1 << 16));
 }
 
-// Minimum bytes one iteration must move: the matrix once, 13 vector passes per system (spmv:
-// read p, write q; update_xr: read x p r q, write x r; update_p: read r p, write p; plus the
+// Minimum bytes one iteration must move: the matrix once, 10 vector passes per system (spmv:
+// read p, write q; update_xr: read r q, write r; update_p: read x r p, write x p; plus the
 // diagonal read twice, shared by the systems).
 double bytes_per_iteration(std::int32_t n, std::int64_t nnz, const prepared_system& p) {
   const int vb = p.key.prec == precision::f32 ? 4 : 8, mb = value_bytes(p.key.prec);
   return matrix_bytes(n, nnz, p.fmt, p.stored, mb) +
-         double(p.n_padded) * vb * (11.0 * p.key.k + 2.0);
+         double(p.n_padded) * vb * (10.0 * p.key.k + 2.0);
 }
 
 }  // namespace

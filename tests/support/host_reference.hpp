@@ -91,7 +91,6 @@ class host_pcg {
       const double alpha = vec_round(p_, s.rz / s.pq);
       double rz = 0, rr = 0;
       for (std::int32_t i = 0; i < n; ++i) {
-        at(x, j, i) = vec_round(p_, at(x, j, i) + alpha * at(pv, j, i));
         const double ri = vec_round(p_, at(r, j, i) - alpha * at(q, j, i));
         at(r, j, i) = ri;
         rz += d_[i] * ri * ri;
@@ -106,6 +105,9 @@ class host_pcg {
     for (int j = 0; j < k; ++j) {
       cnc::rhs_state& s = st[j];
       if (s.status != cnc::running) continue;
+      const double alpha = vec_round(p_, s.rz / s.pq);  // update_xr's step, taken here on x
+      for (std::int32_t i = 0; i < n; ++i)
+        at(x, j, i) = vec_round(p_, at(x, j, i) + alpha * at(pv, j, i));
       s.status = cnc_status_of_residual(s.rr, s.rz_new, s.thr2);
       if (s.status == cnc::running) {
         const double beta = vec_round(p_, s.rz_new / s.rz);

@@ -137,8 +137,10 @@ class cpu_system final : public device_system {
     alpha_.assign(std::size_t(k), 0.0);
     beta_.assign(std::size_t(k), 0.0);
     active_.assign(std::size_t(k), 0);
+    stepped_.assign(std::size_t(k), 0);
     state_.assign(std::size_t(k), rhs_state{0, 0, 0, 0, 0, converged, 0});
     step_.alpha = alpha_.data(), step_.beta = beta_.data(), step_.active = active_.data();
+    step_.stepped = stepped_.data();
   }
 
   void set_vectors(const double* b, const double* x) override {
@@ -190,13 +192,18 @@ class cpu_system final : public device_system {
   }
 
   void update_p() override {
+    bool any = false;
     for (int j = 0; j < k_; ++j) {
       rhs_state& s = state_[j];
-      if (s.status != running) continue;
+      stepped_[j] = s.status == running;  // update_xr took its step: rz, pq are still its own
+      if (!stepped_[j]) continue;
+      any = true;
+      alpha_[j] = s.rz / s.pq;
       s.status = cnc_status_of_residual(s.rr, s.rz_new, s.thr2);
       if (s.status == running) beta_[j] = s.rz_new / s.rz, s.rz = s.rz_new;
     }
-    if (!refresh_active()) return;
+    refresh_active();
+    if (!any) return;
     for_chunks([&](std::int32_t c) { kt_->update_p(step_, first_row(c), last_row(c)); });
   }
 
@@ -607,7 +614,7 @@ class cpu_system final : public device_system {
   int threads_ = 1;
   std::atomic<std::int32_t> next_chunk_{0};
   std::vector<double> part_, alpha_, beta_;
-  std::vector<std::uint8_t> active_;
+  std::vector<std::uint8_t> active_, stepped_;
   std::vector<rhs_state> state_;
   csr_view csr_;              // the double CSR: SSOR's sweeps
   std::vector<VT*> vectors_;  // by index: x, r, p, q, b, then add_vectors' ones

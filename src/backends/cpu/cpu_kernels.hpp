@@ -27,12 +27,13 @@ struct cpu_step {
   int k = 1;
   void *x = nullptr, *r = nullptr, *p = nullptr, *q = nullptr;  // vectors (float or double)
   const void* b = nullptr;
-  const void* d = nullptr;               // inverse diagonal, same type as the vectors
-  const void* in = nullptr;              // apply: input
-  void* out = nullptr;                   // apply: output
-  const double* alpha = nullptr;         // per system
-  const double* beta = nullptr;          // per system
-  const std::uint8_t* active = nullptr;  // per system: 1 = running
+  const void* d = nullptr;                // inverse diagonal, same type as the vectors
+  const void* in = nullptr;               // apply: input
+  void* out = nullptr;                    // apply: output
+  const double* alpha = nullptr;          // per system
+  const double* beta = nullptr;           // per system
+  const std::uint8_t* active = nullptr;   // per system: 1 = running
+  const std::uint8_t* stepped = nullptr;  // per system, update_p: 1 = took update_xr's step
 };
 
 // Row ranges are in block rows for BCRS. part sizes: spmv_dot k, init/update_xr 2k (rz, rr).

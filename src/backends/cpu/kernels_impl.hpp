@@ -236,12 +236,11 @@ void piece_t(const cpu_step& s, const void* in_v, std::int64_t e0, std::int64_t 
   }
 }
 
+// r -= alpha q (x moves in update_p, which reads p anyway).
 template <bool ONE, class VT>
 void update_xr_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* part) {
   const int k = ONE ? 1 : s.k;
-  VT* x = mp<VT>(s.x);
   VT* r = mp<VT>(s.r);
-  const VT* p = cp<VT>(s.p);
   const VT* q = cp<VT>(s.q);
   const VT* d = cp<VT>(s.d);
   if (ONE) {
@@ -249,7 +248,6 @@ void update_xr_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* pa
     double rz = 0.0, rr = 0.0;
 #pragma omp simd reduction(+ : rz, rr)
     for (std::int64_t i = i0; i < i1; ++i) {
-      x[i] += a * p[i];
       const VT ri = r[i] - a * q[i];
       r[i] = ri;
       rz += double(ri) * double(ri) * double(d[i]);
@@ -263,30 +261,46 @@ void update_xr_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* pa
     for (int j = 0; j < k; ++j) {
       if (!s.active[j]) continue;
       const std::int64_t t = i * k + j;
-      const VT a = VT(s.alpha[j]);
-      x[t] += a * p[t];
-      const VT ri = r[t] - a * q[t];
+      const VT ri = r[t] - VT(s.alpha[j]) * q[t];
       r[t] = ri;
       part[2 * j] += double(ri) * double(ri) * double(d[i]);
       part[2 * j + 1] += double(ri) * double(ri);
     }
 }
 
+// x += alpha p for the systems that took update_xr's step (s.stepped), then p = d r + beta p for
+// those still running (s.active, a subset).
 template <bool ONE, class VT>
 void update_p_t(const cpu_step& s, std::int64_t i0, std::int64_t i1) {
   const int k = ONE ? 1 : s.k;
   const VT* r = cp<VT>(s.r);
   const VT* d = cp<VT>(s.d);
   VT* p = mp<VT>(s.p);
+  VT* x = mp<VT>(s.x);
   if (ONE) {
+    const VT a = VT(s.alpha[0]);
+    if (!s.active[0]) {
+#pragma omp simd
+      for (std::int64_t i = i0; i < i1; ++i) x[i] += a * p[i];
+      return;
+    }
     const VT beta = VT(s.beta[0]);
 #pragma omp simd
-    for (std::int64_t i = i0; i < i1; ++i) p[i] = d[i] * r[i] + beta * p[i];
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const VT pi = p[i];
+      x[i] += a * pi;
+      p[i] = d[i] * r[i] + beta * pi;
+    }
     return;
   }
   for (std::int64_t i = i0; i < i1; ++i)
-    for (int j = 0; j < k; ++j)
-      if (s.active[j]) p[i * k + j] = d[i] * r[i * k + j] + VT(s.beta[j]) * p[i * k + j];
+    for (int j = 0; j < k; ++j) {
+      if (!s.stepped[j]) continue;
+      const std::int64_t t = i * k + j;
+      const VT pt = p[t];
+      x[t] += VT(s.alpha[j]) * pt;
+      if (s.active[j]) p[t] = d[i] * r[t] + VT(s.beta[j]) * pt;
+    }
 }
 
 template <format F, class VT, class MT>

@@ -160,12 +160,14 @@ class opencl_system final : public device_system {
 
   // The steps read pq (update_xr) and rz_new, rr (update_p) from the previous kernel's per-group
   // partials, not from the state: those are written too, each value as partial 0 and zeros
-  // after it (the sum the next step forms is then that value), with aux_rz = rz (what update_xr
-  // would have copied). Blocking writes: the caller's array may change when this returns.
+  // after it (the sum the next step forms is then that value), with aux_rz = rz and the step
+  // taken where the status is running (what update_xr would have recorded). Blocking writes: the
+  // caller's array may change when this returns.
   void write_state(const rhs_state* in) override {
     const std::size_t as = acc_size(), g = std::size_t(groups_), k = std::size_t(k_);
-    std::vector<unsigned char> a(as * k * g, 0), b(2 * as * k * g, 0), rz(as * k);
+    std::vector<unsigned char> a(as * k * g, 0), b(2 * as * k * g, 0), rz(as * 2 * k);
     for (std::size_t j = 0; j < k; ++j) {
+      put_value(rz.data(), k + j, in[j].status == running ? 1.0 : 0.0, acc_f32_);
       put_value(a.data(), j * g, in[j].pq, acc_f32_);
       put_value(b.data(), 2 * j * g, in[j].rz_new, acc_f32_);
       put_value(b.data(), (2 * j + 1) * g, in[j].rr, acc_f32_);
@@ -481,15 +483,15 @@ class opencl_system final : public device_system {
     for (cl_mem m : {x_, r_, p_, q_, bv_}) zero(m, vec_bytes());
     const std::size_t sts = acc_f32_ ? sizeof(rhs_state_f32) : sizeof(rhs_state);
     state_ = alloc(sts * k_, "state");
-    zero(state_, sts * k_);  // status 0 = running, all zero
-    aux_ = alloc(acc_size() * k_, "aux");
+    zero(state_, sts * k_);                    // status 0 = running, all zero
+    aux_ = alloc(acc_size() * 2 * k_, "aux");  // rz for update_p; whether update_xr stepped
     thr2_ = alloc(acc_size() * k_, "thresholds");
     partA_ = alloc(acc_size() * k_ * groups_, "partials");
     partB_ = alloc(acc_size() * 2 * k_ * groups_, "partials");
     // Every group sums every system's partials (running or not): start them at zero.
     zero(partA_, acc_size() * k_ * groups_);
     zero(partB_, acc_size() * 2 * k_ * groups_);
-    zero(aux_, acc_size() * k_);
+    zero(aux_, acc_size() * 2 * k_);
     times_[4] = now_seconds() - t;
 
     upload_rows();
@@ -528,10 +530,10 @@ class opencl_system final : public device_system {
     }
     cl_uint i = 0;
     for (const auto& v : {np, groups}) arg(k_xr_, i++, v);
-    for (cl_mem m : {x_, r_, p_, q_, dv_, state_, aux_, partA_, partB_}) arg(k_xr_, i++, m);
+    for (cl_mem m : {r_, q_, dv_, state_, aux_, partA_, partB_}) arg(k_xr_, i++, m);
     i = 0;
     for (const auto& v : {np, groups}) arg(k_p_, i++, v);
-    for (cl_mem m : {p_, r_, dv_, state_, aux_, partB_}) arg(k_p_, i++, m);
+    for (cl_mem m : {x_, p_, r_, dv_, state_, aux_, partB_}) arg(k_p_, i++, m);
     arg(k_fin_, 0, cl_int{0});
     arg(k_fin_, 1, groups);
     i = 2;
