@@ -4,15 +4,20 @@
 # of the commit before the change, put there by hand, not committed: run 78 used those of b4296b7,
 # run 81 common.cuh, pcg_vectors.cu and pcg_persistent.cu of ba6f64c), each benchmark alternated
 # base / new, the textbook cuSPARSE PCG in every run. "ocl": the OpenCL suites on NVIDIA's OpenCL.
-# Usage: bash device_runs/ab_kernels.sh [tests] [ocl] [bench]. Carried: .devfull/root, .devfull/matrices.
+# "oclbench": bench_api --patterns with CNC_BACKEND=opencl (NVIDIA's OpenCL), base / new.
+# Usage: bash device_runs/ab_kernels.sh [tests] [ocl] [oclbench] [bench]. Carried: .devfull/root,
+# .devfull/matrices.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD
 exec > >(tee -a "$OUT/ab-kernels.log") 2>&1
 bash device_runs/e2e.sh build > /dev/null 2>&1 || { tail -40 "$OUT/e2e-build.log"; exit 1; }
 . device_runs/gpu_env.sh
 rm -rf /tmp/base && mkdir -p /tmp/base && cp -r "$R"/. /tmp/base/ && rm -rf /tmp/base/build*
+# Files at device_runs/baseline/*.cu* go to kernels/cuda (runs 78, 81); a tree under it
+# (device_runs/baseline/kernels/opencl/spmv.cl, run 83) goes to the same path.
 for f in device_runs/baseline/*; do
-  t=$(basename "$f"); cp "$f" /tmp/base/kernels/cuda/"$t"
+  t=$(basename "$f")
+  if [ -d "$f" ]; then cp -r "$f" /tmp/base/; else cp "$f" /tmp/base/kernels/cuda/"$t"; fi
 done
 (cd /tmp/base && cmake -S . -B /tmp/b0 -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg0.log 2>&1 &&
   ninja -C /tmp/b0 bench/cuda/bench_api bench/cuda/bench_complex > /tmp/build0.log 2>&1) ||
@@ -30,7 +35,18 @@ for what in "$@"; do
     echo "== test_backend opencl, test_opencl_kernels (NVIDIA OpenCL)"
     ninja -C /tmp/b tests/test_opencl_kernels > /dev/null 2>&1
     /tmp/b/tests/test_backend opencl 2>&1 | grep -E "^backend|PASSED|FAILED|ERROR"
+    echo "== the same with the CSR stream kernel forced (CNC_OPENCL_CSR_WIDTH=-1)"
+    CNC_OPENCL_CSR_WIDTH=-1 /tmp/b/tests/test_backend opencl 2>&1 | grep -E "PASSED|FAILED|ERROR"
+    CNC_OPENCL_CSR_WIDTH=-1 /tmp/b/tests/test_opencl_kernels 2>&1 | grep -E "PASSED|FAILED|ERROR" | head
     /tmp/b/tests/test_opencl_kernels 2>&1 | grep -E "PASSED|FAILED|ERROR" | head
+  fi
+  if [ "$what" = oclbench ]; then
+    for only in power-law mesh 27-pt; do
+      for d in b0 b; do
+        echo "-- OpenCL $only [$d]"
+        CNC_BACKEND=opencl /tmp/$d/bench/cuda/bench_api --reps 3 --patterns --only "$only" | grep -E "^\| [a-z0-9]"
+      done
+    done
   fi
   if [ "$what" = bench ]; then
     run() {  # label, then bench_api arguments

@@ -34,9 +34,13 @@ add_test(NAME opencl_no_loader COMMAND test_opencl_kernels --expect-absent "cann
 set_tests_properties(opencl_no_loader PROPERTIES ENVIRONMENT
   "CNC_OPENCL_LIBRARY=${CMAKE_CURRENT_BINARY_DIR}/no-such-dir/libOpenCL.so.1;${CNC_OPENCL_TEST_ENV}")
 
-# The generic backend suite, run against the OpenCL backend.
+# The generic backend suite, run against the OpenCL backend; again through the GPU's CSR stream
+# kernel (tiles windowed, long rows left to their pieces, empty rows).
 cnc_add_test(test_backend TEST_NAME backend_opencl ARGS opencl)
 set_tests_properties(backend_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}")
+cnc_add_test(test_backend TEST_NAME backend_opencl_gpu_stream ARGS opencl)
+set_tests_properties(backend_opencl_gpu_stream PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=-1;${CNC_OPENCL_TEST_ENV}")
 
 # The main job on the OpenCL device, large enough (262 K unknowns, 14 MB of values) for the
 # staged (pinned) matrix upload: must converge to the known solution.

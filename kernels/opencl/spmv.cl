@@ -118,43 +118,65 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
   }
 #elif FMT == 1 && CSR_W == 0
-  // CSR stream (short rows on GPUs): the group's WG rows form a tile whose entries are read
-  // with consecutive work-items (coalesced), their products staged in local memory, then each
-  // work-item sums its own row from there. Tiles with more than TILE entries fall back to one
-  // work-item per row reading global memory.
+  // CSR stream (short rows on GPUs): the group's WG rows form a tile whose entries are read with
+  // consecutive work-items (coalesced) in windows of TILE entries, their products staged in local
+  // memory, then each work-item adds its own row's share of the window. Long rows (summed in
+  // pieces) are left out: the tile is taken as runs of short rows, each run windowed, so a tile
+  // holding a long row, or more entries than TILE, still reads coalesced. Every loop below has the
+  // same trip count in the whole group (its bounds come from rowp and local memory).
   __local VEC_T prod[TILE * NRHS];
+  __local int long_row[WG];
   for (int base = start; base < end; base += WG) {  // same trip count for the group
-    const int last = min(base + WG, end);
-    const IDX_T s = rowp[base], e = rowp[last];
-    const int fits = e - s <= TILE;
-    if (fits) {
-      for (IDX_T k = s + lid; k < e; k += WG) {
+    const int last = min(base + WG, end), cnt = last - base;
+    const int i = base + lid;
+    const IDX_T rs = i < last ? rowp[i] : 0, re = i < last ? rowp[i + 1] : 0;
+    const int mine_long = i < last && IS_LONG(re - rs);
+    long_row[lid] = mine_long;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // No row of the tile can be long when the whole tile is not: one run then, no scan.
+#if LONG_ROWS
+    const int may_long = rowp[last] - rowp[base] > long_min;
+#else
+    const int may_long = 0;
+#endif
+    VEC_T y[NRHS];
+    for (int j = 0; j < NRHS; ++j) y[j] = 0;
+    // Windows [w, we) over the tile's entries, never inside a long row: w skips the long rows
+    // that start at it, we stops at the next long row (r: the first row of w's run of short
+    // rows, the same in the whole group).
+    int r = 0;
+    while (may_long && r < cnt && long_row[r]) ++r;
+    IDX_T w = rowp[base + r];
+    const IDX_T e = rowp[last];
+    while (w < e) {  // same trip count for the group
+      int rb = r;
+      while (may_long && rb < cnt && !long_row[rb]) ++rb;
+      const IDX_T stop = may_long ? rowp[base + rb] : e;  // the next long row's first entry
+      const IDX_T we = stop - w < TILE ? stop : w + TILE;
+      for (IDX_T k = w + lid; k < we; k += WG) {
         const VAL_T a = val[k];
         const OFF_T c = (OFF_T)col[k] * NRHS;
-        for (int j = 0; j < NRHS; ++j) prod[(k - s) * NRHS + j] = a * v[c + j];
+        for (int j = 0; j < NRHS; ++j) prod[(k - w) * NRHS + j] = a * v[c + j];
       }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (!mine_long) {
+        const IDX_T k1 = re < we ? re : we;
+        for (IDX_T k = rs > w ? rs : w; k < k1; ++k)
+          for (int j = 0; j < NRHS; ++j) y[j] += prod[(k - w) * NRHS + j];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      w = we;
+      if (may_long && we == stop) {  // at a long row (or the tile's end): skip the long rows
+        r = rb;
+        while (r < cnt && long_row[r]) ++r;
+        w = r < cnt ? rowp[base + r] : e;
+      }  // else w is inside the same run of short rows: r still starts it
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int i = base + lid;
     if (i < last) {
-      VEC_T y[NRHS];
-      for (int j = 0; j < NRHS; ++j) y[j] = 0;
-      const IDX_T rs = rowp[i], re = rowp[i + 1];
-      if (IS_LONG(re - rs)) {
-        sum_pieces(i, n_long, lrow, psum, y);  // staged products of the row, if any, unused
-      } else if (fits) {
-        for (IDX_T k = rs; k < re; ++k)
-          for (int j = 0; j < NRHS; ++j) y[j] += prod[(k - s) * NRHS + j];
-      } else {
-        for (IDX_T k = rs; k < re; ++k) {
-          const VAL_T a = val[k];
-          const OFF_T c = (OFF_T)col[k] * NRHS;
-          for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
-        }
-      }
+      if (mine_long) sum_pieces(i, n_long, lrow, psum, y);
       row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);  // long_row is rewritten by the next tile
   }
 #elif FMT == 1
   __local VEC_T lanes[WG];
