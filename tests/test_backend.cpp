@@ -247,6 +247,7 @@ void test_x_step_in_update_p(void**) {
     sys->init(thr2.data());
     std::vector<cnc::rhs_state> st(c.k), mid(c.k);
     std::vector<double> xb(nk), pb(nk), xa(nk);
+    sys->read(cnc::device_system::vec_x, xa.data());  // x before the first step
     const double tol = c.p == cnc::precision::f32 ? 1e-6 : 1e-14;
     std::vector<int> converged_here(c.k, 0);
     for (int it = 0; it < 10 * n; ++it) {
@@ -259,6 +260,8 @@ void test_x_step_in_update_p(void**) {
       sys->read_state(mid.data());
       sys->read(cnc::device_system::vec_x, xb.data());
       sys->read(cnc::device_system::vec_p, pb.data());
+      if (std::memcmp(xa.data(), xb.data(), sizeof(double) * nk) != 0)
+        fail_msg("%s: x changed by spmv_dot or update_xr", c.label().c_str());
       sys->update_p();
       sys->read_state(st.data());
       sys->read(cnc::device_system::vec_x, xa.data());

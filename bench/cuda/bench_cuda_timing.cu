@@ -221,7 +221,8 @@ void row(const problem& pb, format f, precision p, bool with_baseline, double* b
 }
 
 // Each step timed alone (20 back-to-back launches, no graph), against its own floor: SpMV =
-// matrix + p read + q write; update_xr = 7 vector passes; update_p = 4.
+// matrix + p read + q write; update_xr = 4 vector passes (q, r, d read, r written); update_p = 6
+// (x, r, d, p read, x, p written).
 void breakdown(const problem& pb, format f, precision p) {
   cnc_run r = make_cnc(pb, f, p, 1);
   std::vector<rhs_state> st(1);
@@ -233,8 +234,8 @@ void breakdown(const problem& pb, format f, precision p) {
   const double np = f == format::csr    ? pb.csr.n
                     : f == format::sell ? pb.sell.n_padded()
                                         : pb.bcrs.n_padded();
-  const double mat = floor_bytes(pb, f, p, 1) - 13 * np * vs;
-  const double floors[3] = {mat + 2 * np * vs, 7 * np * vs, 4 * np * vs};
+  const double mat = floor_bytes(pb, f, p, 1) - 12 * np * vs;
+  const double floors[3] = {mat + 2 * np * vs, 4 * np * vs, 6 * np * vs};
   double t[3];
   for (int step = 0; step < 3; ++step) {
     const int reps = 20;

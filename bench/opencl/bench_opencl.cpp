@@ -12,8 +12,9 @@
 // b = 1, x = 0, thr2 = 0 (never converges), warms up,
 // then runs I iterations through iterate() with one read_state at the end (what the solver does
 // between two convergence checks). Minimum bytes per iteration (as CNC_BYTES_PER_ITERATION):
-// values + column indices (SELL: padding included) + 8-byte row (slice) offsets once, plus 13
-// vector passes of n_padded values. --sweep applies to the CSR rows.
+// values + column indices (SELL: padding included) + 8-byte row (slice) offsets once, plus 12
+// vector passes of n_padded values (13 before x moved into update_p). --sweep applies to the CSR
+// rows.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -171,7 +172,7 @@ int main(int argc, char** argv) {
       const double offsets = f == cnc::format::sell ? sell.n_slices + 1.0 : a.n + 1.0;
       for (cnc::precision p : precs) {
         const double vs = p == cnc::precision::f32 ? 4 : 8, ms = p == cnc::precision::f64 ? 8 : 4;
-        const double bytes = entries * (ms + 4) + offsets * 8 + 13.0 * hm.n_padded() * vs;
+        const double bytes = entries * (ms + 4) + offsets * 8 + 12.0 * hm.n_padded() * vs;
         double opencl_t = 0;
         std::vector<std::pair<entry*, std::string>> runs;  // (backend, OpenCL launch shape)
         for (entry& e : backends) {

@@ -230,9 +230,11 @@ __device__ __forceinline__ bool grid_sum2(double* part, unsigned int* counter, d
 // slot first % KC), accumulating d r² and r². The step kernels (update_xr without x: update_p
 // moves x, see step_x) and the persistent kernel (with x) both use it: their results must agree
 // bit for bit.
-template <class V>
-__device__ __forceinline__ void step_x(V& x, V alpha, V p) {
-  x = fma(alpha, p, x);  // one rounding, whatever the compiler's contraction
+__device__ __forceinline__ void step_x(double& x, double alpha, double p) {
+  x = __fma_rn(alpha, p, x);  // one rounding, whatever the compiler's contraction
+}
+__device__ __forceinline__ void step_x(float& x, float alpha, float p) {
+  x = __fmaf_rn(alpha, p, x);
 }
 template <int KC, bool X, class V>
 __device__ __forceinline__ void update_xr_range(V* x, V* r, const V* p, const V* q, const V* d,
