@@ -30,7 +30,9 @@ namespace {
 // Rows far longer than the average (hubs of 30 000 entries: many SpMV pieces, longer than any
 // GPU block), rows of 150-600, and empty rows, through apply() against the plain product, with
 // the backend's own long-row rule, with every row of more than 3 entries cut (CNC_LONG_ROW_MIN),
-// and with none cut: y equal within rounding each time, and bit for bit from run to run.
+// with rows of more than 100 cut (runs of short rows longer than a GPU stream tile's window,
+// ending at a long row), and with none cut: y equal within rounding each time, and bit for bit
+// from run to run.
 // ts_long_rows_spd(n, long_len, seed) with every 1001st row emptied.
 ts_csr long_rows_with_empty(std::int32_t n, std::int32_t long_len, std::uint64_t seed) {
   ts_csr full = ts_long_rows_spd(n, long_len, seed);
@@ -51,7 +53,7 @@ ts_csr long_rows_with_empty(std::int32_t n, std::int32_t long_len, std::uint64_t
 void test_long_rows(void**) {
   ts_csr a = long_rows_with_empty(40000, 30000, 41);
   const std::int32_t n = a.n;
-  for (const char* rule : {"", "3", "-1"}) {
+  for (const char* rule : {"", "3", "100", "-1"}) {
     if (*rule)
       setenv("CNC_LONG_ROW_MIN", rule, 1);
     else
