@@ -6,9 +6,12 @@
 // BCRS4, SELL), other precisions, SSOR and the direct solvers take the real-equivalent CSR,
 // built here, through the pipeline as cncSolveCSR's. b and x are the caller's interleaved
 // (re, im) arrays, read and written in place as real 2n-vectors.
+#include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include "api/api_internal.hpp"
 #include "api/context.hpp"
@@ -21,6 +24,66 @@
 using cnc::context;
 using cnc::error;
 using namespace cnc::api;
+
+namespace {
+
+using zvalue = std::complex<double>;
+
+// Jacobi for BiCGSTAB and GMRES on a complex A. The device's Jacobi multiplies each (re, im) pair
+// by one real number, 1 / Re a_ii: A's Jacobi only where the diagonal is real (always so for CG's
+// Hermitian A). Where some a_ii is not real, the system is solved preconditioned on the right by
+// the complex diagonal D explicitly: (A D⁻¹) y = b, x = D⁻¹ y. A D⁻¹ has a unit diagonal (the
+// device's Jacobi is then the identity) and the same residual b - A x at every step.
+struct complex_jacobi {
+  std::vector<zvalue> d;         // a_jj, or 1 where it is zero or absent (Jacobi's rule)
+  cnc::host_vector<double> val;  // A D⁻¹: the canonical view's entries, (re, im) each
+  std::vector<double> x;         // D x, one column per right-hand side
+  void to_caller(double* out, std::size_t columns) const {  // out = D⁻¹ y
+    const std::size_t n = d.size();
+    for (std::size_t j = 0; j < columns; ++j)
+      for (std::size_t i = 0; i < n; ++i) {
+        const zvalue v = zvalue(x[2 * (j * n + i)], x[2 * (j * n + i) + 1]) / d[i];
+        out[2 * (j * n + i)] = v.real(), out[2 * (j * n + i) + 1] = v.imag();
+      }
+  }
+};
+
+// Fills `cj` and returns true when A (canonical) has a diagonal entry with an imaginary part.
+bool complex_diagonal(const cnc::zcsr_view& a, const double* x, std::size_t columns,
+                      complex_jacobi& cj) {
+  const std::size_t n = std::size_t(a.n);
+  cj.d.assign(n, zvalue(1.0, 0.0));
+  bool complex = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto first = a.col.begin() + a.row_ptr[i], last = a.col.begin() + a.row_ptr[i + 1];
+    const auto at = std::lower_bound(first, last, std::int32_t(i));
+    if (at == last || *at != std::int32_t(i)) continue;
+    const std::size_t t = std::size_t(at - a.col.begin());
+    const zvalue v(a.val[2 * t], a.val[2 * t + 1]);
+    if (v == zvalue(0.0, 0.0)) continue;
+    cj.d[i] = v;
+    complex = complex || v.imag() != 0.0;
+  }
+  if (!complex) return false;
+  cj.val.resize(a.val.size());
+  cnc::parallel_pieces(
+      a.n, 4096, cnc::host_threads(), [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t t = a.row_ptr[std::size_t(r0)]; t < a.row_ptr[std::size_t(r1)]; ++t) {
+          const zvalue v = zvalue(a.val[2 * std::size_t(t)], a.val[2 * std::size_t(t) + 1]) /
+                           cj.d[std::size_t(a.col[std::size_t(t)])];
+          cj.val[2 * std::size_t(t)] = v.real(), cj.val[2 * std::size_t(t) + 1] = v.imag();
+        }
+      });
+  cj.x.resize(2 * n * columns);
+  for (std::size_t j = 0; j < columns; ++j)
+    for (std::size_t i = 0; i < n; ++i) {
+      const zvalue v = zvalue(x[2 * (j * n + i)], x[2 * (j * n + i) + 1]) * cj.d[i];
+      cj.x[2 * (j * n + i)] = v.real(), cj.x[2 * (j * n + i) + 1] = v.imag();
+    }
+  return true;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -62,6 +125,44 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
       // real-equivalent CSR is built here and solved as cncSolveCSR's.
       const bool iterative = o.solver == CNC_CG || o.solver == CNC_BICGSTAB ||
                              o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
+      if ((o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) && o.jacobi && o.ssor_omega == 0) {
+        const cnc::user_zcsr a =
+            cnc::zcsr_from_user(std::int32_t(n), row_ptr, col_idx, values, base, false);
+        complex_jacobi cj;
+        if (complex_diagonal(a.view, x, nrhs, cj)) {
+          c.log(CNC_LOG_INFO,
+                "the diagonal is complex: Jacobi as the right preconditioner D^-1 applied to the "
+                "matrix (A D^-1 y = b, x = D^-1 y)");
+          if (o.progress)  // the callback sees x, not y
+            o.progress = [&, outer = o.progress](std::int64_t it, double res,
+                                                 const cnc::iterate_reader* rd) {
+              if (!rd) return outer(it, res, nullptr);
+              const cnc::iterate_reader unscaled = [&](double* out) {
+                complex_jacobi t;
+                t.d = cj.d;
+                t.x.resize(cj.x.size());
+                (*rd)(t.x.data());
+                t.to_caller(out, nrhs);
+              };
+              return outer(it, res, &unscaled);
+            };
+          const cnc::zcsr_view scaled{a.view.n, a.view.row_ptr, a.view.col, cj.val};
+          if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64) {
+            cnc::caller_csr in{std::int32_t(n), scaled.row_ptr.data(),
+                               reinterpret_cast<const std::uint32_t*>(scaled.col.data()),
+                               scaled.val.data(), 0};
+            in.complex = true;
+            c.pipe.solve_user(o, in, next_version(), int(nrhs), b, cj.x.data(), c.stats);
+          } else {
+            const cnc::real_equivalent_csr r = cnc::real_equivalent(scaled);
+            c.pipe.solve_user(o,
+                              cnc::caller_csr{r.n, r.row_ptr.data(), r.col.data(), r.val.data(), 0},
+                              next_version(), int(nrhs), b, cj.x.data(), c.stats);
+          }
+          cj.to_caller(x, nrhs);
+          return;
+        }
+      }
       if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 && iterative &&
           o.ssor_omega == 0 && !o.cg_indefinite) {
         cnc::caller_csr in{std::int32_t(n), row_ptr, col_idx, values, base};

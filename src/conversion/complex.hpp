@@ -10,10 +10,9 @@
 // per entry a_ij. That real matrix is symmetric positive definite exactly when A is Hermitian
 // positive definite, its diagonal is Re a_ii twice (Jacobi with the real diagonal), and the real
 // dot product of two interleaved vectors is Re(uᴴv): real PCG on it is complex PCG step for step
-// (α and β are real for Hermitian A). For a general complex A it is an equivalent real system
-// that BiCGSTAB and GMRES solve (the real-equivalent forms of those methods, not their complex
-// versions: same solution, iterations may differ). Every backend, format, precision and method
-// then runs it unchanged. On the device it is held as zcsr (matrix/format.hpp: complex CSR, 16 +
+// (α and β are real for Hermitian A). For a general complex A, BiCGSTAB and GMRES run over the
+// same vectors in complex arithmetic (solver/krylov.hpp, krylov_params::complex), not as their
+// real-equivalent forms. Every backend, format and precision runs it. On the device it is held as zcsr (matrix/format.hpp: complex CSR, 16 +
 // 4 bytes a complex entry): in double with an iterative method straight from the caller's
 // complex CSR (zcsr_from_user: no copy when canonical; the real-equivalent's entries are never
 // built), otherwise built back from the real-equivalent (zcsr_from_real_equivalent), unless the
