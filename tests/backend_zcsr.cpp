@@ -244,13 +244,14 @@ void test_zcsr_zaxpby(void**) {
                 const bool ov = br == 0.0 && bi == 0.0;
                 const double wr = ar * xr - ai * xi + (ov ? 0.0 : br * yr - bi * yi);
                 const double wi = ar * xi + ai * xr + (ov ? 0.0 : br * yi + bi * yr);
-                const double m = 4 * (std::fabs(xr) + std::fabs(xi) + (ov ? 0.0 : std::fabs(yr) + std::fabs(yi)));
+                const double m = 4 * (std::fabs(xr) + std::fabs(xi) +
+                                      (ov ? 0.0 : std::fabs(yr) + std::fabs(yi)));
                 if (!(std::fabs(got[re] - wr) <= tol * m) || !(std::fabs(got[im] - wi) <= tol * m))
-                  fail_msg("zaxpby %s %s k=%d system %d pair %d (%s%s): (%.17g, %.17g), want "
-                           "(%.17g, %.17g)",
-                           f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, j, q,
-                           same ? "x == y" : "x != y", ov ? ", beta 0" : "", got[re], got[im], wr,
-                           wi);
+                  fail_msg(
+                      "zaxpby %s %s k=%d system %d pair %d (%s%s): (%.17g, %.17g), want "
+                      "(%.17g, %.17g)",
+                      f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, j, q,
+                      same ? "x == y" : "x != y", ov ? ", beta 0" : "", got[re], got[im], wr, wi);
               }
           }
       }
