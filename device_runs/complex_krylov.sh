@@ -22,6 +22,7 @@ for what in "$@"; do
     bash device_runs/e2e.sh tests 2>&1 | grep -vE "^\s+Start|Test +#[0-9]+: .* Passed"
   fi
   if [ "$what" = bench ]; then
+    CNC_LIBRARY=/tmp/b/libcnc.so PYTHONPATH=bindings/python python3 device_runs/complex_breakdown.py 100,160 2>&1 | grep -v Warn
     for be in cuda opencl cpu; do
       for s in bicgstab gmres; do
         echo "== cnc-solve young1c --backend $be --solver $s"

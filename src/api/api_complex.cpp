@@ -35,16 +35,26 @@ using zvalue = std::complex<double>;
 // the complex diagonal D explicitly: (A D⁻¹) y = b, x = D⁻¹ y. A D⁻¹ has a unit diagonal (the
 // device's Jacobi is then the identity) and the same residual b - A x at every step.
 struct complex_jacobi {
-  std::vector<zvalue> d;         // a_jj, or 1 where it is zero or absent (Jacobi's rule)
+  std::vector<zvalue> d, dinv;   // a_jj, or 1 where it is zero or absent (Jacobi's rule); 1 / d
   cnc::host_vector<double> val;  // A D⁻¹: the canonical view's entries, (re, im) each
   std::vector<double> x;         // D x, one column per right-hand side
-  void to_caller(double* out, std::size_t columns) const {  // out = D⁻¹ y
-    const std::size_t n = d.size();
-    for (std::size_t j = 0; j < columns; ++j)
-      for (std::size_t i = 0; i < n; ++i) {
-        const zvalue v = zvalue(x[2 * (j * n + i)], x[2 * (j * n + i) + 1]) / d[i];
-        out[2 * (j * n + i)] = v.real(), out[2 * (j * n + i) + 1] = v.imag();
-      }
+  void to_caller(double* out, std::size_t columns) const { scale(x.data(), out, columns, dinv); }
+  // out = diag(s) in, column by column, on every core.
+  void scale(const double* in, double* out, std::size_t columns,
+             const std::vector<zvalue>& s) const {
+    const std::size_t n = s.size();
+    cnc::parallel_pieces(std::int64_t(n), 1 << 15, cnc::host_threads(),
+                         [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+                           for (std::size_t j = 0; j < columns; ++j)
+                             for (std::size_t i = std::size_t(i0); i < std::size_t(i1); ++i)
+                               times(in + 2 * (j * n + i), s[i], out + 2 * (j * n + i));
+                         });
+  }
+  // out = v s on (re, im) pairs, in plain arithmetic (std::complex's operators check for
+  // infinities: several times slower, and every value here is finite).
+  static void times(const double* v, zvalue s, double* out) {
+    const double re = v[0] * s.real() - v[1] * s.imag(), im = v[0] * s.imag() + v[1] * s.real();
+    out[0] = re, out[1] = im;
   }
 };
 
@@ -53,33 +63,31 @@ bool complex_diagonal(const cnc::zcsr_view& a, const double* x, std::size_t colu
                       complex_jacobi& cj) {
   const std::size_t n = std::size_t(a.n);
   cj.d.assign(n, zvalue(1.0, 0.0));
-  bool complex = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto first = a.col.begin() + a.row_ptr[i], last = a.col.begin() + a.row_ptr[i + 1];
-    const auto at = std::lower_bound(first, last, std::int32_t(i));
-    if (at == last || *at != std::int32_t(i)) continue;
-    const std::size_t t = std::size_t(at - a.col.begin());
-    const zvalue v(a.val[2 * t], a.val[2 * t + 1]);
-    if (v == zvalue(0.0, 0.0)) continue;
-    cj.d[i] = v;
-    complex = complex || v.imag() != 0.0;
-  }
-  if (!complex) return false;
+  std::vector<char> complex(std::size_t(cnc::piece_count(a.n, 1 << 15)), 0);
+  cnc::parallel_pieces(
+      a.n, 1 << 15, cnc::host_threads(), [&](std::int64_t p, std::int64_t r0, std::int64_t r1) {
+        for (std::size_t i = std::size_t(r0); i < std::size_t(r1); ++i) {
+          const auto first = a.col.begin() + a.row_ptr[i], last = a.col.begin() + a.row_ptr[i + 1];
+          const auto at = std::lower_bound(first, last, std::int32_t(i));
+          if (at == last || *at != std::int32_t(i)) continue;
+          const std::size_t t = std::size_t(at - a.col.begin());
+          const zvalue v(a.val[2 * t], a.val[2 * t + 1]);
+          if (v != zvalue(0.0, 0.0)) cj.d[i] = v;
+          complex[std::size_t(p)] |= v.imag() != 0.0;
+        }
+      });
+  if (std::none_of(complex.begin(), complex.end(), [](char c) { return c != 0; })) return false;
+  cj.dinv.resize(n);
+  for (std::size_t i = 0; i < n; ++i) cj.dinv[i] = 1.0 / cj.d[i];
   cj.val.resize(a.val.size());
   cnc::parallel_pieces(
       a.n, 4096, cnc::host_threads(), [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t t = a.row_ptr[std::size_t(r0)]; t < a.row_ptr[std::size_t(r1)]; ++t) {
-          const zvalue v = zvalue(a.val[2 * std::size_t(t)], a.val[2 * std::size_t(t) + 1]) /
-                           cj.d[std::size_t(a.col[std::size_t(t)])];
-          cj.val[2 * std::size_t(t)] = v.real(), cj.val[2 * std::size_t(t) + 1] = v.imag();
-        }
+        for (std::int64_t t = a.row_ptr[std::size_t(r0)]; t < a.row_ptr[std::size_t(r1)]; ++t)
+          complex_jacobi::times(a.val.data() + 2 * t, cj.dinv[std::size_t(a.col[std::size_t(t)])],
+                                cj.val.data() + 2 * t);
       });
   cj.x.resize(2 * n * columns);
-  for (std::size_t j = 0; j < columns; ++j)
-    for (std::size_t i = 0; i < n; ++i) {
-      const zvalue v = zvalue(x[2 * (j * n + i)], x[2 * (j * n + i) + 1]) * cj.d[i];
-      cj.x[2 * (j * n + i)] = v.real(), cj.x[2 * (j * n + i) + 1] = v.imag();
-    }
+  cj.scale(x, cj.x.data(), columns, cj.d);
   return true;
 }
 
@@ -138,11 +146,9 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
                                                  const cnc::iterate_reader* rd) {
               if (!rd) return outer(it, res, nullptr);
               const cnc::iterate_reader unscaled = [&](double* out) {
-                complex_jacobi t;
-                t.d = cj.d;
-                t.x.resize(cj.x.size());
-                (*rd)(t.x.data());
-                t.to_caller(out, nrhs);
+                std::vector<double> y(cj.x.size());
+                (*rd)(y.data());
+                cj.scale(y.data(), out, nrhs, cj.dinv);
               };
               return outer(it, res, &unscaled);
             };

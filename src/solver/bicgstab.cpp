@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <type_traits>
 
 #include "cnc.h"
 #include "solver/krylov.hpp"
@@ -20,8 +21,6 @@ namespace cnc {
 namespace {
 constexpr double breakdown_cos = 1e-15;  // |(u,v)| <= this * |u| |v| counts as zero
 
-double conj_of(double v) { return v; }
-std::complex<double> conj_of(std::complex<double> v) { return std::conj(v); }
 bool finite(double v) { return std::isfinite(v); }
 bool finite(std::complex<double> v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
 
@@ -34,6 +33,14 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
   const int X = device_system::vec_x, r = device_system::vec_r, p = device_system::vec_p,
             v = device_system::vec_q;
   const int rhat = ops.vec(), ph = ops.vec(), sh = ops.vec(), t = ops.vec();
+  // Complex: i r̂ (kept with r̂) and i s (each iteration) make every inner product real dots
+  // in one synchronization, with conj(a)·b = b·a + i b·(i a) = a·b - i a·(i b).
+  constexpr bool cx = !std::is_same_v<T, double>;
+  const int irhat = cx ? ops.vec() : -1, is = cx ? ops.vec() : -1;
+  std::vector<double> d3(cx ? 3 * ks : 0);
+  std::vector<T> i_unit(ks, T(0));
+  const std::vector<T> zero_t(ks, T(0));
+  if constexpr (cx) std::fill(i_unit.begin(), i_unit.end(), T(0, 1));
   std::vector<T> rho(ks), alpha(ks), omega(ks), coef(ks), ones(ks, T(1)), half_step(ks),
       two(2 * ks);
   std::vector<double> rhat2(ks), tmp(ks), tmp2(ks), dones(ks, 1.0), zeros(ks, 0.0);
@@ -48,6 +55,7 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
     ops.residual(X, r);
     ops.dot(r, r, tmp.data());
     ops.axpby(dones.data(), r, zeros.data(), rhat);
+    if constexpr (cx) ops.axpby(i_unit.data(), r, zero_t.data(), irhat);
     ops.axpby(zeros.data(), r, zeros.data(), p);
     ops.axpby(zeros.data(), r, zeros.data(), v);
     for (int j = 0; j < k; ++j) {
@@ -81,7 +89,13 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
       else
         tr.reason[j] = CNC_REASON_BREAKDOWN;
     };
-    ops.dots(rhat, &r, 1, rho_new.data());
+    if constexpr (cx) {  // (r̂, r) = r·r̂ + i r·(i r̂)
+      const int w[2] = {rhat, irhat};
+      ops.dots(r, w, 2, d3.data());
+      for (int j = 0; j < k; ++j) rho_new[j] = T(d3[std::size_t(j)], d3[ks + std::size_t(j)]);
+    } else {
+      ops.dots(rhat, &r, 1, rho_new.data());
+    }
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       if (!finite(rho_new[j])) {
@@ -98,11 +112,17 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
     ops.precond(p, ph);
     ops.spmv(ph, v);
     ++spmvs;
-    const int rhat_v[2] = {rhat, v};  // v·r̂ and v·v in one synchronization
-    ops.dots(v, rhat_v, 2, two.data());
-    for (int j = 0; j < k; ++j) {  // (v, r̂) to (r̂, v); (v, v) is real
-      rv[j] = conj_of(two[std::size_t(j)]);
-      vv[j] = std::real(two[ks + std::size_t(j)]);
+    if constexpr (cx) {  // (r̂, v) = v·r̂ + i v·(i r̂), and v·v
+      const int w[3] = {rhat, irhat, v};
+      ops.dots(v, w, 3, d3.data());
+      for (int j = 0; j < k; ++j) {
+        rv[j] = T(d3[std::size_t(j)], d3[ks + std::size_t(j)]);
+        vv[j] = d3[2 * ks + std::size_t(j)];
+      }
+    } else {
+      const int rhat_v[2] = {rhat, v};  // v·r̂ and v·v in one synchronization
+      ops.dots(v, rhat_v, 2, two.data());
+      for (int j = 0; j < k; ++j) rv[j] = two[std::size_t(j)], vv[j] = two[ks + std::size_t(j)];
     }
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
@@ -140,11 +160,18 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
     ops.precond(r, sh);
     ops.spmv(sh, t);
     ++spmvs;
-    const int t_r[2] = {t, r};  // t·t and t·s in one synchronization
-    ops.dots(t, t_r, 2, two.data());
-    for (int j = 0; j < k; ++j) {  // (t, t) is real; (t, s)
-      tt[j] = std::real(two[std::size_t(j)]);
-      ts[j] = two[ks + std::size_t(j)];
+    if constexpr (cx) {  // t·t, and (t, s) = t·s - i t·(i s)
+      ops.axpby(i_unit.data(), r, zero_t.data(), is);
+      const int w[3] = {t, r, is};
+      ops.dots(t, w, 3, d3.data());
+      for (int j = 0; j < k; ++j) {
+        tt[j] = d3[std::size_t(j)];
+        ts[j] = T(d3[ks + std::size_t(j)], -d3[2 * ks + std::size_t(j)]);
+      }
+    } else {
+      const int t_r[2] = {t, r};  // t·t and t·s in one synchronization
+      ops.dots(t, t_r, 2, two.data());
+      for (int j = 0; j < k; ++j) tt[j] = two[std::size_t(j)], ts[j] = two[ks + std::size_t(j)];
     }
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
