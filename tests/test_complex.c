@@ -405,6 +405,23 @@ static void test_indefinite_complex_vs_dense(void** unused) {
     cncDeleteContext(c);
     free(x);
   }
+  /* The same system given 1-based, rows reversed, the diagonal split in two (summed before its
+   * complex part is read), through BiCGSTAB in the real-equivalent's BCRS2 and in mixed
+   * precision (the scaled values then go through the real-equivalent CSR). */
+  zcsr messy = magnetic_laplacian(20, 20, -1.0, 0.2, 1);
+  for (int v = 0; v < 2; ++v) {
+    double complex* x = (double complex*)calloc(2 * n, sizeof(double complex));
+    CNCcontext c = new_context(CNC_BICGSTAB, v ? CNC_MIXED : CNC_DOUBLE, v ? 1e-7 : 1e-10);
+    assert_int_equal(cncSolverParameteri(CNC_MAX_ITERATIONS, 3000), CNC_OK);
+    if (!v) assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_BCRS2), CNC_OK);
+    solve_or_skip(&messy, 2, b, x);
+    const double d = rel_diff(2 * n, x, ref);
+    printf("1-based, %s: |x - x_dense| / |x_dense| = %.2e\n", v ? "mixed" : "bcrs2", d);
+    assert_true(d <= (v ? 1e-5 : 1e-7));
+    cncDeleteContext(c);
+    free(x);
+  }
+  zcsr_free(&messy);
   free(b), free(ref);
   zcsr_free(&a);
 }

@@ -12,11 +12,12 @@
 // dot product of two interleaved vectors is Re(uᴴv): real PCG on it is complex PCG step for step
 // (α and β are real for Hermitian A). For a general complex A, BiCGSTAB and GMRES run over the
 // same vectors in complex arithmetic (solver/krylov.hpp, krylov_params::complex), not as their
-// real-equivalent forms. Every backend, format and precision runs it. On the device it is held as zcsr (matrix/format.hpp: complex CSR, 16 +
-// 4 bytes a complex entry): in double with an iterative method straight from the caller's
-// complex CSR (zcsr_from_user: no copy when canonical; the real-equivalent's entries are never
-// built), otherwise built back from the real-equivalent (zcsr_from_real_equivalent), unless the
-// caller forces a real format (BCRS 2x2: 32 value bytes + one column index).
+// real-equivalent forms (except with SSOR, whose sweeps are not complex-linear). Every backend,
+// format and precision runs it. On the device it is held as zcsr (matrix/format.hpp: complex
+// CSR, 16 + 4 bytes a complex entry): in double with an iterative method straight from the
+// caller's complex CSR (zcsr_from_user: no copy when canonical; the real-equivalent's entries are
+// never built), otherwise built back from the real-equivalent (zcsr_from_real_equivalent), unless
+// the caller forces a real format (BCRS 2x2: 32 value bytes + one column index).
 #pragma once
 
 #include <cstdint>

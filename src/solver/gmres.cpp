@@ -50,7 +50,7 @@ void rotation(std::complex<double> a, std::complex<double> b, double den, double
 // Classical Gram-Schmidt of w against V[0..c], repeated where the criterion asks: h (layout
 // h[i*k + j]) gets the coefficients, norm0 ‖w‖² before and tmp ‖w‖² after. The projection
 // w -= Σ h_i V_i is one combine (w read and written once per pass, not c + 1 times). ‖w‖² after
-// it is Pythagoras' ‖w‖² - Σ h_i² where that keeps more than half of ‖w‖² (it then loses at most
+// it is Pythagoras' ‖w‖² - Σ |h_i|² where that keeps more than half of ‖w‖² (it then loses at most
 // a bit, and no second pass is due), so the common step costs one host read (the dots); a
 // system with more cancellation gets its norm measured and, by the criterion, a second pass.
 // The dots give (w, V_i); h takes their conjugates, (V_i, w).
