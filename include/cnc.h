@@ -675,21 +675,30 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * cncSolveCSR solves a real matrix (every backend, precision and method; the context keeps it
  * for a next call with the same arrays' content, see CNC_KEEP_MATRIX). The device holds it as
  * CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20 bytes a
- * complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR;
- * CNC_REORDER then renumbers the complex unknowns (each (re, im) pair moves as one). With
+ * complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR.
+ * CNC_REORDER renumbers the complex unknowns (each (re, im) pair moves as one). With
  * CG, BiCGSTAB, GMRES or block CG in CNC_DOUBLE (without SSOR) that real matrix is never formed:
  * the caller's arrays are read as they are (copied only when not canonical: 1-based, unsorted
  * rows or duplicates) and, on CUDA when 0-based, uploaded as they are and checked on the device.
  * Bad values are then found once the backend is chosen: an unavailable CNC_BACKEND is reported
  * before them.
  * CNC_FORMAT_BCRS2 (also BCRS4, SELL) forces the real-equivalent matrix in that real format
- * instead, reordered as cncSolveCSR would. Both give the same solution. For a
- * Hermitian A that real matrix is symmetric positive definite and CG on it is complex CG step for
- * step (the real dot product of two such vectors is Re(u^H v), and CG's scalars are real); for a
- * general A, BiCGSTAB and GMRES run as their real-equivalent forms, which solve the same system
- * but may need other iteration counts than their complex versions. The statistics are those of
- * that real system (its residual norms equal the complex ones), and cncGetCurrentIterate, in the
- * progress callback, writes 2n doubles per system, (re, im) pairs as x. The caller's
+ * instead. Both give the same solution. For a Hermitian A that real matrix is symmetric positive
+ * definite and CG on it is complex CG step for step (the real dot product of two such vectors is
+ * Re(u^H v), and CG's scalars are real). BiCGSTAB and GMRES run in complex arithmetic over those
+ * vectors (inner products u^H v, complex scalars): the complex methods step for step, not their
+ * real-equivalent forms, which stall or break down where A's spectrum and its mirror image
+ * surround 0 (indefinite or strongly non-Hermitian A; with SSOR, whose sweeps are not
+ * complex-linear, the real forms run). With Jacobi (the default) and a diagonal that is not real,
+ * they solve A D^-1 y = b, x = D^-1 y, D the complex diagonal (Jacobi on the complex diagonal as
+ * a right preconditioner; the device's Jacobi takes one real number a pair): a scaled copy of
+ * the values is made on the host at each such call (16 bytes an entry, counted in
+ * CNC_CONVERSION_TIME), and bad values are then reported before an unavailable backend; a
+ * diagonal entry below DBL_MIN counts as 1 as in Jacobi, and where the scaling would overflow
+ * the unscaled system is solved (Jacobi on Re a_ii). The statistics are
+ * those of A x = b (the real system's residual norms equal the complex ones), and
+ * cncGetCurrentIterate, in the progress callback, writes 2n doubles per system, (re, im) pairs
+ * of x. The caller's
  * operators (cncSetOperator) are not used: a context with one set is refused with
  * CNC_ERR_UNSUPPORTED.
  */

@@ -30,7 +30,7 @@ __device__ __forceinline__ void map_elements(long long first, long long stride, 
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const long long f = f0 + u * stride;
-      v[u] = f < total ? load(f) : T(0);
+      v[u] = f < total ? load(f) : T{};
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -79,6 +79,52 @@ __global__ void __launch_bounds__(block_threads)
           first, stride, total, [a, b, al, be](long long f) { return al * a[f] + be * b[f]; },
           store);
   }
+}
+
+template <class V>
+struct cpair {  // one complex element: map_elements' value type in k_zaxpby
+  V re, im;
+};
+
+// Complex y = alpha x + beta y on the active slots, or alpha x where beta == 0 (y not read).
+// Element f of the grid-stride sequence is pair q = f / KC of slot j = f % KC: rows 2q and
+// 2q + 1, i.e. y[2f - j] and y[2f - j + KC]. One thread reads both parts of x and y before it
+// writes either, and no other thread touches the pair, so x may be y.
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_zaxpby(group_view g, unsigned int mask, group_zcoefs c, const V* x, V* y) {
+  const int j = threadIdx.x % KC;
+  if (!((mask >> j) & 1u)) return;
+  double a[2] = {}, b[2] = {};  // constant indices: no local-memory copy of `c`
+#pragma unroll
+  for (int t = 0; t < KC; ++t)
+    if (t == j)
+      a[0] = c.alpha[t][0], a[1] = c.alpha[t][1], b[0] = c.beta[t][0], b[1] = c.beta[t][1];
+  const V ar = static_cast<V>(a[0]), ai = static_cast<V>(a[1]);
+  const V br = static_cast<V>(b[0]), bi = static_cast<V>(b[1]);
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long total = static_cast<long long>(g.n / 2) * KC;
+  auto store = [y, j](long long f, cpair<V> v) { y[2 * f - j] = v.re, y[2 * f - j + KC] = v.im; };
+  auto run = [&](auto read_y) {  // the branch per thread (its slot's beta), as in axpby
+    map_elements<map_unroll, cpair<V>>(
+        first, stride, total,
+        [=](long long f) {
+          const long long re = 2 * f - j, im = re + KC;
+          const V xr = x[re], xi = x[im];
+          cpair<V> v{ar * xr - ai * xi, ar * xi + ai * xr};
+          if constexpr (decltype(read_y)::value) {
+            const V yr = y[re], yi = y[im];
+            v.re += br * yr - bi * yi, v.im += br * yi + bi * yr;
+          }
+          return v;
+        },
+        store);
+  };
+  if (b[0] == 0.0 && b[1] == 0.0)
+    run(std::false_type{});
+  else
+    run(std::true_type{});
 }
 
 // y = beta y + Σ_{i < count} coef[i] v[i] on the active slots (count <= NV), the sum in i order
@@ -241,6 +287,19 @@ cudaError_t blas_sub(precision pr, const group_view& g, unsigned int mask, const
 cudaError_t blas_axpby(precision pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* x, void* y, cudaStream_t s) {
   return launch_map<map_op::axpby>(pr, g, mask, c, x, y, y, s);
+}
+
+cudaError_t blas_zaxpby(precision pr, const group_view& g, unsigned int mask, const group_zcoefs& c,
+                        const void* x, void* y, cudaStream_t s) {
+  if (g.n < 2 || mask == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      k_zaxpby<V, kc()><<<g.grid, block_threads, 0, s>>>(g, mask, c, static_cast<const V*>(x),
+                                                         static_cast<V*>(y));
+      return cudaGetLastError();
+    });
+  });
 }
 
 cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, const void* const* v,

@@ -12,9 +12,9 @@
 // walk rows with one accumulator per column and reduce as pcg_steps.cl does: a fixed tree in
 // each group (wg_sum), then the groups' partials in group order (sum_partials) by
 // vec_dot_finish, so the same inputs give the same bits. Extra define:
-//   COEF_ARGS  1: vec_axpby's coefficients come by value as a kernel argument (a struct of
-//              2 NRHS VEC_T); 0: from slot `slot` of a device buffer (NRHS too large for the
-//              device's kernel-argument space)
+//   COEF_ARGS  1: vec_axpby's and vec_zaxpby's coefficients come by value as a kernel argument
+//              (a struct of 2 NRHS, 4 NRHS VEC_T); 0: from slot `slot` (4 NRHS values) of a
+//              device buffer (NRHS too large for the device's kernel-argument space)
 // The host dots up to 4 vectors with u per launch (vec_dot_part1/2/4), fewer for large NRHS
 // (registers), and combines up to 8 vectors into y per launch (vec_combine).
 
@@ -22,17 +22,21 @@
 #define COEF_ARGS 1
 #endif
 
+// M alphas then M betas: M = NRHS (vec_axpby), 2 NRHS (vec_zaxpby, (re, im) per column).
 #if COEF_ARGS
 typedef struct {
   VEC_T alpha[NRHS], beta[NRHS];
 } vec_coefs;
-#define COEF_PARAM vec_coefs cf
+typedef struct {
+  VEC_T alpha[2 * NRHS], beta[2 * NRHS];
+} vec_zcoefs;
+#define COEF_PARAM(T) T cf
 #define COEF_ALPHA(j) cf.alpha[j]
-#define COEF_BETA(j) cf.beta[j]
+#define COEF_BETA(M, j) cf.beta[j]
 #else
-#define COEF_PARAM __global const VEC_T* cf
-#define COEF_ALPHA(j) cf[(OFF_T)slot * (2 * NRHS) + (j)]
-#define COEF_BETA(j) cf[(OFF_T)slot * (2 * NRHS) + NRHS + (j)]
+#define COEF_PARAM(T) __global const VEC_T* cf
+#define COEF_ALPHA(j) cf[(OFF_T)slot * (4 * NRHS) + (j)]
+#define COEF_BETA(M, j) cf[(OFF_T)slot * (4 * NRHS) + (M) + (j)]
 #endif
 
 // The flat entries [*s, *e) of this group's rows, walked by consecutive work-items at consecutive
@@ -44,12 +48,13 @@ void entry_range(int n, int any, OFF_T* s, OFF_T* e) {
 
 // y_j = alpha_j x_j + beta_j y_j; beta_j == 0 overwrites (y is not used). x may be y.
 // overwrite: every active beta_j is 0 (y is then not read at all: one vector less to stream).
-__kernel void vec_axpby(int n, int slot, int overwrite, COEF_PARAM,
+__kernel void vec_axpby(int n, int slot, int overwrite, COEF_PARAM(vec_coefs),
                         __global const rhs_state* st, __global const VEC_T* x,
                         __global VEC_T* y) {
   __local VEC_T la[NRHS], lb[NRHS];
   __local int lstat[NRHS];
-  for (int j = get_local_id(0); j < NRHS; j += WG) la[j] = COEF_ALPHA(j), lb[j] = COEF_BETA(j);
+  for (int j = get_local_id(0); j < NRHS; j += WG)
+    la[j] = COEF_ALPHA(j), lb[j] = COEF_BETA(NRHS, j);
   const int any = snapshot_status(st, lstat);  // its barrier publishes la and lb too
   OFF_T s, e;
   entry_range(n, any, &s, &e);
@@ -65,6 +70,39 @@ __kernel void vec_axpby(int n, int slot, int overwrite, COEF_PARAM,
       const VEC_T a = la[j], b = lb[j];
       y[o] = b == 0 ? a * x[o] : a * x[o] + b * y[o];
     }
+  }
+}
+
+// Complex y_j = alpha_j x_j + beta_j y_j over (re, im) pairs (rows 2q, 2q + 1 of column j); the
+// coefficients are (re, im) per column. Each work-item owns a pair and reads both parts of x and
+// y before writing either (x may be y); group ranges start at multiples of 64 rows, so no pair
+// straddles two groups. beta_j == 0 (both parts) and overwrite as in vec_axpby.
+__kernel void vec_zaxpby(int n, int slot, int overwrite, COEF_PARAM(vec_zcoefs),
+                         __global const rhs_state* st, __global const VEC_T* x,
+                         __global VEC_T* y) {
+  __local VEC_T la[2 * NRHS], lb[2 * NRHS];
+  __local int lstat[NRHS];
+  for (int j = get_local_id(0); j < 2 * NRHS; j += WG)
+    la[j] = COEF_ALPHA(j), lb[j] = COEF_BETA(2 * NRHS, j);
+  const int any = snapshot_status(st, lstat);  // its barrier publishes la and lb too
+  // Flat pair entries (pair o / NRHS of column o % NRHS); an odd last row has no pair.
+  const OFF_T s = (OFF_T)(range_begin(n) / 2) * NRHS;
+  const OFF_T e = any ? (OFF_T)(range_end(n) / 2) * NRHS : s;
+  for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
+    const OFF_T q = o / NRHS;
+    const int j = (int)(o - q * NRHS);
+    if (lstat[j] != CNC_ST_RUNNING) continue;
+    const OFF_T re = o + q * NRHS, im = re + NRHS;
+    const VEC_T ar = la[2 * j], ai = la[2 * j + 1], br = lb[2 * j], bi = lb[2 * j + 1];
+    const VEC_T xr = x[re], xi = x[im];
+    VEC_T sr = ar * xr - ai * xi, si = ar * xi + ai * xr;
+    if (!overwrite && (br != 0 || bi != 0)) {
+      const VEC_T yr = y[re], yi = y[im];
+      sr += br * yr - bi * yi;
+      si += br * yi + bi * yr;
+    }
+    y[re] = sr;
+    y[im] = si;
   }
 }
 

@@ -6,9 +6,14 @@
 // BCRS4, SELL), other precisions, SSOR and the direct solvers take the real-equivalent CSR,
 // built here, through the pipeline as cncSolveCSR's. b and x are the caller's interleaved
 // (re, im) arrays, read and written in place as real 2n-vectors.
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "api/api_internal.hpp"
 #include "api/context.hpp"
@@ -16,11 +21,87 @@
 #include "conversion/complex.hpp"
 #include "conversion/convert.hpp"
 #include "util/error.hpp"
+#include "util/memory.hpp"
 #include "util/parallel.hpp"
+#include "util/timer.hpp"
 
 using cnc::context;
 using cnc::error;
 using namespace cnc::api;
+
+namespace {
+
+using zvalue = std::complex<double>;
+
+// Jacobi for BiCGSTAB and GMRES on a complex A. The device's Jacobi multiplies each (re, im) pair
+// by one real number, 1 / Re a_ii: A's Jacobi only where the diagonal is real (always so for CG's
+// Hermitian A). Where some a_ii is not real, the system is solved preconditioned on the right by
+// the complex diagonal D explicitly: (A D⁻¹) y = b, x = D⁻¹ y. A D⁻¹ has a unit diagonal (the
+// device's Jacobi is then the identity) and the same residual b - A x at every step.
+struct complex_jacobi {
+  std::vector<zvalue> d, dinv;   // a_jj, or 1 where it is zero or absent (Jacobi's rule); 1 / d
+  cnc::host_vector<double> val;  // A D⁻¹: the canonical view's entries, (re, im) each
+  std::vector<double> x;         // D x, one column per right-hand side
+  void to_caller(double* out, std::size_t columns) const { scale(x.data(), out, columns, dinv); }
+  // out = diag(s) in, column by column, on every core.
+  void scale(const double* in, double* out, std::size_t columns,
+             const std::vector<zvalue>& s) const {
+    const std::size_t n = s.size();
+    cnc::parallel_pieces(std::int64_t(n), 1 << 15, cnc::host_threads(),
+                         [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+                           for (std::size_t j = 0; j < columns; ++j)
+                             for (std::size_t i = std::size_t(i0); i < std::size_t(i1); ++i)
+                               times(in + 2 * (j * n + i), s[i], out + 2 * (j * n + i));
+                         });
+  }
+  // out = v s on (re, im) pairs, in plain arithmetic (std::complex's operators check for
+  // infinities: several times slower, and every value here is finite).
+  static void times(const double* v, zvalue s, double* out) {
+    const double re = v[0] * s.real() - v[1] * s.imag(), im = v[0] * s.imag() + v[1] * s.real();
+    out[0] = re, out[1] = im;
+  }
+};
+
+// Fills `cj` and returns true when A (canonical) has a diagonal entry with an imaginary part.
+bool complex_diagonal(const cnc::zcsr_view& a, const double* x, std::size_t columns,
+                      complex_jacobi& cj) {
+  const std::size_t n = std::size_t(a.n);
+  cj.d.assign(n, zvalue(1.0, 0.0));
+  std::vector<char> complex(std::size_t(cnc::piece_count(a.n, 1 << 15)), 0);
+  cnc::parallel_pieces(
+      a.n, 1 << 15, cnc::host_threads(), [&](std::int64_t p, std::int64_t r0, std::int64_t r1) {
+        for (std::size_t i = std::size_t(r0); i < std::size_t(r1); ++i) {
+          const auto first = a.col.begin() + a.row_ptr[i], last = a.col.begin() + a.row_ptr[i + 1];
+          const auto at = std::lower_bound(first, last, std::int32_t(i));
+          if (at == last || *at != std::int32_t(i)) continue;
+          const std::size_t t = std::size_t(at - a.col.begin());
+          const zvalue v(a.val[2 * t], a.val[2 * t + 1]);
+          // 1 where the device's Jacobi takes 1 (|a_ii| below DBL_MIN: 1 / a_ii overflows).
+          if (std::abs(v) >= DBL_MIN) cj.d[i] = v;
+          complex[std::size_t(p)] |= v.imag() != 0.0;
+        }
+      });
+  if (std::none_of(complex.begin(), complex.end(), [](char c) { return c != 0; })) return false;
+  cj.dinv.resize(n);
+  for (std::size_t i = 0; i < n; ++i) cj.dinv[i] = 1.0 / cj.d[i];
+  cj.val.resize(a.val.size());
+  cnc::parallel_pieces(
+      a.n, 4096, cnc::host_threads(), [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t t = a.row_ptr[std::size_t(r0)]; t < a.row_ptr[std::size_t(r1)]; ++t)
+          complex_jacobi::times(a.val.data() + 2 * t, cj.dinv[std::size_t(a.col[std::size_t(t)])],
+                                cj.val.data() + 2 * t);
+      });
+  cj.x.resize(2 * n * columns);
+  cj.scale(x, cj.x.data(), columns, cj.d);
+  // Rows scaled far apart can overflow A D⁻¹ or D x: then the unscaled system is solved.
+  auto finite = [](const auto& v) {
+    return cnc::first_index(std::int64_t(v.size()), 1 << 16, cnc::host_threads(),
+                            [&](std::int64_t e) { return !std::isfinite(v[std::size_t(e)]); }) < 0;
+  };
+  return finite(cj.val) && finite(cj.x);
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -62,6 +143,49 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
       // real-equivalent CSR is built here and solved as cncSolveCSR's.
       const bool iterative = o.solver == CNC_CG || o.solver == CNC_BICGSTAB ||
                              o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
+      if ((o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) && o.jacobi && o.ssor_omega == 0) {
+        const cnc::user_zcsr a =
+            cnc::zcsr_from_user(std::int32_t(n), row_ptr, col_idx, values, base, false);
+        cnc::memory::reserve(16.0 * double(a.view.nnz()) + 32.0 * double(n) * (1.0 + nrhs), [&] {
+          return "the complex Jacobi scaling (A D^-1: " + std::to_string(a.view.nnz()) +
+                 " entries of 16 bytes, D and D x)";
+        });
+        const double t0 = cnc::now_seconds();
+        complex_jacobi cj;
+        if (complex_diagonal(a.view, x, nrhs, cj)) {
+          const double scaling = cnc::now_seconds() - t0;
+          c.log(CNC_LOG_INFO,
+                "the diagonal is complex: Jacobi as the right preconditioner D^-1 applied to the "
+                "matrix (A D^-1 y = b, x = D^-1 y)");
+          if (o.progress)  // the callback sees x, not y
+            o.progress = [&, outer = o.progress](std::int64_t it, double res,
+                                                 const cnc::iterate_reader* rd) {
+              if (!rd) return outer(it, res, nullptr);
+              const cnc::iterate_reader unscaled = [&](double* out) {
+                std::vector<double> y(cj.x.size());
+                (*rd)(y.data());
+                cj.scale(y.data(), out, nrhs, cj.dinv);
+              };
+              return outer(it, res, &unscaled);
+            };
+          const cnc::zcsr_view scaled{a.view.n, a.view.row_ptr, a.view.col, cj.val};
+          if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64) {
+            cnc::caller_csr in{std::int32_t(n), scaled.row_ptr.data(),
+                               reinterpret_cast<const std::uint32_t*>(scaled.col.data()),
+                               scaled.val.data(), 0};
+            in.complex = true;
+            c.pipe.solve_user(o, in, next_version(), int(nrhs), b, cj.x.data(), c.stats);
+          } else {
+            const cnc::real_equivalent_csr r = cnc::real_equivalent(scaled);
+            c.pipe.solve_user(o,
+                              cnc::caller_csr{r.n, r.row_ptr.data(), r.col.data(), r.val.data(), 0},
+                              next_version(), int(nrhs), b, cj.x.data(), c.stats);
+          }
+          cj.to_caller(x, nrhs);
+          c.stats.conversion += scaling;  // counted as the matrix's preparation
+          return;
+        }
+      }
       if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 && iterative &&
           o.ssor_omega == 0 && !o.cg_indefinite) {
         cnc::caller_csr in{std::int32_t(n), row_ptr, col_idx, values, base};

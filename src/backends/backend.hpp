@@ -95,6 +95,14 @@ class device_system {
   // solution update.
   static constexpr int combine_pass = 8;
   virtual void combine(const int* v, int count, const double* coef, const double* beta, int y) = 0;
+  // Complex systems (the real-equivalent of a complex matrix: each system's rows are (re, im)
+  // pairs, rows 2i and 2i + 1): y_j = alpha_j x_j + beta_j y_j in complex arithmetic, in the
+  // vectors' precision. alpha and beta hold 2k doubles, system j's (re, im) at [2j] and
+  // [2j + 1], read before the call returns; beta_j == 0 (both parts) overwrites y_j as in axpby.
+  // x == y allowed. i x is zaxpby((0, 1), x, 0, t): the complex Krylov methods (BiCGSTAB, GMRES
+  // of cncSolveCSRComplex, src/solver/krylov.hpp) are written over it and the real operations.
+  // Backends without it throw CNC_ERR_UNSUPPORTED.
+  virtual void zaxpby(const double* alpha, int x, const double* beta, int y);
   // Vector v to the host, column-major (n real rows per system), all k columns (for tests).
   virtual void read(int v, double* out) = 0;
 

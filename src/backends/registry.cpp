@@ -86,6 +86,10 @@ void device_system::block_dots(int, int, double*) {
 void device_system::block_combine(int, const double*, const double*, int) {
   throw error(CNC_ERR_UNSUPPORTED, ": this backend has no cross-column products (block CG)");
 }
+void device_system::zaxpby(const double*, int, const double*, int) {
+  throw error(CNC_ERR_UNSUPPORTED,
+              ": this backend has no complex vector operations (complex BiCGSTAB and GMRES)");
+}
 
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
                                                                   int, bool, device_build&) {

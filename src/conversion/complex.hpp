@@ -10,14 +10,14 @@
 // per entry a_ij. That real matrix is symmetric positive definite exactly when A is Hermitian
 // positive definite, its diagonal is Re a_ii twice (Jacobi with the real diagonal), and the real
 // dot product of two interleaved vectors is Re(uᴴv): real PCG on it is complex PCG step for step
-// (α and β are real for Hermitian A). For a general complex A it is an equivalent real system
-// that BiCGSTAB and GMRES solve (the real-equivalent forms of those methods, not their complex
-// versions: same solution, iterations may differ). Every backend, format, precision and method
-// then runs it unchanged. On the device it is held as zcsr (matrix/format.hpp: complex CSR, 16 +
-// 4 bytes a complex entry): in double with an iterative method straight from the caller's
-// complex CSR (zcsr_from_user: no copy when canonical; the real-equivalent's entries are never
-// built), otherwise built back from the real-equivalent (zcsr_from_real_equivalent), unless the
-// caller forces a real format (BCRS 2x2: 32 value bytes + one column index).
+// (α and β are real for Hermitian A). For a general complex A, BiCGSTAB and GMRES run over the
+// same vectors in complex arithmetic (solver/krylov.hpp, krylov_params::complex), not as their
+// real-equivalent forms (except with SSOR, whose sweeps are not complex-linear). Every backend,
+// format and precision runs it. On the device it is held as zcsr (matrix/format.hpp: complex
+// CSR, 16 + 4 bytes a complex entry): in double with an iterative method straight from the
+// caller's complex CSR (zcsr_from_user: no copy when canonical; the real-equivalent's entries are
+// never built), otherwise built back from the real-equivalent (zcsr_from_real_equivalent), unless
+// the caller forces a real format (BCRS 2x2: 32 value bytes + one column index).
 #pragma once
 
 #include <cstdint>

@@ -33,7 +33,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   const double t0 = now_seconds();
   kept_order ord;
   bool decided_now = false;
-  const bool pairs = o.format == CNC_FORMAT_ZCSR;
+  // A complex system's unknowns move as (re, im) pairs in every format: the zcsr kernels and
+  // the complex Krylov methods read them so.
+  const bool pairs = o.complex_system;
   if (order_.version == version && version != 0 && order_.requested == o.reorder &&
       order_.pairs == pairs) {
     ord = std::move(order_);  // the same matrix, or its pattern with new values

@@ -6,8 +6,12 @@
 // converges, the true one is checked; if it is more than 2x above the threshold the system
 // restarts from it (at most max_restarts times), as pcg does.
 // Breakdown: (r̂, r) or (r̂, A p̂) vanishing relative to the norms, or ω = 0 (t ⟂ s).
+// Written once for T = double and, for complex systems (krylov_params::complex), T = complex:
+// the scalars complex, inner products conjugated ((u, v) = conj(u)·v), norms real.
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <type_traits>
 
 #include "cnc.h"
 #include "solver/krylov.hpp"
@@ -16,36 +20,48 @@ namespace cnc {
 
 namespace {
 constexpr double breakdown_cos = 1e-15;  // |(u,v)| <= this * |u| |v| counts as zero
-}
 
-pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
-                          const krylov_params& prm) {
-  krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
-  if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
+bool finite(double v) { return std::isfinite(v); }
+bool finite(std::complex<double> v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
+
+template <class T>
+pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+               const krylov_params& prm, krylov_track& tr) {
   krylov_ops ops(sys, k, prm);
   const std::size_t ks = std::size_t(k);
   // The steps' r, p and q serve as r, p and v; four more device vectors.
   const int X = device_system::vec_x, r = device_system::vec_r, p = device_system::vec_p,
             v = device_system::vec_q;
   const int rhat = ops.vec(), ph = ops.vec(), sh = ops.vec(), t = ops.vec();
-  std::vector<double> rho(ks), alpha(ks), omega(ks), rhat2(ks), tmp(ks), tmp2(ks), coef(ks),
-      ones(ks, 1.0), zeros(ks, 0.0), two(2 * ks);
+  // Complex: i r̂ (kept with r̂) and i s (each iteration) make every inner product real dots
+  // in one synchronization, with conj(a)·b = b·a + i b·(i a) = a·b - i a·(i b).
+  constexpr bool cx = !std::is_same_v<T, double>;
+  const int irhat = cx ? ops.vec() : -1, is = cx ? ops.vec() : -1;
+  std::vector<double> d3(cx ? 3 * ks : 0);
+  std::vector<T> i_unit(ks, T(0));
+  const std::vector<T> zero_t(ks, T(0));
+  if constexpr (cx) std::fill(i_unit.begin(), i_unit.end(), T(0, 1));
+  std::vector<T> rho(ks), alpha(ks), omega(ks), coef(ks), ones(ks, T(1)), half_step(ks),
+      two(2 * ks);
+  std::vector<double> rhat2(ks), tmp(ks), tmp2(ks), dones(ks, 1.0), zeros(ks, 0.0);
   std::vector<char> fresh(ks, 1);  // r is a true residual (no verification needed)
   // Per-iteration scalars, made once (every entry a running system reads is written first).
-  std::vector<double> rho_new(ks), beta(ks), rv(ks), vv(ks), ss(ks), tt(ks), ts(ks);
+  std::vector<T> rho_new(ks), beta(ks), rv(ks), ts(ks);
+  std::vector<double> vv(ks), ss(ks), tt(ks);
   std::vector<char> redo(ks), half(ks), halt(ks);
 
   // (Re)starts the recurrences of the systems in `ops.active` from r = b - A x.
   auto restart = [&]() {
     ops.residual(X, r);
     ops.dot(r, r, tmp.data());
-    ops.axpby(ones.data(), r, zeros.data(), rhat);
+    ops.axpby(dones.data(), r, zeros.data(), rhat);
+    if constexpr (cx) ops.axpby(i_unit.data(), r, zero_t.data(), irhat);
     ops.axpby(zeros.data(), r, zeros.data(), p);
     ops.axpby(zeros.data(), r, zeros.data(), v);
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
       tr.res2[j] = rhat2[j] = tmp[j];
-      rho[j] = alpha[j] = omega[j] = 1.0;
+      rho[j] = alpha[j] = omega[j] = T(1);
       fresh[j] = 1;
     }
   };
@@ -73,12 +89,18 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
       else
         tr.reason[j] = CNC_REASON_BREAKDOWN;
     };
-    ops.dot(rhat, r, rho_new.data());
+    if constexpr (cx) {  // (r̂, r) = r·r̂ + i r·(i r̂)
+      const int w[2] = {rhat, irhat};
+      ops.dots(r, w, 2, d3.data());
+      for (int j = 0; j < k; ++j) rho_new[j] = T(d3[std::size_t(j)], d3[ks + std::size_t(j)]);
+    } else {
+      ops.dots(rhat, &r, 1, rho_new.data());
+    }
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
-      if (!std::isfinite(rho_new[j])) {
+      if (!finite(rho_new[j])) {
         tr.reason[j] = CNC_REASON_NOT_FINITE, ops.active[j] = 0;
-      } else if (std::fabs(rho_new[j]) <= breakdown_cos * std::sqrt(rhat2[j] * tr.res2[j])) {
+      } else if (std::abs(rho_new[j]) <= breakdown_cos * std::sqrt(rhat2[j] * tr.res2[j])) {
         broke(j);
       } else {
         beta[j] = (rho_new[j] / rho[j]) * (alpha[j] / omega[j]);
@@ -90,15 +112,23 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     ops.precond(p, ph);
     ops.spmv(ph, v);
     ++spmvs;
-    const int rhat_v[2] = {rhat, v};  // v·r̂ and v·v in one synchronization
-    ops.dots(v, rhat_v, 2, two.data());
-    std::copy(two.begin(), two.begin() + k, rv.begin());
-    std::copy(two.begin() + k, two.end(), vv.begin());
+    if constexpr (cx) {  // (r̂, v) = v·r̂ + i v·(i r̂), and v·v
+      const int w[3] = {rhat, irhat, v};
+      ops.dots(v, w, 3, d3.data());
+      for (int j = 0; j < k; ++j) {
+        rv[j] = T(d3[std::size_t(j)], d3[ks + std::size_t(j)]);
+        vv[j] = d3[2 * ks + std::size_t(j)];
+      }
+    } else {
+      const int rhat_v[2] = {rhat, v};  // v·r̂ and v·v in one synchronization
+      ops.dots(v, rhat_v, 2, two.data());
+      for (int j = 0; j < k; ++j) rv[j] = two[std::size_t(j)], vv[j] = two[ks + std::size_t(j)];
+    }
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
-      if (!std::isfinite(rv[j]) || !std::isfinite(vv[j])) {
+      if (!finite(rv[j]) || !std::isfinite(vv[j])) {
         tr.reason[j] = CNC_REASON_NOT_FINITE, ops.active[j] = 0;
-      } else if (std::fabs(rv[j]) <= breakdown_cos * std::sqrt(rhat2[j] * vv[j])) {
+      } else if (std::abs(rv[j]) <= breakdown_cos * std::sqrt(rhat2[j] * vv[j])) {
         broke(j);
       } else {
         alpha[j] = rho_new[j] / rv[j];
@@ -116,7 +146,7 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
       ++tr.iters[j];
       if (!(ss[j] > tr.thr2[j])) {  // converged (or NaN) at the half step: x += α p̂
         tr.res2[j] = ss[j];
-        tmp[j] = alpha[j];
+        half_step[j] = alpha[j];
         ops.active[j] = 0;
         half[j] = 1;
       }
@@ -124,24 +154,33 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     {  // x += α p̂ for the systems that stop at the half step
       std::vector<char> keep = ops.active;
       ops.active = half;
-      ops.axpby(tmp.data(), ph, ones.data(), X);
+      ops.axpby(half_step.data(), ph, ones.data(), X);
       ops.active = keep;
     }
     ops.precond(r, sh);
     ops.spmv(sh, t);
     ++spmvs;
-    const int t_r[2] = {t, r};  // t·t and t·s in one synchronization
-    ops.dots(t, t_r, 2, two.data());
-    std::copy(two.begin(), two.begin() + k, tt.begin());
-    std::copy(two.begin() + k, two.end(), ts.begin());
+    if constexpr (cx) {  // t·t, and (t, s) = t·s - i t·(i s)
+      ops.axpby(i_unit.data(), r, zero_t.data(), is);
+      const int w[3] = {t, r, is};
+      ops.dots(t, w, 3, d3.data());
+      for (int j = 0; j < k; ++j) {
+        tt[j] = d3[std::size_t(j)];
+        ts[j] = T(d3[ks + std::size_t(j)], -d3[2 * ks + std::size_t(j)]);
+      }
+    } else {
+      const int t_r[2] = {t, r};  // t·t and t·s in one synchronization
+      ops.dots(t, t_r, 2, two.data());
+      for (int j = 0; j < k; ++j) tt[j] = two[std::size_t(j)], ts[j] = two[ks + std::size_t(j)];
+    }
     for (int j = 0; j < k; ++j) {
       if (!ops.active[j]) continue;
-      if (!std::isfinite(tt[j]) || !std::isfinite(ts[j])) {
+      if (!std::isfinite(tt[j]) || !finite(ts[j])) {
         tr.reason[j] = CNC_REASON_NOT_FINITE, ops.active[j] = 0;
-      } else if (tt[j] == 0.0 || std::fabs(ts[j]) <= breakdown_cos * std::sqrt(tt[j] * ss[j])) {
+      } else if (tt[j] == 0.0 || std::abs(ts[j]) <= breakdown_cos * std::sqrt(tt[j] * ss[j])) {
         // ω = 0: BiCGSTAB cannot progress. Keep the half step's progress, then restart or stop.
         halt[j] = 1;
-        omega[j] = 0.0;
+        omega[j] = T(0);
         tr.res2[j] = ss[j];
       } else {
         omega[j] = ts[j] / tt[j];
@@ -165,6 +204,16 @@ pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const do
     }
   }
   return tr.finish(sys, &ops, a, b, x, prm, stopped, spmvs);
+}
+
+}  // namespace
+
+pcg_result bicgstab_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+                          const krylov_params& prm) {
+  krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
+  if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
+  return prm.complex ? run<std::complex<double>>(sys, a, k, b, x, prm, tr)
+                     : run<double>(sys, a, k, b, x, prm, tr);
 }
 
 }  // namespace cnc

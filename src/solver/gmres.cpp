@@ -8,8 +8,11 @@
 // x is updated at the end of the cycle from the columns it built.
 // Breakdown: the rotated Hessenberg column is zero (A singular on the Krylov space), so the
 // least-squares residual can no longer decrease.
+// Written once for T = double and, for complex systems (krylov_params::complex), T = complex:
+// Hessenberg entries h_ij = (v_i, w) = conj(v_i)·w, complex Givens rotations (c real, s complex).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include "cnc.h"
 #include "solver/krylov.hpp"
@@ -23,21 +26,45 @@ constexpr double singular_ratio = 1e-16;  // rotated diagonal <= this * |A z_j|:
 // norm in the first (Daniel, Gragg, Kaufman and Stewart's criterion): twice is enough.
 constexpr double reorthogonalize_below = 0.7071067811865476;
 
+double conj_of(double v) { return v; }
+std::complex<double> conj_of(std::complex<double> v) { return std::conj(v); }
+double abs2(double v) { return v * v; }
+double abs2(std::complex<double> v) { return std::norm(v); }
+
+// The rotation [c s; -conj(s) c] taking (a, b) to (r, 0), den = sqrt(|a|² + |b|²) > 0: r = den
+// for real values; r = den a / |a| (den where a = 0) for complex ones.
+void rotation(double a, double b, double den, double& c, double& s, double& r) {
+  c = a / den, s = b / den, r = den;
+}
+void rotation(std::complex<double> a, std::complex<double> b, double den, double& c,
+              std::complex<double>& s, std::complex<double>& r) {
+  const double aa = std::abs(a);
+  if (aa == 0.0) {
+    c = 0.0, s = std::conj(b) / den, r = den;
+    return;
+  }
+  const std::complex<double> phase = a / aa;
+  c = aa / den, s = phase * std::conj(b) / den, r = phase * den;
+}
+
 // Classical Gram-Schmidt of w against V[0..c], repeated where the criterion asks: h (layout
 // h[i*k + j]) gets the coefficients, norm0 ‖w‖² before and tmp ‖w‖² after. The projection
 // w -= Σ h_i V_i is one combine (w read and written once per pass, not c + 1 times). ‖w‖² after
-// it is Pythagoras' ‖w‖² - Σ h_i² where that keeps more than half of ‖w‖² (it then loses at most
+// it is Pythagoras' ‖w‖² - Σ |h_i|² where that keeps more than half of ‖w‖² (it then loses at most
 // a bit, and no second pass is due), so the common step costs one host read (the dots); a
 // system with more cancellation gets its norm measured and, by the criterion, a second pass.
-void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std::vector<double>& h,
-                   std::vector<double>& h2, std::vector<double>& norm0, std::vector<double>& tmp,
-                   std::vector<double>& coef, const std::vector<double>& ones) {
+// The dots give (w, V_i); h takes their conjugates, (V_i, w).
+template <class T>
+void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std::vector<T>& h,
+                   std::vector<T>& h2, std::vector<double>& norm0, std::vector<double>& tmp,
+                   std::vector<T>& coef, const std::vector<double>& ones) {
   const int k = ops.k();
   std::vector<int> against(V.begin(), V.begin() + c + 1);
   against.push_back(w);  // ‖w‖² in the same read
   ops.dots(w, against.data(), c + 2, h.data());
-  for (int j = 0; j < k; ++j) norm0[j] = h[std::size_t(c + 1) * k + j];
-  auto subtract = [&](const std::vector<double>& hh) {
+  for (int j = 0; j < k; ++j) norm0[j] = std::real(h[std::size_t(c + 1) * k + j]);
+  for (std::size_t e = 0; e < std::size_t(c + 1) * k; ++e) h[e] = conj_of(h[e]);
+  auto subtract = [&](const std::vector<T>& hh) {
     for (std::size_t e = 0; e < std::size_t(c + 1) * k; ++e) coef[e] = -hh[e];
     ops.combine(V.data(), c + 1, coef.data(), ones.data(), w);
   };
@@ -49,7 +76,7 @@ void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std
   for (int j = 0; j < k; ++j) {
     if (!outer[j]) continue;
     double est = norm0[j];
-    for (int i = 0; i <= c; ++i) est -= h[std::size_t(i) * k + j] * h[std::size_t(i) * k + j];
+    for (int i = 0; i <= c; ++i) est -= abs2(h[std::size_t(i) * k + j]);
     tmp[j] = est;
     if (!(est > keep2 * norm0[j])) measure[j] = 1, any = true;  // NaN measured too
   }
@@ -71,6 +98,7 @@ void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std
   ops.active = again;
   const std::vector<double> kept = tmp;
   ops.dots(w, against.data(), c + 1, h2.data());
+  for (std::size_t e = 0; e < std::size_t(c + 1) * k; ++e) h2[e] = conj_of(h2[e]);
   subtract(h2);
   ops.dot(w, w, tmp.data());
   for (int j = 0; j < k; ++j) {
@@ -82,12 +110,9 @@ void orthogonalize(krylov_ops& ops, const std::vector<int>& V, int c, int w, std
   }
   ops.active = outer;
 }
-}  // namespace
-
-pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
-                       const krylov_params& prm) {
-  krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
-  if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
+template <class T>
+pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+               const krylov_params& prm, krylov_track& tr) {
   krylov_ops ops(sys, k, prm);
   const std::size_t ks = std::size_t(k);
   // At most n columns: a Krylov space has no more (and a huge restart asks for no memory). n is
@@ -105,10 +130,11 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
   }
   V[m] = w;
   // Per system: R (upper triangle after rotations, column-major m x m), rotations, g.
-  std::vector<double> R(ks * m * m), cs(ks * m), sn(ks * m), g(ks * (m + 1));
-  std::vector<double> h(ks * (m + 1)), h2(h.size()), tmp(ks), coef(h.size()), ones(ks, 1.0),
-      zeros(ks, 0.0), norm0(ks);
-  std::vector<std::vector<double>> hcol(ks, std::vector<double>(std::size_t(m) + 1));
+  std::vector<T> R(ks * m * m), sn(ks * m), g(ks * (m + 1));
+  std::vector<double> cs(ks * m);
+  std::vector<T> h(ks * (m + 1)), h2(h.size()), coef(h.size());
+  std::vector<double> tmp(ks), ones(ks, 1.0), zeros(ks, 0.0), norm0(ks);
+  std::vector<std::vector<T>> hcol(ks, std::vector<T>(std::size_t(m) + 1));
   std::vector<int> len(ks, 0);         // Arnoldi columns built this cycle
   std::vector<char> estimated(ks, 0);  // the last cycle's estimate converged
   std::vector<char> in_cycle(ks, 0);
@@ -148,7 +174,7 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
       const double beta = std::sqrt(tr.res2[j]);
       tmp[j] = 1.0 / beta;
       std::fill(g.begin() + std::ptrdiff_t(j) * (m + 1),
-                g.begin() + std::ptrdiff_t(j + 1) * (m + 1), 0.0);
+                g.begin() + std::ptrdiff_t(j + 1) * (m + 1), T(0));
       g[std::size_t(j) * (m + 1)] = beta;
     }
     ops.axpby(tmp.data(), V[0], zeros.data(), V[0]);
@@ -172,7 +198,7 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
       for (int j = 0; j < k; ++j) {
         if (!in_cycle[j]) continue;
         ++tr.iters[j];
-        double* col = hcol[j].data();
+        T* col = hcol[j].data();
         const double hn = std::sqrt(tmp[j]);
         const double az2 = norm0[j];  // |A z|², measured before the projection
         col[c + 1] = hn;
@@ -182,27 +208,26 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
           continue;
         }
         double* cj = cs.data() + std::size_t(j) * m;
-        double* sj = sn.data() + std::size_t(j) * m;
-        double* gj = g.data() + std::size_t(j) * (m + 1);
+        T* sj = sn.data() + std::size_t(j) * m;
+        T* gj = g.data() + std::size_t(j) * (m + 1);
         for (int i = 0; i < c; ++i) {  // previous rotations
-          const double t0 = cj[i] * col[i] + sj[i] * col[i + 1];
-          col[i + 1] = -sj[i] * col[i] + cj[i] * col[i + 1];
+          const T t0 = cj[i] * col[i] + sj[i] * col[i + 1];
+          col[i + 1] = -conj_of(sj[i]) * col[i] + cj[i] * col[i + 1];
           col[i] = t0;
         }
-        const double den = std::hypot(col[c], col[c + 1]);
+        const double den = std::hypot(std::abs(col[c]), std::abs(col[c + 1]));
         if (!(den > singular_ratio * std::sqrt(az2))) {
           tr.reason[j] = CNC_REASON_BREAKDOWN;  // R singular: x keeps the previous columns
           in_cycle[j] = 0;
           continue;
         }
-        cj[c] = col[c] / den, sj[c] = col[c + 1] / den;
-        double* Rj = R.data() + std::size_t(j) * m * m;
+        T* Rj = R.data() + std::size_t(j) * m * m;
+        rotation(col[c], col[c + 1], den, cj[c], sj[c], Rj[std::size_t(c) * m + c]);
         for (int i = 0; i < c; ++i) Rj[std::size_t(c) * m + i] = col[i];
-        Rj[std::size_t(c) * m + c] = den;
-        gj[c + 1] = -sj[c] * gj[c];
+        gj[c + 1] = -conj_of(sj[c]) * gj[c];
         gj[c] = cj[c] * gj[c];
         len[j] = c + 1;
-        tr.res2[j] = gj[c + 1] * gj[c + 1];
+        tr.res2[j] = abs2(gj[c + 1]);
         if (tr.res2[j] <= tr.thr2[j]) {
           estimated[j] = 1, in_cycle[j] = 0;
         } else if (hn <= happy_ratio * std::sqrt(az2)) {
@@ -218,18 +243,18 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
     }
 
     // x += M⁻¹ (V y) with R y = g, for every system that built columns this cycle.
-    std::vector<double> y(ks * m, 0.0);
+    std::vector<T> y(ks * m, T(0));
     std::vector<char> update(ks, 0);
     int cmax = 0;
     for (int j = 0; j < k; ++j) {
       if (len[j] == 0) continue;
       update[j] = 1;
       cmax = std::max(cmax, len[j]);
-      const double* Rj = R.data() + std::size_t(j) * m * m;
-      const double* gj = g.data() + std::size_t(j) * (m + 1);
-      double* yj = y.data() + std::size_t(j) * m;
+      const T* Rj = R.data() + std::size_t(j) * m * m;
+      const T* gj = g.data() + std::size_t(j) * (m + 1);
+      T* yj = y.data() + std::size_t(j) * m;
       for (int i = len[j] - 1; i >= 0; --i) {
-        double s = gj[i];
+        T s = gj[i];
         for (int l = i + 1; l < len[j]; ++l) s -= Rj[std::size_t(l) * m + i] * yj[l];
         yj[i] = s / Rj[std::size_t(i) * m + i];
       }
@@ -238,13 +263,23 @@ pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const doubl
       ops.active = update;
       for (int i = 0; i < cmax; ++i)
         for (int j = 0; j < k; ++j)
-          coef[std::size_t(i) * k + j] = i < len[j] ? y[std::size_t(j) * m + i] : 0.0;
+          coef[std::size_t(i) * k + j] = i < len[j] ? y[std::size_t(j) * m + i] : T(0);
       ops.combine(V.data(), cmax, coef.data(), zeros.data(), w);
       ops.precond(w, z);
       ops.axpby(ones.data(), z, ones.data(), X);
     }
   }
   return tr.finish(sys, &ops, a, b, x, prm, stopped, spmvs);
+}
+
+}  // namespace
+
+pcg_result gmres_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
+                       const krylov_params& prm) {
+  krylov_track tr(sys, a.n, k, b, x, prm.base.threshold);
+  if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
+  return prm.complex ? run<std::complex<double>>(sys, a, k, b, x, prm, tr)
+                     : run<double>(sys, a, k, b, x, prm, tr);
 }
 
 }  // namespace cnc

@@ -113,6 +113,61 @@ void krylov_ops::block_combine(int v, const double* coef, const double* beta, in
   flops += 2.0 * k_ * rows_ * columns();
 }
 
+int krylov_ops::work() {
+  if (work_ < 0) work_ = vec();
+  return work_;
+}
+
+void krylov_ops::zaxpby(const double* alpha, int x, const double* beta, int y) {
+  send_mask();
+  sys_.zaxpby(alpha, x, beta, y);
+  bool overwrite = true;
+  for (int j = 0; j < k_; ++j)
+    overwrite = overwrite && (!active[j] || (beta[2 * j] == 0.0 && beta[2 * j + 1] == 0.0));
+  bytes += (overwrite ? 2 : 3) * rows_ * vb_ * columns();
+  flops += (overwrite ? 6 : 14) * rows_ / 2 * columns();
+}
+
+void krylov_ops::dots(int u, const int* v, int count, complex* out) {
+  const std::size_t n = std::size_t(count) * std::size_t(k_);
+  re_.resize(n), im_.resize(n);
+  dots(u, v, count, re_.data());
+  two_a_.assign(2 * std::size_t(k_), 0.0), two_b_.assign(2 * std::size_t(k_), 0.0);
+  for (int j = 0; j < k_; ++j) two_a_[2 * j + 1] = 1.0;
+  const int t = work();
+  zaxpby(two_a_.data(), u, two_b_.data(), t);  // t = i u
+  dots(t, v, count, im_.data());
+  for (std::size_t e = 0; e < n; ++e) out[e] = complex(re_[e], im_[e]);
+}
+
+void krylov_ops::axpby(const complex* alpha, int x, const complex* beta, int y) {
+  two_a_.resize(2 * std::size_t(k_)), two_b_.resize(2 * std::size_t(k_));
+  for (int j = 0; j < k_; ++j) {
+    two_a_[2 * j] = alpha[j].real(), two_a_[2 * j + 1] = alpha[j].imag();
+    two_b_[2 * j] = beta[j].real(), two_b_[2 * j + 1] = beta[j].imag();
+  }
+  zaxpby(two_a_.data(), x, two_b_.data(), y);
+}
+
+void krylov_ops::combine(const int* v, int count, const complex* coef, const double* beta, int y) {
+  if (count <= 0) return;
+  const std::size_t n = std::size_t(count) * std::size_t(k_);
+  re_.resize(n), im_.resize(n);
+  bool imaginary = false;
+  for (std::size_t e = 0; e < n; ++e) {
+    re_[e] = coef[e].real(), im_[e] = coef[e].imag();
+    imaginary = imaginary || (active[e % std::size_t(k_)] && im_[e] != 0.0);
+  }
+  combine(v, count, re_.data(), beta, y);
+  if (!imaginary) return;
+  const int t = work();
+  const std::vector<double> zeros(std::size_t(k_), 0.0);
+  combine(v, count, im_.data(), zeros.data(), t);
+  two_a_.assign(2 * std::size_t(k_), 0.0), two_b_.assign(2 * std::size_t(k_), 0.0);
+  for (int j = 0; j < k_; ++j) two_a_[2 * j + 1] = 1.0, two_b_[2 * j] = 1.0;
+  zaxpby(two_a_.data(), t, two_b_.data(), y);  // y += i t
+}
+
 // ---------------------------------------------------------------------------------------------
 
 krylov_track::krylov_track(device_system& sys, int n, int nsys, const double* b, const double* x,

@@ -4,6 +4,7 @@
 // own scalars and status; a finished system is masked out of every later operation.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -47,17 +48,32 @@ class krylov_ops {
   void block_dots(int u, int v, double* out);  // out[i*k + j] = u_i·v_j
   void block_combine(int v, const double* coef, const double* beta, int y);
 
+  // Complex systems (krylov_params::complex: (re, im) pairs): the same operations in complex
+  // arithmetic, over the real ones and device_system::zaxpby (i u is zaxpby(i, u, 0, t)).
+  //   dots: out[i*k + j] = conj(u_j)·v[i]_j: Re is the real dot, Im = (i u_j)·v[i]_j.
+  //   axpby: y_j = alpha_j x_j + beta_j y_j.
+  //   combine: y_j = beta_j y_j + Σ_i coef[i*k + j] v[i]_j: the real parts' combine into y, the
+  //   imaginary parts' into a work vector t, then y += i t.
+  using complex = std::complex<double>;
+  void dots(int u, const int* v, int count, complex* out);
+  void axpby(const complex* alpha, int x, const complex* beta, int y);
+  void combine(const int* v, int count, const complex* coef, const double* beta, int y);
+
   double bytes = 0, flops = 0;  // totals over the operations issued, active columns only
 
  private:
   void send_mask();
   double columns() const;  // active columns
+  int work();              // the complex operations' work vector, made on first use
+  void zaxpby(const double* alpha, int x, const double* beta, int y);  // 2k each
 
   device_system& sys_;
   int k_;
   double rows_, nnz_, matrix_bytes_, vb_;
   double ssor_omega_;               // > 0: precond applies SSOR with this omega
   std::vector<std::uint8_t> sent_;  // the mask the device holds
+  int work_ = -1;
+  std::vector<double> re_, im_, two_a_, two_b_;
 };
 
 struct krylov_params {
@@ -70,6 +86,12 @@ struct krylov_params {
   double ssor_omega = 0;    // > 0: SSOR with this omega in place of Jacobi (device_system::ssor)
   // cg_solve: on past pᵀAp <= 0 / rᵀz < 0, as OpenNL's CG (CNC_INTERNAL_CG_INDEFINITE).
   bool cg_indefinite = false;
+  // BiCGSTAB and GMRES in complex arithmetic: the system is the real-equivalent of a complex
+  // matrix, its rows (re, im) pairs, with a preconditioner that acts on both parts alike (Jacobi
+  // on the real diagonal). Run in real arithmetic, the same methods on the real-equivalent have
+  // its spectrum (A's and its conjugate's, symmetric about the real axis) and stall or break
+  // down on matrices the complex methods solve (young1c).
+  bool complex = false;
 };
 
 // Both solve A x = b for k systems (column-major host b and x, n = a.n rows; x: initial guess in,

@@ -113,7 +113,8 @@ def solve(
     Complex A, b or x0 (complex128, or anything numpy makes complex) are solved as a complex
     system through cncSolveCSRComplex and x is complex128: "cg" and "block_cg" need A Hermitian
     positive definite (cnc checks it: CncError CNC_ERR_INVALID_VALUE naming the entry otherwise),
-    "bicgstab" and "gmres" take any nonsingular complex A (their real-equivalent forms).
+    "bicgstab" and "gmres" take any nonsingular complex A (run in complex arithmetic, Jacobi on
+    the complex diagonal).
 
     Returns (x, info): x shaped like b, info a cnc.SolveInfo (info.reason, info.iterations,
     info.residual, info.true_residual, ...). A solve that does not converge is not an error:

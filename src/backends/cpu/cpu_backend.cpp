@@ -381,6 +381,37 @@ class cpu_system final : public device_system {
     });
   }
 
+  // Pairs by the chunk holding their re row (each pair once, whatever the chunk boundaries),
+  // re and im read before either is written (x == y).
+  void zaxpby(const double* alpha, int x, const double* beta, int y) override {
+    std::vector<VT> ar(static_cast<std::size_t>(k_)), ai(ar.size()), br(ar.size()), bi(ar.size());
+    std::vector<char> over(ar.size());
+    for (int j = 0; j < k_; ++j) {
+      ar[j] = VT(alpha[2 * j]), ai[j] = VT(alpha[2 * j + 1]);
+      br[j] = VT(beta[2 * j]), bi[j] = VT(beta[2 * j + 1]);
+      over[j] = beta[2 * j] == 0.0 && beta[2 * j + 1] == 0.0;
+    }
+    const VT* xv = vectors_.at(x);
+    VT* yv = vectors_.at(y);
+    const std::int64_t k = k_;
+    for_chunks([&](std::int32_t c) {
+      const std::int64_t i0 = (scalar_row(first_row(c)) + 1) / 2,
+                         i1 = std::min<std::int64_t>((scalar_row(last_row(c)) + 1) / 2, np_ / 2);
+      for (std::int64_t q = i0; q < i1; ++q)
+        for (int j = 0; j < k_; ++j) {
+          if (!mask_[j]) continue;
+          const std::int64_t re = 2 * q * k + j, im = re + k;
+          const VT xr = xv[re], xi = xv[im];
+          VT sr = ar[j] * xr - ai[j] * xi, si = ar[j] * xi + ai[j] * xr;
+          if (!over[j]) {
+            const VT yr = yv[re], yi = yv[im];
+            sr += br[j] * yr - bi[j] * yi, si += br[j] * yi + bi[j] * yr;
+          }
+          yv[re] = sr, yv[im] = si;
+        }
+    });
+  }
+
   // One pass over y per chunk of rows: each element takes its whole sum in i order, in the
   // vectors' precision like axpby.
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override {

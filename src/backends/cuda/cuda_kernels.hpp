@@ -168,6 +168,10 @@ struct group_coefs {  // per-slot scalars, passed by value (read before the laun
   double alpha[8] = {};
   double beta[8] = {};
 };
+struct group_zcoefs {  // complex per-slot scalars, (re, im) as the host's [2j], [2j + 1]
+  double alpha[8][2] = {};
+  double beta[8][2] = {};
+};
 constexpr int max_fused_dots = 8;  // vectors one dots (or combine) launch reads along with u
 struct dot_vectors {
   const void* v[max_fused_dots] = {};
@@ -196,6 +200,10 @@ cudaError_t blas_sub(precision pr, const group_view& g, unsigned int mask, const
 // y = alpha x + beta y per slot; where beta == 0, y = alpha x (y not read: NaN does not survive).
 cudaError_t blas_axpby(precision pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* x, void* y, cudaStream_t s);
+// Complex y = alpha x + beta y per slot over the (re, im) row pairs (2q, 2q + 1), q < g.n / 2;
+// where beta == 0 (both parts), y = alpha x (y not read). x may be y.
+cudaError_t blas_zaxpby(precision pr, const group_view& g, unsigned int mask, const group_zcoefs& c,
+                        const void* x, void* y, cudaStream_t s);
 // y = beta y + Σ_{i < count} coef[i*stride + j] v[i] per slot j < g.k, the sum in i order (one
 // launch per max_fused_dots vectors, the later ones with beta = 1); where beta == 0, y is not
 // read. y is none of v. coef and beta are host memory, read before the launcher returns.

@@ -200,6 +200,20 @@ void cuda_system::axpby(const double* alpha, int x, const double* beta, int y) {
   }
 }
 
+void cuda_system::zaxpby(const double* alpha, int x, const double* beta, int y) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check_index(x), check_index(y);
+  for (group& g : groups_) {
+    if (!g.mask) continue;
+    cuda::group_zcoefs c;
+    for (int j = 0; j < g.view.k; ++j)
+      for (int p = 0; p < 2; ++p)
+        c.alpha[j][p] = alpha[2 * (g.j0 + j) + p], c.beta[j][p] = beta[2 * (g.j0 + j) + p];
+    check(cuda::blas_zaxpby(pr_, g.view, g.mask, c, vec(g, x), vec(g, y), stream_),
+          "zaxpby launch");
+  }
+}
+
 static_assert(cuda::max_fused_dots == device_system::combine_pass, "combine's pass width");
 
 void cuda_system::combine(const int* v, int count, const double* coef, const double* beta, int y) {

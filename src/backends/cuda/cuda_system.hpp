@@ -64,6 +64,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void residual(int in, int out) override;
   void dots(int u, const int* v, int count, double* out) override;
   void axpby(const double* alpha, int x, const double* beta, int y) override;
+  void zaxpby(const double* alpha, int x, const double* beta, int y) override;
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override;
   void read(int v, double* out) override;
   void block_dots(int u, int v, double* out) override;  // cuda_block.cpp

@@ -207,6 +207,9 @@ class opencl_system final : public device_system {
   void axpby(const double* alpha, int x, const double* beta, int y) override {
     vops_->axpby(alpha, x, beta, y);
   }
+  void zaxpby(const double* alpha, int x, const double* beta, int y) override {
+    vops_->zaxpby(alpha, x, beta, y);
+  }
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override {
     vops_->combine(v, count, coef, beta, y);
   }
@@ -270,7 +273,8 @@ class opencl_system final : public device_system {
       width = std::clamp(floor_pow2(width), 1, 32);
     }
 
-    // The vector surface's axpby takes its 2k coefficients as a kernel argument when they fit.
+    // The vector surface's axpby and zaxpby take their 2k, 4k coefficients as a kernel argument
+    // when zaxpby's fit.
     std::size_t max_param = 0;
     check(cl_.GetDeviceInfo(dev_.id, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof max_param, &max_param,
                             nullptr),

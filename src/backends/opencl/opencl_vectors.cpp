@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "backends/backend.hpp"
@@ -24,8 +25,9 @@ constexpr int mask_slots = 16, coef_slots = 64, comb_slots = 32;
 constexpr int comb_v = device_system::combine_pass;
 static_assert(comb_v == 8, "vec_combine (blas1.cl) takes 8 vectors");
 const cl_uint zero4 = 0;
-const char* const names[] = {"vec_axpby",     "vec_precondition", "vec_b_minus",   "vec_dot_finish",
-                             "vec_dot_part1", "vec_dot_part2",    "vec_dot_part4", "vec_combine"};
+const char* const names[] = {"vec_axpby",      "vec_precondition", "vec_b_minus",
+                             "vec_dot_finish", "vec_dot_part1",    "vec_dot_part2",
+                             "vec_dot_part4",  "vec_combine",      "vec_zaxpby"};
 
 }  // namespace
 
@@ -51,8 +53,9 @@ double get_value(const unsigned char* src, std::size_t index, bool as_float) {
 
 bool coef_args_fit(int k, std::size_t vec_size, std::size_t max_param) {
   if (env::integer(env::var::opencl_coefficient_buffer, 0) != 0) return false;  // tests
-  // vec_axpby's other arguments: three ints and three pointers, with room for alignment.
-  return 2 * std::size_t(k) * vec_size + 64 <= max_param;
+  // vec_zaxpby's 4k (axpby's are 2k); the other arguments: three ints and three pointers, with
+  // room for alignment.
+  return 4 * std::size_t(k) * vec_size + 64 <= max_param;
 }
 
 int dot_vectors(int k) { return k <= 8 ? 4 : k <= 16 ? 2 : 1; }
@@ -79,9 +82,10 @@ vector_ops::vector_ops(const vector_env& e)
       vecs_(e.fixed),
       mask_(std::size_t(e.k), 1) {
   try {
-    cl_kernel* ks[] = {&k_axpby_,  &k_precond_, &k_bminus_, &k_fin_,
-                       &k_dot_[0], &k_dot_[1],  &k_dot_[2], &k_comb_};
-    for (int i = 0; i < 8; ++i) {
+    cl_kernel* ks[] = {&k_axpby_,  &k_precond_, &k_bminus_, &k_fin_,   &k_dot_[0],
+                       &k_dot_[1], &k_dot_[2],  &k_comb_,   &k_zaxpby_};
+    static_assert(std::size(ks) == std::size(names), "a kernel per name");
+    for (std::size_t i = 0; i < std::size(ks); ++i) {
       cl_int err = CL_SUCCESS;
       *ks[i] = e_.cl->CreateKernel(e_.prog, names[i], &err);
       check(err, "clCreateKernel");
@@ -98,7 +102,7 @@ vector_ops::vector_ops(const vector_env& e)
         "clEnqueueFillBuffer");
     init_ring(mask_ring_, mask_slots, sts * e_.k);
     ensure_dot_space(e_.dot_v);  // part_ also takes spmv_fused's partials (k * groups)
-    coef_host_.assign(2 * std::size_t(e_.k) * vs_, 0);
+    coef_host_.assign(4 * std::size_t(e_.k) * vs_, 0);  // zaxpby's 4k; axpby uses 2k
     if (!e_.coef_args) {
       coef_ = make_buffer(coef_slots * coef_host_.size(), "axpby coefficients");
       init_ring(coef_ring_, coef_slots, coef_host_.size());
@@ -131,10 +135,12 @@ vector_ops::vector_ops(const vector_env& e)
       arg(k_pieces_, 6, mask_st_);
       arg(k_pieces_, 7, e_.psum);
     }
-    arg(k_axpby_, 0, n);
-    arg(k_axpby_, 1, zero);
-    if (!e_.coef_args) arg(k_axpby_, 3, coef_);
-    arg(k_axpby_, 4, mask_st_);
+    for (cl_kernel k : {k_axpby_, k_zaxpby_}) {
+      arg(k, 0, n);
+      arg(k, 1, zero);
+      if (!e_.coef_args) arg(k, 3, coef_);
+      arg(k, 4, mask_st_);
+    }
     arg(k_precond_, 0, n);
     arg(k_precond_, 1, mask_st_);
     arg(k_precond_, 2, e_.d);
@@ -166,7 +172,7 @@ void vector_ops::release() {
   release_block();
   release_halo();
   for (cl_kernel* k : {&k_pieces_, &k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_,
-                       &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_}) {
+                       &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_, &k_zaxpby_}) {
     if (*k) e_.cl->ReleaseKernel(*k);
     *k = nullptr;
   }
@@ -254,24 +260,34 @@ void vector_ops::residual(int in, int out) {
 }
 
 void vector_ops::axpby(const double* alpha, int x, const double* beta, int y) {
+  coef_launch(k_axpby_, 1, alpha, x, beta, y, "axpby");
+}
+
+void vector_ops::zaxpby(const double* alpha, int x, const double* beta, int y) {
+  coef_launch(k_zaxpby_, 2, alpha, x, beta, y, "zaxpby");
+}
+
+void vector_ops::coef_launch(cl_kernel kern, int per, const double* alpha, int x,
+                             const double* beta, int y, const char* what) {
   const cl_mem xm = vec(x), ym = vec(y);
+  const std::size_t m = std::size_t(per) * std::size_t(e_.k);
   cl_int overwrite = 1;  // every active beta is 0 in the vector precision: y is not read
-  for (int j = 0; j < e_.k; ++j) {
-    put_value(coef_host_.data(), std::size_t(j), alpha[j], e_.vec_f32);
-    put_value(coef_host_.data(), std::size_t(e_.k) + std::size_t(j), beta[j], e_.vec_f32);
-    const double b = e_.vec_f32 ? double(float(beta[j])) : beta[j];
-    if (mask_[j] && b != 0) overwrite = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    put_value(coef_host_.data(), i, alpha[i], e_.vec_f32);
+    put_value(coef_host_.data(), m + i, beta[i], e_.vec_f32);
+    const double b = e_.vec_f32 ? double(float(beta[i])) : beta[i];
+    if (mask_[i / std::size_t(per)] && b != 0) overwrite = 0;
   }
-  arg(k_axpby_, 2, overwrite);
+  arg(kern, 2, overwrite);
   if (e_.coef_args) {
-    check(e_.cl->SetKernelArg(k_axpby_, 3, coef_host_.size(), coef_host_.data()),
-          "clSetKernelArg (axpby coefficients)");
-  } else {
-    arg(k_axpby_, 1, cl_int(put(coef_ring_, coef_, true, coef_host_.data())));
+    check(e_.cl->SetKernelArg(kern, 3, 2 * m * vs_, coef_host_.data()),
+          "clSetKernelArg (coefficients)");
+  } else {  // the whole slot (4k values) is written, axpby's unused half too: one layout
+    arg(kern, 1, cl_int(put(coef_ring_, coef_, true, coef_host_.data())));
   }
-  arg(k_axpby_, 5, xm);
-  arg(k_axpby_, 6, ym);
-  launch(k_axpby_, e_.groups, "axpby");
+  arg(kern, 5, xm);
+  arg(kern, 6, ym);
+  launch(kern, e_.groups, what);
 }
 
 void vector_ops::combine(const int* v, int count, const double* coef, const double* beta, int y) {

@@ -6,12 +6,12 @@
 // the system's in-order queue without waiting.
 // The mask lives on the device as an rhs_state array whose statuses say running (active) or not,
 // which is what spmv_fused's MODE_DOT and the blas1 kernels read; it is written (a non-blocking
-// write) when it changes. axpby's coefficients are a kernel argument by value (a struct of 2k
-// values) where the device's argument space holds them, else a slot of a device buffer written
-// before the kernel. combine's coefficients (beta and 8 rows of k per launch: 9k values, too
-// many for the argument space but for small k) always come from a slot of a device buffer,
-// made at its first call. Host data that a non-blocking write reads later stays in a ring of
-// host slots until the write has run (a reuse waits for it: in practice long done, since dots
+// write) when it changes. axpby's and zaxpby's coefficients are a kernel argument by value (a
+// struct of 2k, 4k values) where the device's argument space holds zaxpby's, else a slot of a
+// device buffer written before the kernel. combine's coefficients (beta and 8 rows of k per launch:
+// 9k values, too many for the argument space but for small k) always come from a slot of a device
+// buffer, made at its first call. Host data that a non-blocking write reads later stays in a ring
+// of host slots until the write has run (a reuse waits for it: in practice long done, since dots
 // synchronizes far more often). dots is the one synchronization: one kernel per (up to) 4
 // vectors, one ordered sum, one blocking read (which also flushes the queue).
 #pragma once
@@ -50,8 +50,9 @@ struct vector_env {
   std::vector<cl_mem> fixed;  // x, r, p, q, b (device_system::vec_x .. vec_b)
 };
 
-// COEF_ARGS of the build for k columns: whether axpby's 2k coefficients fit in a kernel argument
-// (`max_param`: CL_DEVICE_MAX_PARAMETER_SIZE). CNC_OPENCL_COEF_BUFFER=1 forces the buffer path.
+// COEF_ARGS of the build for k columns: whether zaxpby's 4k coefficients (axpby's 2k) fit in a
+// kernel argument (`max_param`: CL_DEVICE_MAX_PARAMETER_SIZE). CNC_OPENCL_COEF_BUFFER=1 forces
+// the buffer path.
 bool coef_args_fit(int k, std::size_t vec_size, std::size_t max_param);
 
 // Host doubles <-> device element type (float or double) in a byte buffer, at element `index`.
@@ -77,6 +78,7 @@ class vector_ops {
   void residual(int in, int out);
   void dots(int u, const int* v, int count, double* out);
   void axpby(const double* alpha, int x, const double* beta, int y);
+  void zaxpby(const double* alpha, int x, const double* beta, int y);
   void combine(const int* v, int count, const double* coef, const double* beta, int y);
   // Cross-column products (opencl_block.cpp, kernels/opencl/block.cl).
   void block_dots(int u, int v, double* out);
@@ -109,6 +111,10 @@ class vector_ops {
   void drop_buffer(cl_mem& m, std::size_t bytes);
   void ensure_dot_space(int count);
   void launch(cl_kernel k, int groups, const char* what);
+  // vec_axpby (per = 1) or vec_zaxpby (per = 2, (re, im)): per * k alphas then betas, by value
+  // or through coef_ (COEF_ARGS), and the launch.
+  void coef_launch(cl_kernel kern, int per, const double* alpha, int x, const double* beta, int y,
+                   const char* what);
   template <typename T>
   void arg(cl_kernel k, cl_uint index, const T& v);
 
@@ -123,7 +129,7 @@ class vector_ops {
   std::vector<unsigned char> coef_host_, comb_host_, dot_host_;
   cl_kernel k_pieces_ = nullptr;  // csr_pieces, where rows are cut
   cl_kernel k_spmv_ = nullptr, k_axpby_ = nullptr, k_precond_ = nullptr, k_bminus_ = nullptr,
-            k_fin_ = nullptr, k_comb_ = nullptr;
+            k_fin_ = nullptr, k_comb_ = nullptr, k_zaxpby_ = nullptr;
   cl_kernel k_dot_[3] = {nullptr, nullptr, nullptr};  // vec_dot_part1, 2, 4
   // block_dots / block_combine: made at their first call.
   cl_kernel k_bgram_ = nullptr, k_bcomb_ = nullptr;
