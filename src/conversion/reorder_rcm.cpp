@@ -36,6 +36,7 @@
 
 #include "assembly/hash_coo.hpp"  // advise_huge_pages
 #include "util/parallel.hpp"
+#include "util/prefetch.hpp"
 
 namespace cnc {
 
@@ -89,14 +90,6 @@ struct item {
 inline i32 vertex_of(i32 v) { return v; }
 inline i32 vertex_of(const item& it) { return it.v; }
 
-// A prefetch that the compiler keeps: GCC drops a loop whose body is only __builtin_prefetch.
-inline void prefetch(const void* p) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
-#else
-  __builtin_prefetch(p);
-#endif
-}
 // Software prefetch for the vertex list v (processed in order, now at t): the row offsets 16
 // ahead, the row 8 ahead, the nodes of the row's neighbours 4 ahead. The searches wait on memory
 // (the numbering may be random); this keeps several vertices' loads in flight.
