@@ -25,7 +25,8 @@ constexpr std::int64_t max_sampled_row = 1024;
 
 // The cost model, measured on the GPU machine (BENCHMARKS.md, "Reordering"; runs 92-93): computing
 // and applying the ordering costs about ordering_ns_per_entry ns per entry on its host (16 cores:
-// 7.5-8.3 on the randomly numbered mesh 128^3 and 7-point 192^3);
+// 7.5-8.3 on the randomly numbered mesh 128^3 and 7-point 192^3; not scaled by the thread count:
+// on 2 threads it is ~5x, but so is the CPU backend's time per iteration it is weighed against);
 // each iteration then saves about the scattered lines' extra sectors: (lines per entry - 0.25)
 // x 32 bytes per entry, at the device's bandwidth (GPU) or the host's (CPU).
 constexpr double ordering_ns_per_entry = 8.0;
@@ -117,7 +118,7 @@ Matrix permute_rows(const View& a, std::span<const std::int32_t> perm, int threa
     return "the reordered matrix (" + std::to_string(n) + " rows, " + std::to_string(a.nnz()) +
            " entries of " + std::to_string(4 + 8 * W) + " bytes, 12 bytes a row)";
   });
-  std::vector<std::int32_t> inv(static_cast<std::size_t>(n));
+  host_vector<std::int32_t> inv(static_cast<std::size_t>(n));  // written below, in parallel
   parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
     for (std::int64_t r = r0; r < r1; ++r) inv[perm[r]] = std::int32_t(r);
   });
@@ -155,12 +156,15 @@ Matrix permute_rows(const View& a, std::span<const std::int32_t> perm, int threa
       if (r + ahead_offsets < r1) prefetch(ptr + perm[r + ahead_offsets]);
       if (r + ahead_row < r1) {
         const std::int64_t e = ptr[perm[r + ahead_row]];
-        prefetch(col + e);
-        prefetch(val + W * e);
+        if (e < a.nnz()) {
+          prefetch(col + e);
+          prefetch(val + W * e);
+        }
       }
-      if (r + ahead_columns < r1) {
+      if (r + ahead_columns < r1) {  // a hub row's columns are not fetched twice over
         const std::int32_t o = perm[r + ahead_columns];
-        for (std::int64_t t = ptr[o]; t < ptr[o + 1]; ++t) prefetch(new_of + col[t]);
+        const std::int64_t end = std::min(ptr[o + 1], ptr[o] + short_row);
+        for (std::int64_t t = ptr[o]; t < end; ++t) prefetch(new_of + col[t]);
       }
       const std::int64_t e0 = ptr[perm[r]], len = ptr[perm[r] + 1] - e0;
       const std::size_t o = std::size_t(out_ptr[r]);
@@ -178,7 +182,7 @@ Matrix permute_rows(const View& a, std::span<const std::int32_t> perm, int threa
         }
         continue;
       }
-      row.resize(std::size_t(len));
+      row.resize(std::size_t(len));  // t < len <= n < 2^31: fits the key's low half
       for (std::int64_t t = 0; t < len; ++t)
         row[std::size_t(t)] =
             std::uint64_t(std::uint32_t(new_of[col[e0 + t]])) << 32 | std::uint64_t(t);

@@ -330,8 +330,8 @@ class rcm {
                   if (load(nodes[w].claim) == it[t].key)
                     mine.push_back(item{deg_key(nodes[w].deg, w), w, 0, 0});
                 }
-                for (std::size_t j = first + 1; j < mine.size();
-                     ++j)  // insertion sort: short lists
+                // Insertion sort: short lists.
+                for (std::size_t j = first + 1; j < mine.size(); ++j)
                   for (std::size_t h = j; h > first && mine[h].key < mine[h - 1].key; --h)
                     std::swap(mine[h], mine[h - 1]);
                 for (std::size_t j = first; j < mine.size(); ++j)

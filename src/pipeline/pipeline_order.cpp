@@ -137,7 +137,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     po.progress = [&](std::int64_t it, double res, const iterate_reader* rd) {
       if (!rd) return o.progress(it, res, nullptr);
       const iterate_reader unpermuted = [&](double* out) {
-        std::vector<double> t(len);
+        host_vector<double> t(len);  // written by the reader
         (*rd)(t.data());
         permute_vectors(ord.perm, k, t.data(), out, true, threads);
       };

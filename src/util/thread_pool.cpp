@@ -75,7 +75,8 @@ bool run_on_host_pool(int count, const std::function<void(int)>& fn, bool keep_w
     }
   }
   if (!pool || count > pool->size()) return false;
-  // About 50 microseconds of pauses: more than the gap between two levels of a search.
+  // 5-100 microseconds of pauses, by the CPU's pause: more than the gap between two levels of a
+  // search.
   constexpr int warm_pauses = 2000;
   pool->run(
       [&](int t) {

@@ -18,7 +18,7 @@ class thread_pool {
   // threads >= 1; the caller is thread 0. Fewer run when the system refuses some (size() says
   // how many). Idle workers spin `spin_rounds` pauses before they
   // sleep: worth it between PCG steps, not between host stages (the host pool does not spin, so
-  // its idle workers never take cycles from a CPU backend's).
+  // its idle workers never take cycles from a CPU backend's, but after a job run with keep_warm).
   explicit thread_pool(int threads, int spin_rounds = 20000);
   ~thread_pool();
   thread_pool(const thread_pool&) = delete;
