@@ -5,7 +5,9 @@
 # run 81 common.cuh, pcg_vectors.cu and pcg_persistent.cu of ba6f64c), each benchmark alternated
 # base / new, the textbook cuSPARSE PCG in every run. "ocl": the OpenCL suites on NVIDIA's OpenCL.
 # "oclbench": bench_api --patterns with CNC_BACKEND=opencl (NVIDIA's OpenCL), base / new.
-# Usage: bash device_runs/ab_kernels.sh [tests] [ocl] [oclbench] [bench]. Carried: .devfull/root,
+# "reorder": the whole call with --reorder rcm on the randomly numbered mesh and stencil, base /
+# new twice, with cnc's log of the ordering stage (run 91: src/conversion and src/pipeline files).
+# Usage: bash device_runs/ab_kernels.sh [tests] [ocl] [oclbench] [reorder] [bench]. Carried: .devfull/root,
 # .devfull/matrices.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD
@@ -45,6 +47,19 @@ for what in "$@"; do
       for d in b0 b; do
         echo "-- OpenCL $only [$d]"
         CNC_BACKEND=opencl /tmp/$d/bench/cuda/bench_api --reps 3 --patterns --only "$only" | grep -E "^\| [a-z0-9]"
+      done
+    done
+  fi
+  if [ "$what" = reorder ]; then  # host-side ordering stage: whole calls with RCM, base / new
+    echo "== ctest -R reorder|complex_zcsr (new tree)"
+    (cd /tmp/b && ctest -j4 --timeout 300 --output-on-failure -R "reorder|complex_zcsr") 2>&1 | tail -3
+    echo "== test_reorder_rcm: RCM and P A Pᵀ at 1, 2 and all threads (new tree)"
+    /tmp/b/tests/test_reorder_rcm 2>&1 | grep -E "thread|stencil|Boost|bandwidth|PASSED|FAILED"
+    for only in "mesh 128" "7-pt 192"; do
+      for d in b0 b b0 b; do
+        echo "-- $only, RCM [$d]"
+        /tmp/$d/bench/cuda/bench_api --reps 3 --patterns --only "$only" --reorder rcm --verbose 2>&1 |
+          grep -E "^\| [a-z0-9]|ordering rcm.* ms|info: call"
       done
     done
   fi

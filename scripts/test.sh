@@ -10,8 +10,8 @@
 #      reference, Doxygen with every name of cnc.h documented and pydoc (scripts/docs.sh);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build, all tests but the MPI ones (Open MPI's
 #      own allocations are reported as leaks: tests/mpi.cmake);
-#   3. ThreadSanitizer build: the multi-threaded tests, the nonsymmetric solvers and the backend
-#      contract suite on the CPU and on OpenCL (PoCL);
+#   3. ThreadSanitizer build: the multi-threaded tests, the nonsymmetric solvers, the backend
+#      contract suite on the CPU and on OpenCL (PoCL), and the parallel reordering;
 #   4. the libFuzzer harnesses of fuzz/ (clang, ASan + UBSan), 40 s each (scripts/fuzz.sh).
 # Tests that need a GPU or ../shared/data skip (CTest exit code 77) and say why.
 set -euo pipefail
@@ -44,6 +44,6 @@ export TSAN_OPTIONS="halt_on_error=1"  # no suppressions: PoCL and the ICD inclu
 run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
   -DCNC_SANITIZE=address,undefined -- -E "pytest|python|mpi_solve|mpi_assembly"
 run_suite "tsan" build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
-  -DCNC_SANITIZE=thread -- -R "thread|nonsymmetric|backend_cpu|backend_opencl"
+  -DCNC_SANITIZE=thread -- -R "thread|nonsymmetric|backend_cpu|backend_opencl|reorder"
 bash scripts/fuzz.sh 40 build-fuzz  # the four libFuzzer harnesses of fuzz/, 40 s each
 echo "test.sh: all suites passed"

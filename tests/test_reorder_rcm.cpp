@@ -3,8 +3,11 @@
 // vertices, n = 0 and 1); each component a contiguous block that is exactly the sequential
 // Cuthill–McKee order from that block's first vertex (an independent textbook implementation
 // here); the stencil's bandwidth near the natural ordering's and within 1.5x of Boost.Graph's
-// cuthill_mckee_ordering; the same permutation for 1, 2, 3 and 7 threads; and, printed only,
-// the time for 2 M rows against Boost.
+// cuthill_mckee_ordering; the same permutation for 1, 2, 3 and 7 threads; P A Pᵀ
+// (permute_csr, permute_zcsr) against the matrix's triplets renumbered, rows sorted, for empty
+// rows, rows of 32 and 33 entries (the last placed by rank, the first sorted) and a long one,
+// for 1 and 3 threads; and, printed only, the time for 2 M rows
+// against Boost (ordering and P A Pᵀ).
 #include <setjmp.h>
 
 #include <algorithm>
@@ -32,8 +35,10 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "conversion/reorder.hpp"
 #include "conversion/reorder_rcm.hpp"
 #include "matrix/matrix.hpp"
+#include "util/parallel.hpp"
 
 namespace {
 
@@ -309,6 +314,76 @@ void test_threads(void**) {
   }
 }
 
+// The triplets (new row, new column, values) of P A Pᵀ from A's, sorted: the reference.
+template <int W, class M>
+std::vector<std::pair<std::pair<i32, i32>, std::vector<double>>> renumbered(
+    const M& a, const std::vector<i32>& perm) {
+  const std::vector<i32> inv = inverse(perm);
+  std::vector<std::pair<std::pair<i32, i32>, std::vector<double>>> t;
+  for (i32 i = 0; i < a.n; ++i)
+    for (i64 k = a.row_ptr[std::size_t(i)]; k < a.row_ptr[std::size_t(i) + 1]; ++k)
+      t.push_back({{inv[std::size_t(i)], inv[std::size_t(a.col[std::size_t(k)])]},
+                   std::vector<double>(a.val.begin() + W * k, a.val.begin() + W * (k + 1))});
+  std::sort(t.begin(), t.end());
+  return t;
+}
+template <int W, class M>
+void check_permuted(const M& a, const M& p, const std::vector<i32>& perm) {
+  assert_int_equal(p.n, a.n);
+  assert_int_equal(p.nnz(), a.nnz());
+  assert_int_equal(p.row_ptr[0], 0);
+  std::vector<std::pair<std::pair<i32, i32>, std::vector<double>>> got;
+  for (i32 r = 0; r < p.n; ++r) {
+    const i32 old = perm[std::size_t(r)];  // row r of P A Pᵀ is row perm[r] of A
+    assert_int_equal(p.row_ptr[std::size_t(r) + 1] - p.row_ptr[std::size_t(r)],
+                     a.row_ptr[std::size_t(old) + 1] - a.row_ptr[std::size_t(old)]);
+    for (i64 k = p.row_ptr[std::size_t(r)]; k < p.row_ptr[std::size_t(r) + 1]; ++k) {
+      if (k > p.row_ptr[std::size_t(r)])
+        assert_true(p.col[std::size_t(k - 1)] < p.col[std::size_t(k)]);
+      got.push_back({{r, p.col[std::size_t(k)]},
+                     std::vector<double>(p.val.begin() + W * k, p.val.begin() + W * (k + 1))});
+    }
+  }
+  assert_true(got == renumbered<W>(a, perm));
+}
+
+// Values distinct per entry, so a value moved with the wrong column shows.
+void number_values(cnc::csr_matrix& a) {
+  for (std::size_t k = 0; k < a.val.size(); ++k) a.val[k] = 1.0 + double(k);
+}
+
+void test_permute(void**) {
+  // Stars of 31, 32 and 100 leaves (rows of 32 entries: placed by rank; 33 and 101: sorted),
+  // empty rows and the components; a random SPD; a random stencil of 32 768 rows, enough pieces
+  // for 3 threads to run.
+  edges e;
+  for (i32 k = 1; k <= 100; ++k) e.emplace_back(7, 7 + k);
+  for (i32 k = 1; k <= 31; ++k) e.emplace_back(120, 120 + k);
+  for (i32 k = 1; k <= 32; ++k) e.emplace_back(160, 160 + k);
+  // And 100 stars of 40 leaves over 40 000 rows: rows sorted on 3 threads at once.
+  edges hubs;
+  for (i32 h = 0; h < 40000; h += 400)
+    for (i32 k = 1; k <= 40; ++k) hubs.emplace_back(h, h + k);
+  cnc::csr_matrix graphs[] = {pattern(300, e, {7, 8, 120, 160, 250}), components(11),
+                              random_spd(5000, 8, 2), stencil(32, 5), pattern(40000, hubs, {})};
+  for (cnc::csr_matrix& a : graphs) {
+    number_values(a);
+    for (const std::vector<i32>& perm : {shuffled(a.n, 17), cnc::rcm_order(a, 2)}) {
+      const cnc::csr_matrix one = cnc::permute_csr(a, perm, 1);
+      check_permuted<1>(a, one, perm);
+      const cnc::csr_matrix three = cnc::permute_csr(a, perm, 3);
+      assert_true(three.row_ptr == one.row_ptr && three.col == one.col && three.val == one.val);
+      // The complex form: the same pattern, (re, im) = (v, -v / 2) moving together.
+      cnc::zcsr_matrix z;
+      z.n = a.n;
+      z.row_ptr = a.row_ptr;
+      z.col = a.col;
+      for (double v : a.val) z.val.insert(z.val.end(), {v, -0.5 * v});
+      check_permuted<2>(z, cnc::permute_zcsr(z, perm, 3), perm);
+    }
+  }
+}
+
 double seconds_of(const cnc::csr_matrix& a, int threads, std::vector<i32>& perm) {
   double best = 1e30;
   for (int rep = 0; rep < 3; ++rep) {
@@ -329,13 +404,32 @@ constexpr i32 timing_m = 128;
 #endif
 void test_timing(void**) {
   const cnc::csr_matrix a = stencil(timing_m, 21);
-  std::vector<i32> p1, p2;
-  const double s1 = seconds_of(a, 1, p1), s2 = seconds_of(a, 2, p2);
-  assert_true(p1 == p2);
-  std::printf(
-      "  %d^3 stencil (%d rows, %lld entries): rcm_order %.3f s (1 thread), %.3f s "
-      "(2 threads), bandwidth %lld\n",
-      timing_m, a.n, (long long)a.nnz(), s1, s2, (long long)bandwidth(a, p1));
+  std::printf("  %d^3 stencil (%d rows, %lld entries), randomly numbered:\n", timing_m, a.n,
+              (long long)a.nnz());
+  std::vector<i32> first;
+  cnc::csr_matrix first_pa;
+  std::vector<int> counts{1, 2};
+  if (cnc::host_threads() > 2) counts.push_back(cnc::host_threads());
+  for (int threads : counts) {
+    std::vector<i32> p;
+    const double s = seconds_of(a, threads, p);
+    if (first.empty()) first = p;
+    assert_true(p == first);
+    double sp = 1e30;  // P A Pᵀ, best of 3
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      cnc::csr_matrix pa = cnc::permute_csr(a, p, threads);
+      sp = std::min(sp,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      if (first_pa.n == 0)
+        first_pa = std::move(pa);  // the same bits for every thread count
+      else
+        assert_true(pa.row_ptr == first_pa.row_ptr && pa.col == first_pa.col &&
+                    pa.val == first_pa.val);
+    }
+    std::printf("  %2d thread(s): rcm_order %.3f s, permute_csr %.3f s\n", threads, s, sp);
+  }
+  std::printf("  bandwidth %lld after RCM\n", (long long)bandwidth(a, first));
 #ifdef HAVE_BOOST_GRAPH
   double build = 0, order = 0;
   const std::vector<i32> b = boost_rcm(a, &build, &order);
@@ -348,9 +442,8 @@ void test_timing(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_permutation),
-      cmocka_unit_test(test_bandwidth),
-      cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_permutation), cmocka_unit_test(test_bandwidth),
+      cmocka_unit_test(test_threads),     cmocka_unit_test(test_permute),
       cmocka_unit_test(test_timing),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

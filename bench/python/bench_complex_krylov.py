@@ -22,11 +22,10 @@ import sys
 import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_api import rel_residual, timed  # noqa: E402
-from bench_krylov import with_tolerance  # noqa: E402
+from bench_krylov import peer_rows  # noqa: E402
 
 import cnc  # noqa: E402
 
@@ -64,8 +63,6 @@ def main():
     o = ap.parse_args()
     try:
         import cupy
-        import cupyx.scipy.sparse as csp
-        import cupyx.scipy.sparse.linalg as cspla
     except ImportError:
         cupy = None
     print(f"# cnc {cnc.version_string()}, backend {o.backend}, tol {o.tol}, GMRES(30), "
@@ -88,32 +85,8 @@ def main():
             t, (x, info) = timed(lambda: cnc.solve(a, b, tol=o.tol, solver=method, restart=30,
                                                    backend=o.backend, max_iter=100000), o.reps)
             rows.append((f"cnc {method} ({info.backend})", t, rel_residual(a, x, b), method))
-        if cupy is not None:
-            def cupy_run(fn, **kw):
-                def run():
-                    ad = csp.csr_matrix(a)
-                    bd = cupy.asarray(b)
-                    dd = cupy.asarray(dinv)
-                    m_op = cspla.LinearOperator(a.shape, matvec=lambda v: dd * v,
-                                                dtype=np.complex128)
-                    xd, _ = with_tolerance(fn, o.tol, ad, bd, atol=0.0, M=m_op, **kw)
-                    out = cupy.asnumpy(xd)
-                    cupy.cuda.Device().synchronize()
-                    return out
-                return run
-            t, x = timed(cupy_run(cspla.gmres, restart=30, maxiter=100000), o.reps)
-            rows.append(("CuPy gmres", t, rel_residual(a, x, b), "gmres"))
-            if hasattr(cspla, "bicgstab"):
-                t, x = timed(cupy_run(cspla.bicgstab, maxiter=100000), o.reps)
-                rows.append(("CuPy bicgstab", t, rel_residual(a, x, b), "bicgstab"))
-        if n <= o.scipy_max_n:
-            m_op = spla.LinearOperator(a.shape, matvec=lambda v: dinv * v, dtype=np.complex128)
-            for method in ("bicgstab", "gmres"):
-                kw = {"restart": 30} if method == "gmres" else {}
-                fn = getattr(spla, method)
-                t, (x, _) = timed(lambda: with_tolerance(fn, o.tol, a, b, atol=0.0,
-                                                         maxiter=100000, M=m_op, **kw), 1)
-                rows.append((f"SciPy {method} (1 thread)", t, rel_residual(a, x, b), method))
+        rows += peer_rows(a, b, dinv, o.tol, o.reps,
+                          ("bicgstab", "gmres") if n <= o.scipy_max_n else ())
         ours = {r[3]: r[1] for r in rows if r[0].startswith("cnc")}
         for label, t, err, method in rows:
             print(f"{name:<16} {n:>9}  {label:<26} {t:>9.4f} {err:>9.2e} {t / ours[method]:>6.2f}x")

@@ -43,6 +43,44 @@ def with_tolerance(fn, tol, *args, **kw):
         return fn(*args, tol=tol, **kw)
 
 
+def peer_rows(a, b, dinv, tol, reps, scipy_methods):
+    """(name, median seconds, true residual, method) of CuPy's gmres and bicgstab (Jacobi from
+    dinv, restart 30; from the host arrays to x in host memory) where CuPy is installed, and of
+    SciPy's `scipy_methods` (one CPU thread, timed once), in a's dtype."""
+    rows = []
+    try:
+        import cupy
+        import cupyx.scipy.sparse as csp
+        import cupyx.scipy.sparse.linalg as cspla
+    except ImportError:
+        cupy = None
+    if cupy is not None:
+        def cupy_run(fn, **kw):
+            def run():
+                ad = csp.csr_matrix(a)
+                bd = cupy.asarray(b)
+                dd = cupy.asarray(dinv)
+                m_op = cspla.LinearOperator(a.shape, matvec=lambda v: dd * v, dtype=a.dtype)
+                xd, _ = with_tolerance(fn, tol, ad, bd, atol=0.0, M=m_op, **kw)
+                out = cupy.asnumpy(xd)
+                cupy.cuda.Device().synchronize()
+                return out
+            return run
+        t, x = timed(cupy_run(cspla.gmres, restart=30, maxiter=100000), reps)
+        rows.append(("CuPy gmres", t, rel_residual(a, x, b), "gmres"))
+        if hasattr(cspla, "bicgstab"):
+            t, x = timed(cupy_run(cspla.bicgstab, maxiter=100000), reps)
+            rows.append(("CuPy bicgstab", t, rel_residual(a, x, b), "bicgstab"))
+    m_op = spla.LinearOperator(a.shape, matvec=lambda v: dinv * v, dtype=a.dtype)
+    for method in scipy_methods:
+        kw = {"restart": 30} if method == "gmres" else {}
+        fn = getattr(spla, method)
+        t, (x, _) = timed(lambda: with_tolerance(fn, tol, a, b, atol=0.0, maxiter=100000, M=m_op,
+                                                 **kw), 1)
+        rows.append((f"SciPy {method} (1 thread)", t, rel_residual(a, x, b), method))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="64,100")
@@ -53,8 +91,6 @@ def main():
     o = ap.parse_args()
     try:
         import cupy
-        import cupyx.scipy.sparse as csp
-        import cupyx.scipy.sparse.linalg as cspla
     except ImportError:
         cupy = None
     print(f"# cnc {cnc.version_string()}, backend {o.backend}, tol {o.tol}, GMRES(30), "
@@ -70,28 +106,7 @@ def main():
             t, (x, info) = timed(lambda: cnc.solve(a, b, tol=o.tol, solver=method, restart=30,
                                                    backend=o.backend, max_iter=100000), o.reps)
             rows.append((f"cnc {method} ({info.backend})", t, rel_residual(a, x, b), method))
-        if cupy is not None:
-            def cupy_run(fn, **kw):
-                def run():
-                    ad = csp.csr_matrix(a)
-                    bd = cupy.asarray(b)
-                    dd = cupy.asarray(dinv)
-                    m_op = cspla.LinearOperator(a.shape, matvec=lambda v: dd * v)
-                    xd, _ = with_tolerance(fn, o.tol, ad, bd, atol=0.0, M=m_op, **kw)
-                    out = cupy.asnumpy(xd)
-                    cupy.cuda.Device().synchronize()
-                    return out
-                return run
-            t, x = timed(cupy_run(cspla.gmres, restart=30, maxiter=100000), o.reps)
-            rows.append(("CuPy gmres", t, rel_residual(a, x, b), "gmres"))
-            if hasattr(cspla, "bicgstab"):
-                t, x = timed(cupy_run(cspla.bicgstab, maxiter=100000), o.reps)
-                rows.append(("CuPy bicgstab", t, rel_residual(a, x, b), "bicgstab"))
-        if n <= o.scipy_max_n:
-            m_op = spla.LinearOperator(a.shape, matvec=lambda v: dinv * v)
-            t, (x, _) = timed(lambda: with_tolerance(spla.bicgstab, o.tol, a, b, atol=0.0,
-                                                     maxiter=100000, M=m_op), 1)
-            rows.append(("SciPy bicgstab (1 thread)", t, rel_residual(a, x, b), "bicgstab"))
+        rows += peer_rows(a, b, dinv, o.tol, o.reps, ("bicgstab",) if n <= o.scipy_max_n else ())
         ours = {r[3]: r[1] for r in rows if r[0].startswith("cnc")}
         for name, t, err, method in rows:
             print(f"{m:>5} {n:>9}  {name:<24} {t:>9.4f} {err:>9.2e} {t / ours[method]:>6.2f}x")

@@ -42,6 +42,7 @@ struct complex_jacobi {
   std::vector<zvalue> d, dinv;   // a_jj, or 1 where it is zero or absent (Jacobi's rule); 1 / d
   cnc::host_vector<double> val;  // A D⁻¹: the canonical view's entries, (re, im) each
   std::vector<double> x;         // D x, one column per right-hand side
+  bool overflow = false;         // the scaling overflowed: not applied
   void to_caller(double* out, std::size_t columns) const { scale(x.data(), out, columns, dinv); }
   // out = diag(s) in, column by column, on every core.
   void scale(const double* in, double* out, std::size_t columns,
@@ -98,7 +99,21 @@ bool complex_diagonal(const cnc::zcsr_view& a, const double* x, std::size_t colu
     return cnc::first_index(std::int64_t(v.size()), 1 << 16, cnc::host_threads(),
                             [&](std::int64_t e) { return !std::isfinite(v[std::size_t(e)]); }) < 0;
   };
-  return finite(cj.val) && finite(cj.x);
+  cj.overflow = !finite(cj.val) || !finite(cj.x);
+  return !cj.overflow;
+}
+
+// Whether a diagonal entry of the caller's arrays (any order, duplicates summed) has an imaginary
+// part other than 0 (NaN included: the canonical pass then names it). One read of the columns
+// and the diagonal's values, so that a real diagonal costs no copy and no second check.
+bool imaginary_diagonal(CNCuint n, const CNCint64* row_ptr, const CNCuint* col, const double* val,
+                        CNCint base) {
+  return cnc::first_index(std::int64_t(n), 1 << 14, cnc::host_threads(), [&](std::int64_t i) {
+           double im = 0.0;
+           for (CNCint64 t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t)
+             if (std::int64_t(col[t]) - base == i) im += val[2 * t + 1];
+           return !(im == 0.0);
+         }) >= 0;
 }
 
 }  // namespace
@@ -143,7 +158,8 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
       // real-equivalent CSR is built here and solved as cncSolveCSR's.
       const bool iterative = o.solver == CNC_CG || o.solver == CNC_BICGSTAB ||
                              o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
-      if ((o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) && o.jacobi && o.ssor_omega == 0) {
+      if ((o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) && o.jacobi && o.ssor_omega == 0 &&
+          imaginary_diagonal(n, row_ptr, col_idx, values, base)) {
         const cnc::user_zcsr a =
             cnc::zcsr_from_user(std::int32_t(n), row_ptr, col_idx, values, base, false);
         cnc::memory::reserve(16.0 * double(a.view.nnz()) + 32.0 * double(n) * (1.0 + nrhs), [&] {
@@ -185,6 +201,10 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
           c.stats.conversion += scaling;  // counted as the matrix's preparation
           return;
         }
+        if (cj.overflow)
+          c.log(CNC_LOG_WARNING,
+                "the diagonal is complex but A D^-1 or D x overflows double: solved unscaled, "
+                "Jacobi on the real parts of the diagonal");
       }
       if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 && iterative &&
           o.ssor_omega == 0 && !o.cg_indefinite) {

@@ -9,6 +9,7 @@
 #include "util/memory.hpp"
 #include "util/memory_model.hpp"
 #include "util/parallel.hpp"
+#include "util/prefetch.hpp"
 
 namespace cnc {
 namespace {
@@ -22,11 +23,13 @@ constexpr std::int64_t row_grain = 2048;
 // sort of its own (that was most of the measure's time on power-law graphs).
 constexpr std::int64_t max_sampled_row = 1024;
 
-// The cost model, measured on the H100 machine (BENCHMARKS.md, "Reordering"): computing and
-// applying the ordering costs about ordering_ns_per_entry ns per entry on its host (16 cores);
+// The cost model, measured on the GPU machine (BENCHMARKS.md, "Reordering"; runs 92-93): computing
+// and applying the ordering costs about ordering_ns_per_entry ns per entry on its host (16 cores:
+// 7.5-8.3 on the randomly numbered mesh 128^3 and 7-point 192^3; not scaled by the thread count:
+// on 2 threads it is ~5x, but so is the CPU backend's time per iteration it is weighed against);
 // each iteration then saves about the scattered lines' extra sectors: (lines per entry - 0.25)
 // x 32 bytes per entry, at the device's bandwidth (GPU) or the host's (CPU).
-constexpr double ordering_ns_per_entry = 19.0;
+constexpr double ordering_ns_per_entry = 8.0;
 constexpr double gpu_bytes_per_second = 2.5e12, cpu_bytes_per_second = 1.0e11;
 
 }  // namespace
@@ -106,6 +109,8 @@ ordering_decision decide_ordering(int requested, std::int32_t n, std::int64_t nn
 namespace {
 
 // P A Pᵀ of a canonical CSR with W values an entry (CSR: 1, complex CSR: 2), rows sorted.
+// The new rows read old rows in the ordering's sequence, which for a poorly numbered matrix is
+// random: each row's offsets, entries and the new numbers of its columns are fetched rows ahead.
 template <int W, class Matrix, class View>
 Matrix permute_rows(const View& a, std::span<const std::int32_t> perm, int threads) {
   const std::int32_t n = a.n;
@@ -113,30 +118,79 @@ Matrix permute_rows(const View& a, std::span<const std::int32_t> perm, int threa
     return "the reordered matrix (" + std::to_string(n) + " rows, " + std::to_string(a.nnz()) +
            " entries of " + std::to_string(4 + 8 * W) + " bytes, 12 bytes a row)";
   });
-  std::vector<std::int32_t> inv(static_cast<std::size_t>(n));
+  host_vector<std::int32_t> inv(static_cast<std::size_t>(n));  // written below, in parallel
   parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
     for (std::int64_t r = r0; r < r1; ++r) inv[perm[r]] = std::int32_t(r);
   });
+  constexpr std::int64_t ahead_offsets = 16, ahead_row = 8, ahead_columns = 4;
+  constexpr std::int64_t short_row = 32;  // sorted by ranks; longer rows by std::sort
+  const std::int64_t* ptr = a.row_ptr.data();
+  const std::int32_t* col = a.col.data();
+  const double* val = a.val.data();
+  const std::int32_t* new_of = inv.data();
   Matrix m;
   m.n = n;
   m.row_ptr.resize(std::size_t(n) + 1);
   m.row_ptr[0] = 0;
-  for (std::int32_t r = 0; r < n; ++r)
-    m.row_ptr[r + 1] = m.row_ptr[r] + (a.row_ptr[perm[r] + 1] - a.row_ptr[perm[r]]);
+  std::int64_t* out_ptr = m.row_ptr.data();
+  // Row lengths, then offsets: per piece, so the pieces' sums are scanned once in order.
+  std::vector<std::int64_t> before(std::size_t(piece_count(n, row_grain)), 0);
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t q, std::int64_t r0, std::int64_t r1) {
+    std::int64_t s = 0;
+    for (std::int64_t r = r0; r < r1; ++r) {
+      if (r + ahead_offsets < r1) prefetch(ptr + perm[r + ahead_offsets]);
+      s += out_ptr[r + 1] = ptr[perm[r] + 1] - ptr[perm[r]];
+    }
+    before[std::size_t(q)] = s;
+  });
+  exclusive_scan(before);
+  parallel_pieces(n, row_grain, threads, [&](std::int64_t q, std::int64_t r0, std::int64_t r1) {
+    std::int64_t s = before[std::size_t(q)];
+    for (std::int64_t r = r0; r < r1; ++r) out_ptr[r + 1] = s += out_ptr[r + 1];
+  });
   m.col.resize(std::size_t(a.nnz()));
   m.val.resize(W * std::size_t(a.nnz()));
   parallel_pieces(n, row_grain, threads, [&](std::int64_t, std::int64_t r0, std::int64_t r1) {
-    std::vector<std::pair<std::int32_t, std::int64_t>> row;  // new column, old entry
+    std::vector<std::uint64_t> row;  // a long row: new column << 32 | place in the old row
     for (std::int64_t r = r0; r < r1; ++r) {
-      row.clear();
-      for (std::int64_t t = a.row_ptr[perm[r]]; t < a.row_ptr[perm[r] + 1]; ++t)
-        row.emplace_back(inv[a.col[t]], t);
+      if (r + ahead_offsets < r1) prefetch(ptr + perm[r + ahead_offsets]);
+      if (r + ahead_row < r1) {
+        const std::int64_t e = ptr[perm[r + ahead_row]];
+        if (e < a.nnz()) {
+          prefetch(col + e);
+          prefetch(val + W * e);
+        }
+      }
+      if (r + ahead_columns < r1) {  // a hub row's columns are not fetched twice over
+        const std::int32_t o = perm[r + ahead_columns];
+        const std::int64_t end = std::min(ptr[o + 1], ptr[o] + short_row);
+        for (std::int64_t t = ptr[o]; t < end; ++t) prefetch(new_of + col[t]);
+      }
+      const std::int64_t e0 = ptr[perm[r]], len = ptr[perm[r] + 1] - e0;
+      const std::size_t o = std::size_t(out_ptr[r]);
+      if (len <= short_row) {
+        // Each entry's place is the count of smaller columns (distinct in a canonical row): no
+        // branches to mispredict (an insertion sort of these rows took half the time).
+        std::int32_t c[short_row];
+        for (std::int64_t t = 0; t < len; ++t) c[t] = new_of[col[e0 + t]];
+        for (std::int64_t t = 0; t < len; ++t) {
+          std::int32_t rank = 0;
+          for (std::int64_t u = 0; u < len; ++u) rank += c[u] < c[t] ? 1 : 0;
+          m.col[o + std::size_t(rank)] = c[t];
+          for (int w = 0; w < W; ++w)
+            m.val[W * (o + std::size_t(rank)) + w] = val[W * std::size_t(e0 + t) + w];
+        }
+        continue;
+      }
+      row.resize(std::size_t(len));  // t < len <= n < 2^31: fits the key's low half
+      for (std::int64_t t = 0; t < len; ++t)
+        row[std::size_t(t)] =
+            std::uint64_t(std::uint32_t(new_of[col[e0 + t]])) << 32 | std::uint64_t(t);
       std::sort(row.begin(), row.end());
-      std::size_t o = std::size_t(m.row_ptr[r]);
-      for (const auto& [c, t] : row) {
-        m.col[o] = c;
-        for (int w = 0; w < W; ++w) m.val[W * o + w] = a.val[W * std::size_t(t) + w];
-        ++o;
+      for (std::size_t j = 0; j < row.size(); ++j) {
+        const std::size_t t = std::size_t(e0) + std::size_t(row[j] & 0xffffffffu);
+        m.col[o + j] = std::int32_t(row[j] >> 32);
+        for (int w = 0; w < W; ++w) m.val[W * (o + j) + w] = val[W * t + w];
       }
     }
   });
@@ -160,10 +214,18 @@ void permute_vectors(std::span<const std::int32_t> perm, int k, const double* in
     for (int j = 0; j < k; ++j) {
       const double* src = in + j * n;
       double* dst = out + j * n;
+      // The scattered side's lines fetched ahead: one miss at a time was most of the time.
+      constexpr std::int64_t ahead = 16;
       if (back)
-        for (std::int64_t r = r0; r < r1; ++r) dst[perm[r]] = src[r];
+        for (std::int64_t r = r0; r < r1; ++r) {
+          if (r + ahead < r1) prefetch(dst + perm[r + ahead]);
+          dst[perm[r]] = src[r];
+        }
       else
-        for (std::int64_t r = r0; r < r1; ++r) dst[r] = src[perm[r]];
+        for (std::int64_t r = r0; r < r1; ++r) {
+          if (r + ahead < r1) prefetch(src + perm[r + ahead]);
+          dst[r] = src[perm[r]];
+        }
     }
   });
 }

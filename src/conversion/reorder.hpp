@@ -43,8 +43,9 @@ ordering_decision decide_ordering(int requested, std::int32_t n, std::int64_t nn
                                   std::int64_t max_iterations, bool gpu);
 
 // P A Pᵀ with perm[new] = old, as a canonical CSR (rows sorted): row r of the result is row
-// perm[r] of `a` with its columns renumbered by the inverse permutation. Parallel, the same bits
-// for any thread count.
+// perm[r] of `a` with its columns renumbered by the inverse permutation. `a` must be canonical:
+// strictly increasing columns in each row (a duplicate column would lose an entry). Parallel,
+// the same bits for any thread count.
 csr_matrix permute_csr(const csr_view& a, std::span<const std::int32_t> perm, int threads);
 // The same for a complex CSR (cncSolveCSRComplex), perm over its complex unknowns.
 zcsr_matrix permute_zcsr(const zcsr_view& a, std::span<const std::int32_t> perm, int threads);

@@ -10,8 +10,9 @@
 //    ecc(x) >= dist(x, m) = ecc(m): when equal, x is kept (m lies in x's last level, so x is as
 //    peripheral as m) and the search did both jobs; when larger, its result is undone and the
 //    search runs again from x's last-level candidate, at most kMaxSweeps searches in all.
-// 3. Both searches are level-synchronous, one parallel_pieces call per level (small levels run
-//    inline; a level's result does not depend on how it is cut into pieces). Cuthill–McKee places
+// 3. Both searches are level-synchronous, one parallel_pieces call per level, the pool kept
+//    warm between levels (small levels run inline; a level's result does not depend on how it is
+//    cut into pieces). Cuthill–McKee places
 //    the children of each frontier vertex, sorted by (degree, index), in the order of their
 //    parents, each unplaced vertex the child of its first-placed neighbour. Each vertex gets a key
 //    that orders it as its final position will: (parent's position << 31) | rank among its
@@ -36,6 +37,7 @@
 
 #include "assembly/hash_coo.hpp"  // advise_huge_pages
 #include "util/parallel.hpp"
+#include "util/prefetch.hpp"
 
 namespace cnc {
 
@@ -89,14 +91,6 @@ struct item {
 inline i32 vertex_of(i32 v) { return v; }
 inline i32 vertex_of(const item& it) { return it.v; }
 
-// A prefetch that the compiler keeps: GCC drops a loop whose body is only __builtin_prefetch.
-inline void prefetch(const void* p) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
-#else
-  __builtin_prefetch(p);
-#endif
-}
 // Software prefetch for the vertex list v (processed in order, now at t): the row offsets 16
 // ahead, the row 8 ahead, the nodes of the row's neighbours 4 ahead. The searches wait on memory
 // (the numbering may be random); this keeps several vertices' loads in flight.
@@ -264,20 +258,23 @@ class rcm {
     sweep out;
     for (;;) {
       const i64 f = cur->size(), g = grain(f);
-      parallel_pieces(f, g, threads_, [&](i64 q, i64 b, i64 e) {
-        std::vector<i32>& mine = nxt->piece[std::size_t(q)];
-        mine.clear();
-        cur->for_range(b, e, [&](i64, std::size_t, const i32* v, i64 count) {
-          for (i64 t = 0; t < count; ++t) {
-            prefetch_rows(ptr, col, nodes, v, t, count);
-            for (i64 k = ptr[v[t]]; k < ptr[v[t] + 1]; ++k)
-              if (load(nodes[col[k]].stamp) != s && nodes[col[k]].claim == kFree) {
-                store(nodes[col[k]].stamp, s);
-                mine.push_back(col[k]);
+      parallel_pieces(
+          f, g, threads_,
+          [&](i64 q, i64 b, i64 e) {
+            std::vector<i32>& mine = nxt->piece[std::size_t(q)];
+            mine.clear();
+            cur->for_range(b, e, [&](i64, std::size_t, const i32* v, i64 count) {
+              for (i64 t = 0; t < count; ++t) {
+                prefetch_rows(ptr, col, nodes, v, t, count);
+                for (i64 k = ptr[v[t]]; k < ptr[v[t] + 1]; ++k)
+                  if (load(nodes[col[k]].stamp) != s && nodes[col[k]].claim == kFree) {
+                    store(nodes[col[k]].stamp, s);
+                    mine.push_back(col[k]);
+                  }
               }
-          }
-        });
-      });
+            });
+          },
+          /*keep_warm=*/true);
       nxt->finish(piece_count(f, g));
       if (nxt->size() == 0) {
         out.last = cur->least(nodes);
@@ -310,53 +307,57 @@ class rcm {
     for (;;) {
       const i64 f = cur->size(), g = grain(f);
       const bool alone = piece_count(f, g) == 1;  // one thread: claims need no read-modify-write
-      parallel_pieces(f, g, threads_, [&](i64 q, i64 b, i64 e) {
-        std::vector<item>& mine = nxt->piece[std::size_t(q)];
-        std::vector<i32>& tent = nxt->tent[std::size_t(q)];
-        mine.clear();
-        tent.clear();
-        // The children of each vertex: the neighbours it claimed and still holds, by (degree,
-        // index), keyed by its position and their rank.
-        cur->for_range(b, e, [&](i64 t0, std::size_t qs, const item* it, i64 count) {
-          const i32* claimed = cur->tent[qs].data();
-          for (i64 t = 0; t < count; ++t) {
-            if (t + 4 < count)
-              for (i64 k = it[t + 4].tb; k < it[t + 4].tb + it[t + 4].nt; ++k)
-                prefetch(nodes + claimed[k]);
-            const i64 p = lo + t0 + t;
-            perm[n_ - 1 - p] = it[t].v;
-            const std::size_t first = mine.size();
-            for (i64 k = it[t].tb; k < it[t].tb + it[t].nt; ++k) {
-              const i32 w = claimed[k];
-              if (load(nodes[w].claim) == it[t].key)
-                mine.push_back(item{deg_key(nodes[w].deg, w), w, 0, 0});
+      parallel_pieces(
+          f, g, threads_,
+          [&](i64 q, i64 b, i64 e) {
+            std::vector<item>& mine = nxt->piece[std::size_t(q)];
+            std::vector<i32>& tent = nxt->tent[std::size_t(q)];
+            mine.clear();
+            tent.clear();
+            // The children of each vertex: the neighbours it claimed and still holds, by (degree,
+            // index), keyed by its position and their rank.
+            cur->for_range(b, e, [&](i64 t0, std::size_t qs, const item* it, i64 count) {
+              const i32* claimed = cur->tent[qs].data();
+              for (i64 t = 0; t < count; ++t) {
+                if (t + 4 < count)
+                  for (i64 k = it[t + 4].tb; k < it[t + 4].tb + it[t + 4].nt; ++k)
+                    prefetch(nodes + claimed[k]);
+                const i64 p = lo + t0 + t;
+                perm[n_ - 1 - p] = it[t].v;
+                const std::size_t first = mine.size();
+                for (i64 k = it[t].tb; k < it[t].tb + it[t].nt; ++k) {
+                  const i32 w = claimed[k];
+                  if (load(nodes[w].claim) == it[t].key)
+                    mine.push_back(item{deg_key(nodes[w].deg, w), w, 0, 0});
+                }
+                // Insertion sort: short lists.
+                for (std::size_t j = first + 1; j < mine.size(); ++j)
+                  for (std::size_t h = j; h > first && mine[h].key < mine[h - 1].key; --h)
+                    std::swap(mine[h], mine[h - 1]);
+                for (std::size_t j = first; j < mine.size(); ++j)
+                  mine[j].key = (p << 31) | i64(j - first);
+              }
+            });
+            // The children claim their neighbours for the next call, each keeping what it took.
+            item* c = mine.data();
+            const i64 nc = i64(mine.size());
+            for (i64 j = 0; j < nc; ++j) {
+              prefetch_rows(ptr, col, nodes, c, j, nc);
+              c[j].tb = i64(tent.size());
+              for (i64 k = ptr[c[j].v]; k < ptr[c[j].v + 1]; ++k) {
+                i64& cl = nodes[col[k]].claim;
+                if (c[j].key < load(cl)) {
+                  if (alone)
+                    store(cl, c[j].key);
+                  else if (!atomic_min(cl, c[j].key))
+                    continue;
+                  tent.push_back(col[k]);
+                }
+              }
+              c[j].nt = i32(i64(tent.size()) - c[j].tb);
             }
-            for (std::size_t j = first + 1; j < mine.size(); ++j)  // insertion sort: short lists
-              for (std::size_t h = j; h > first && mine[h].key < mine[h - 1].key; --h)
-                std::swap(mine[h], mine[h - 1]);
-            for (std::size_t j = first; j < mine.size(); ++j)
-              mine[j].key = (p << 31) | i64(j - first);
-          }
-        });
-        // The children claim their neighbours for the next call, each keeping what it took.
-        item* c = mine.data();
-        const i64 nc = i64(mine.size());
-        for (i64 j = 0; j < nc; ++j) {
-          prefetch_rows(ptr, col, nodes, c, j, nc);
-          c[j].tb = i64(tent.size());
-          for (i64 k = ptr[c[j].v]; k < ptr[c[j].v + 1]; ++k) {
-            i64& cl = nodes[col[k]].claim;
-            if (c[j].key < load(cl)) {
-              if (alone)
-                store(cl, c[j].key);
-              else if (!atomic_min(cl, c[j].key))
-                continue;
-              tent.push_back(col[k]);
-            }
-          }
-          c[j].nt = i32(i64(tent.size()) - c[j].tb);
-        }
-      });
+          },
+          /*keep_warm=*/true);
       nxt->finish(piece_count(f, g));
       lo += f;
       if (nxt->size() == 0) {

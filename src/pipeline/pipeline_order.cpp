@@ -75,10 +75,12 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   }
   // Reordered: the permuted CSR from the caller's (made canonical on the host first).
   const bool complex = raw && raw->complex;
+  double t_rcm = t0;  // when the ordering was known: before it, intake and RCM; after, P A Pᵀ
   if (complex && decided_now) {
     // The complex CSR itself renumbered (RCM of its pattern); b and x move by (re, im) pairs.
     const user_zcsr z = complex_canonical(o, *raw);
     const std::vector<std::int32_t> perm = rcm_order(pattern_of(z.view), threads);
+    t_rcm = now_seconds();
     ord.zcsr = permute_zcsr(z.view, perm, threads);
     ord.perm = pair_permutation(perm);
   } else if (!complex && (decided_now || new_values)) {
@@ -99,6 +101,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     if (decided_now)
       ord.perm =
           pairs ? pair_permutation(rcm_order(complex_pattern(a), threads)) : rcm_order(a, threads);
+    t_rcm = now_seconds();
     ord.csr = permute_csr(a, ord.perm, threads);
     if (new_values) {
       log_to(o, CNC_LOG_INFO,
@@ -107,15 +110,19 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
       prep_ = prepared_system{};  // the kept system holds the old values
     }
   }
-  stats.reorder_time = decided_now || new_values ? now_seconds() - t0 : 0;
+  const double t_permuted = now_seconds();
+  stats.reorder_time = decided_now || new_values ? t_permuted - t0 : 0;
   const std::size_t len = std::size_t(n) * std::size_t(k);
   memory::reserve(2.0 * double(len) * memory::variable_bytes, [&] {
     return "the reordered b and x (" + std::to_string(n) + " rows, " + std::to_string(k) +
            " system(s), 16 bytes a row and system)";
   });
-  std::vector<double> bp(len), xp(len);
+  // Not zeroed first: written by the permutes, in parallel (zeroing 16 bytes a row on one
+  // thread first cost more than the permutes).
+  host_vector<double> bp(len), xp(len);
   permute_vectors(ord.perm, k, b, bp.data(), false, threads);
   permute_vectors(ord.perm, k, x, xp.data(), false, threads);
+  double vectors_time = now_seconds() - t_permuted;
   const csr_view pa = ord.csr;
   const caller_csr praw{ord.zcsr.n,
                         ord.zcsr.row_ptr.data(),
@@ -130,7 +137,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     po.progress = [&](std::int64_t it, double res, const iterate_reader* rd) {
       if (!rd) return o.progress(it, res, nullptr);
       const iterate_reader unpermuted = [&](double* out) {
-        std::vector<double> t(len);
+        host_vector<double> t(len);  // written by the reader
         (*rd)(t.data());
         permute_vectors(ord.perm, k, t.data(), out, true, threads);
       };
@@ -138,14 +145,19 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     };
   solve_in_order(po, complex ? nullptr : &pa, complex ? &praw : nullptr, version, k, bp.data(),
                  xp.data(), stats, alongside, false);
+  const double t_back = now_seconds();
   permute_vectors(ord.perm, k, xp.data(), x, true, threads);
+  vectors_time += now_seconds() - t_back;
   stats.reorder_time = reorder_time;
   stats.conversion += reorder_time;
   stats.elapsed = now_seconds() - t0;
   stats.reorder_used = CNC_REORDER_RCM;
   stats.choice_reason += "; ordering " + ord.why;
   log_to(o, CNC_LOG_INFO,
-         "ordering " + ord.why + ", " + std::to_string(1e3 * reorder_time) + " ms");
+         "ordering " + ord.why + ", " + std::to_string(1e3 * reorder_time) + " ms (intake and " +
+             "ordering " + std::to_string(1e3 * (t_rcm - t0)) + ", P A Pᵀ " +
+             std::to_string(1e3 * (t_permuted - t_rcm)) + "); b and x renumbered in and x out " +
+             std::to_string(1e3 * vectors_time) + " ms");
   if (o.keep_matrix && prep_.dev && prep_.key.version == version) order_ = std::move(ord);
 }
 

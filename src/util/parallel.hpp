@@ -29,9 +29,11 @@ inline int host_threads(int requested = 0) {
 // Splits [0, n) into at most 1024 pieces of at least `grain` items and runs
 // f(piece, begin, end) for each on up to `threads` threads. Pieces are numbered in order; the
 // same n and grain give the same pieces whatever the thread count. Exceptions thrown by f are
-// rethrown here (the one of the lowest piece that threw).
+// rethrown here (the one of the lowest piece that threw). keep_warm: another call follows at once
+// (run_on_host_pool).
 template <class F>
-void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
+void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f,
+                     bool keep_warm = false) {
   if (n <= 0) return;
   const std::int64_t pieces =
       std::clamp<std::int64_t>(n / std::max<std::int64_t>(grain, 1), 1, 1024);
@@ -53,7 +55,7 @@ void parallel_pieces(std::int64_t n, std::int64_t grain, int threads, F&& f) {
       }
     }
   };
-  if (!run_on_host_pool(t_count, work)) {
+  if (!run_on_host_pool(t_count, work, keep_warm)) {
     // Threads of our own; the shares of any that cannot start run here.
     std::vector<std::thread> pool;
     pool.reserve(std::size_t(t_count - 1));

@@ -35,12 +35,13 @@ thread_pool::~thread_pool() {
   for (auto& th : threads_) th.join();
 }
 
-void thread_pool::run(const std::function<void(int)>& fn) {
+void thread_pool::run(const std::function<void(int)>& fn, int spin_after) {
   if (size_ == 1) {
     fn(0);
     return;
   }
   job_ = &fn;
+  spin_now_.store(spin_after >= 0 ? spin_after : spin_rounds_, std::memory_order_relaxed);
   pending_.store(size_ - 1, std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
@@ -54,7 +55,7 @@ void thread_pool::run(const std::function<void(int)>& fn) {
   job_ = nullptr;
 }
 
-bool run_on_host_pool(int count, const std::function<void(int)>& fn) {
+bool run_on_host_pool(int count, const std::function<void(int)>& fn, bool keep_warm) {
   // Never destroyed: stages may run while static objects are torn down at exit. Whoever sets
   // `busy` owns `pool` and `owner` until it clears it (a stage within a stage finds it set).
   static std::atomic<bool>* busy = new std::atomic<bool>(false);
@@ -74,19 +75,25 @@ bool run_on_host_pool(int count, const std::function<void(int)>& fn) {
     }
   }
   if (!pool || count > pool->size()) return false;
-  pool->run([&](int t) {
-    if (t < count) fn(t);
-  });
+  // 5-100 microseconds of pauses, by the CPU's pause: more than the gap between two levels of a
+  // search.
+  constexpr int warm_pauses = 2000;
+  pool->run(
+      [&](int t) {
+        if (t < count) fn(t);
+      },
+      keep_warm ? warm_pauses : -1);
   return true;
 }
 
 void thread_pool::worker(int t) {
   std::uint32_t seen = 0;
+  int spin_rounds = spin_rounds_;
   for (;;) {
     std::uint32_t g;
     int spin = 0;
     while ((g = generation_.load(std::memory_order_acquire)) == seen) {
-      if (++spin < spin_rounds_)
+      if (++spin < spin_rounds)
         cpu_relax();
       else
         generation_.wait(seen, std::memory_order_acquire);
@@ -94,6 +101,7 @@ void thread_pool::worker(int t) {
     seen = g;
     if (stop_.load(std::memory_order_relaxed)) return;
     (*job_)(t);
+    spin_rounds = spin_now_.load(std::memory_order_relaxed);  // read before the job is over
     pending_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }

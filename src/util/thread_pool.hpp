@@ -18,7 +18,7 @@ class thread_pool {
   // threads >= 1; the caller is thread 0. Fewer run when the system refuses some (size() says
   // how many). Idle workers spin `spin_rounds` pauses before they
   // sleep: worth it between PCG steps, not between host stages (the host pool does not spin, so
-  // its idle workers never take cycles from a CPU backend's).
+  // its idle workers never take cycles from a CPU backend's, but after a job run with keep_warm).
   explicit thread_pool(int threads, int spin_rounds = 20000);
   ~thread_pool();
   thread_pool(const thread_pool&) = delete;
@@ -26,12 +26,15 @@ class thread_pool {
 
   int size() const { return size_; }
   // Runs fn(t) for every t in [0, size()): t = 0 on the calling thread. Returns when all are done.
-  void run(const std::function<void(int)>& fn);
+  // spin_after >= 0: the pauses idle workers spin after this job instead of spin_rounds (a caller
+  // about to run another job at once keeps them awake for it).
+  void run(const std::function<void(int)>& fn, int spin_after = -1);
 
  private:
   void worker(int t);
 
   int size_, spin_rounds_;
+  std::atomic<int> spin_now_{0};  // the pauses workers spin after the current job
   std::vector<std::thread> threads_;
   const std::function<void(int)>* job_ = nullptr;
   std::atomic<std::uint32_t> generation_{0};
@@ -45,6 +48,10 @@ class thread_pool {
 // from inside a stage), too small, or could not start: the caller then starts threads of its
 // own. fn must not throw (parallel_pieces catches per piece). Starting a thread costs tens of
 // microseconds, so a stage on 16 cores spent about a millisecond on starts alone.
-bool run_on_host_pool(int count, const std::function<void(int)>& fn);
+// keep_warm: the pool's workers spin a little (tens of microseconds) after this job before they
+// sleep, for a stage that runs many short jobs back to back (a search's levels): waking sleeping
+// workers costs more than such a job. Off by default: spinning workers take cycles from a CPU
+// backend's.
+bool run_on_host_pool(int count, const std::function<void(int)>& fn, bool keep_warm = false);
 
 }  // namespace cnc
