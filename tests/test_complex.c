@@ -446,6 +446,38 @@ static void test_tiny_complex_diagonal(void** unused) {
   cncDeleteContext(c);
 }
 
+static char g_log[4096];
+static void keep_log(int level, const char* message, void* user_data) {
+  (void)user_data;
+  if (level == CNC_LOG_WARNING && strlen(g_log) + strlen(message) + 2 < sizeof g_log) {
+    strcat(g_log, message);
+    strcat(g_log, "\n");
+  }
+}
+
+/* A diagonal entry above DBL_MIN but so small that A D^-1 overflows (1e10 / 1e-300): the system
+ * is solved unscaled, Jacobi on the real parts of the diagonal, and a warning says so. Checked
+ * against the dense solve; GMRES solves the 3 x 3 system in 3 iterations. */
+static void test_complex_scaling_overflow(void** unused) {
+  (void)unused;
+  CNCint64 rp[4] = {0, 2, 5, 7};
+  CNCuint col[7] = {0, 1, 0, 1, 2, 1, 2};
+  double complex val[7] = {1e-300 * I, 1, 1e10, 4, 1, 1, 4 + I};
+  zcsr a = {3, rp, col, val, 0};
+  const double complex b[3] = {1, 2 - I, 3 * I};
+  double complex ref[3], x[3] = {0, 0, 0};
+  dense_solve(&a, b, ref);
+  CNCcontext c = new_context(CNC_GMRES, CNC_DOUBLE, 1e-12);
+  g_log[0] = 0;
+  assert_int_equal(cncSetLogCallback(keep_log, NULL), CNC_OK);
+  solve_or_skip(&a, 1, b, x);
+  const double d = rel_diff(3, x, ref);
+  printf("|x - x_dense| / |x_dense| = %.2e; warning: %s", d, g_log);
+  assert_true(d <= 1e-8);
+  assert_non_null(strstr(g_log, "overflows double: solved unscaled"));
+  cncDeleteContext(c);
+}
+
 /* The kept system follows the caller's arrays: new values in the same arrays (same pattern) are
  * solved with those values, and a kept system outlives the arrays it was made from (freed
  * here; a copy of the same content then reuses it). Each against the dense solve. */
@@ -644,6 +676,7 @@ int main(int argc, char** argv) {
                                      cmocka_unit_test(test_general_complex_vs_dense),
                                      cmocka_unit_test(test_indefinite_complex_vs_dense),
                                      cmocka_unit_test(test_tiny_complex_diagonal),
+                                     cmocka_unit_test(test_complex_scaling_overflow),
                                      cmocka_unit_test(test_iterate_and_kept_matrix),
                                      cmocka_unit_test(test_kept_system_follows_arrays),
                                      cmocka_unit_test(test_kept_system_checked_for_cg),

@@ -153,11 +153,14 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   stats.elapsed = now_seconds() - t0;
   stats.reorder_used = CNC_REORDER_RCM;
   stats.choice_reason += "; ordering " + ord.why;
+  // The split only when the stage ran (a kept ordering and matrix cost nothing here).
+  const std::string split = reorder_time > 0
+                                ? " (intake and ordering " + std::to_string(1e3 * (t_rcm - t0)) +
+                                      ", P A Pᵀ " + std::to_string(1e3 * (t_permuted - t_rcm)) + ")"
+                                : " (kept)";
   log_to(o, CNC_LOG_INFO,
-         "ordering " + ord.why + ", " + std::to_string(1e3 * reorder_time) + " ms (intake and " +
-             "ordering " + std::to_string(1e3 * (t_rcm - t0)) + ", P A Pᵀ " +
-             std::to_string(1e3 * (t_permuted - t_rcm)) + "); b and x renumbered in and x out " +
-             std::to_string(1e3 * vectors_time) + " ms");
+         "ordering " + ord.why + ", " + std::to_string(1e3 * reorder_time) + " ms" + split +
+             "; b and x renumbered in and x out " + std::to_string(1e3 * vectors_time) + " ms");
   if (o.keep_matrix && prep_.dev && prep_.key.version == version) order_ = std::move(ord);
 }
 

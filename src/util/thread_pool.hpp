@@ -48,7 +48,7 @@ class thread_pool {
 // from inside a stage), too small, or could not start: the caller then starts threads of its
 // own. fn must not throw (parallel_pieces catches per piece). Starting a thread costs tens of
 // microseconds, so a stage on 16 cores spent about a millisecond on starts alone.
-// keep_warm: the pool's workers spin a little (tens of microseconds) after this job before they
+// keep_warm: the pool's workers spin a little (5-100 microseconds) after this job before they
 // sleep, for a stage that runs many short jobs back to back (a search's levels): waking sleeping
 // workers costs more than such a job. Off by default: spinning workers take cycles from a CPU
 // backend's.
