@@ -513,6 +513,7 @@ void test_long_rows_threads(void**);  // backend_long_rows.cpp
 void test_zcsr_apply(void**);         // backend_zcsr.cpp
 void test_zcsr_pcg(void**);           // backend_zcsr.cpp
 void test_zcsr_zaxpby(void**);        // backend_zcsr.cpp
+void test_zcsr_fused(void**);         // backend_zcsr.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -567,6 +568,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_zcsr_apply),
       cmocka_unit_test(test_zcsr_pcg),
       cmocka_unit_test(test_zcsr_zaxpby),
+      cmocka_unit_test(test_zcsr_fused),
   };
   int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   for (test_matrix& m : g_matrices) ts_csr_free(&m.a);

@@ -130,6 +130,15 @@ void krylov_ops::zaxpby(const double* alpha, int x, const double* beta, int y) {
 
 void krylov_ops::dots(int u, const int* v, int count, complex* out) {
   const std::size_t n = std::size_t(count) * std::size_t(k_);
+  if (sys_.fused_complex()) {  // one pass: u and the v read once
+    send_mask();
+    re_.resize(2 * n);
+    sys_.zdots(u, v, count, re_.data());
+    for (std::size_t e = 0; e < n; ++e) out[e] = complex(re_[2 * e], re_[2 * e + 1]);
+    bytes += (1 + count) * rows_ * vb_ * columns();
+    flops += 4 * count * rows_ * columns();
+    return;
+  }
   re_.resize(n), im_.resize(n);
   dots(u, v, count, re_.data());
   two_a_.assign(2 * std::size_t(k_), 0.0), two_b_.assign(2 * std::size_t(k_), 0.0);
@@ -152,6 +161,19 @@ void krylov_ops::axpby(const complex* alpha, int x, const complex* beta, int y) 
 void krylov_ops::combine(const int* v, int count, const complex* coef, const double* beta, int y) {
   if (count <= 0) return;
   const std::size_t n = std::size_t(count) * std::size_t(k_);
+  if (sys_.fused_complex()) {  // one pass per combine_pass vectors, as the real combine
+    send_mask();
+    re_.resize(2 * n);
+    for (std::size_t e = 0; e < n; ++e)
+      re_[2 * e] = coef[e].real(), re_[2 * e + 1] = coef[e].imag();
+    sys_.zcombine(v, count, re_.data(), beta, y);
+    const int passes = (count + device_system::combine_pass - 1) / device_system::combine_pass;
+    bool overwrite = true;
+    for (int j = 0; j < k_; ++j) overwrite = overwrite && (!active[j] || beta[j] == 0.0);
+    bytes += (count + 2 * passes - (overwrite ? 1 : 0)) * rows_ * vb_ * columns();
+    flops += 4 * count * rows_ * columns();
+    return;
+  }
   re_.resize(n), im_.resize(n);
   bool imaginary = false;
   for (std::size_t e = 0; e < n; ++e) {

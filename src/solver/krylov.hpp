@@ -49,11 +49,13 @@ class krylov_ops {
   void block_combine(int v, const double* coef, const double* beta, int y);
 
   // Complex systems (krylov_params::complex: (re, im) pairs): the same operations in complex
-  // arithmetic, over the real ones and device_system::zaxpby (i u is zaxpby(i, u, 0, t)).
+  // arithmetic, in one pass each where the backend has them fused (device_system::zdots and
+  // zcombine), else over the real ones and device_system::zaxpby (i u is zaxpby(i, u, 0, t)):
   //   dots: out[i*k + j] = conj(u_j)·v[i]_j: Re is the real dot, Im = (i u_j)·v[i]_j.
   //   axpby: y_j = alpha_j x_j + beta_j y_j.
   //   combine: y_j = beta_j y_j + Σ_i coef[i*k + j] v[i]_j: the real parts' combine into y, the
   //   imaginary parts' into a work vector t, then y += i t.
+  bool fused_complex() const { return sys_.fused_complex(); }
   using complex = std::complex<double>;
   void dots(int u, const int* v, int count, complex* out);
   void axpby(const complex* alpha, int x, const complex* beta, int y);

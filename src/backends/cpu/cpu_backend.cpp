@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -395,8 +396,7 @@ class cpu_system final : public device_system {
     VT* yv = vectors_.at(y);
     const std::int64_t k = k_;
     for_chunks([&](std::int32_t c) {
-      const std::int64_t i0 = (scalar_row(first_row(c)) + 1) / 2,
-                         i1 = std::min<std::int64_t>((scalar_row(last_row(c)) + 1) / 2, np_ / 2);
+      const auto [i0, i1] = chunk_pairs(c);
       for (std::int64_t q = i0; q < i1; ++q)
         for (int j = 0; j < k_; ++j) {
           if (!mask_[j]) continue;
@@ -429,6 +429,67 @@ class cpu_system final : public device_system {
         for (int i = 0; i < count; ++i) s += cf[std::size_t(i) * k_ + j] * vv[i][e];
         yv[e] = s;
       });
+    });
+  }
+
+  // The fused complex forms (backend.hpp), over pairs by the chunk holding their re row as
+  // zaxpby; zdots' chunk partials summed in chunk order as dots'.
+  bool fused_complex() const override { return true; }
+  void zdots(int u, const int* v, int count, double* out) override {
+    const std::size_t width = 2 * std::size_t(count) * k_;
+    dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
+    const VT* uu = vectors_.at(u);
+    std::vector<const VT*> vv(static_cast<std::size_t>(count));
+    for (int t = 0; t < count; ++t) vv[t] = vectors_.at(v[t]);
+    const std::int64_t k = k_;
+    for_chunks([&](std::int32_t c) {
+      double* part = dot_part_.data() + std::size_t(c) * width;
+      const auto [q0, q1] = chunk_pairs(c);
+      for (int t = 0; t < count; ++t)
+        for (int j = 0; j < k_; ++j) {
+          if (!mask_[j]) continue;
+          double sr = 0.0, si = 0.0;
+          for (std::int64_t q = q0; q < q1; ++q) {
+            const std::int64_t re = 2 * q * k + j, im = re + k;
+            const double ur = double(uu[re]), ui = double(uu[im]);
+            const double vr = double(vv[t][re]), vi = double(vv[t][im]);
+            sr += ur * vr + ui * vi, si += ur * vi - ui * vr;
+          }
+          part[2 * (std::size_t(t) * k_ + j)] = sr, part[2 * (std::size_t(t) * k_ + j) + 1] = si;
+        }
+    });
+    for (std::size_t e = 0; e < width; ++e) {
+      double s = 0.0;
+      for (std::int32_t c = 0; c < n_chunks_; ++c) s += dot_part_[std::size_t(c) * width + e];
+      out[e] = s;
+    }
+  }
+  void zcombine(const int* v, int count, const double* coef, const double* beta, int y) override {
+    std::vector<const VT*> vv(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) vv[i] = vectors_.at(v[i]);
+    VT* yv = vectors_.at(y);
+    for (const VT* p : vv)
+      if (p == yv) throw error(CNC_ERR_INVALID_VALUE, ": zcombine into one of its inputs");
+    std::vector<VT> cf(2 * std::size_t(count) * k_), be(static_cast<std::size_t>(k_));
+    for (std::size_t e = 0; e < cf.size(); ++e) cf[e] = VT(coef[e]);
+    for (int j = 0; j < k_; ++j) be[j] = VT(beta[j]);
+    const std::int64_t k = k_;
+    for_chunks([&](std::int32_t c) {
+      const auto [q0, q1] = chunk_pairs(c);
+      for (std::int64_t q = q0; q < q1; ++q)
+        for (int j = 0; j < k_; ++j) {
+          if (!mask_[j]) continue;
+          const std::int64_t re = 2 * q * k + j, im = re + k;
+          VT sr = VT(0), si = VT(0);
+          if (be[j] != VT(0)) sr = be[j] * yv[re], si = be[j] * yv[im];
+          for (int i = 0; i < count; ++i) {
+            const VT cr = cf[2 * (std::size_t(i) * k_ + j)],
+                     ci = cf[2 * (std::size_t(i) * k_ + j) + 1];
+            const VT vr = vv[i][re], vi = vv[i][im];
+            sr += cr * vr - ci * vi, si += cr * vi + ci * vr;
+          }
+          yv[re] = sr, yv[im] = si;
+        }
     });
   }
 
@@ -608,6 +669,11 @@ class cpu_system final : public device_system {
   // Scalar row of the first row of (block or slice) row r; the padded length past the end.
   std::int64_t scalar_row(std::int32_t r) const {
     return std::min<std::int64_t>(np_, std::int64_t(r) * step_.a.group);
+  }
+  // The complex pairs [q0, q1) whose re row (2q) lies in chunk c: each pair in one chunk.
+  std::pair<std::int64_t, std::int64_t> chunk_pairs(std::int32_t c) const {
+    return {(scalar_row(first_row(c)) + 1) / 2,
+            std::min<std::int64_t>((scalar_row(last_row(c)) + 1) / 2, np_ / 2)};
   }
   // fn(element, row, column) for every row of chunk c and every unmasked column.
   template <class F>

@@ -66,6 +66,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void axpby(const double* alpha, int x, const double* beta, int y) override;
   void zaxpby(const double* alpha, int x, const double* beta, int y) override;
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override;
+  bool fused_complex() const override { return true; }
+  void zdots(int u, const int* v, int count, double* out) override;
+  void zcombine(const int* v, int count, const double* coef, const double* beta, int y) override;
   void read(int v, double* out) override;
   void block_dots(int u, int v, double* out) override;  // cuda_block.cpp
   void block_combine(int v, const double* coef, const double* beta, int y) override;
@@ -115,7 +118,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void check_index(int v) const;      // throws CNC_ERR_INVALID_VALUE for an unknown index
   static void* vec(group& g, int v);  // vector v of group g (index checked)
   void* scratch(group& g);            // made on first use
-  void surface_buffers(int count);    // dots' partials, counter and result for `count` vectors
+  void dots_of(int u, const int* v, int count, int per, double* out);  // dots, zdots
+  void surface_buffers(int count);  // dots' partials, counter and result for `count` values
   static bool full(const group& g) { return g.mask == (1u << g.view.k) - 1u; }
 
   stager* stager_;  // the backend's
