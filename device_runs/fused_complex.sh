@@ -1,9 +1,11 @@
 #!/bin/bash
 # Issue 13, session of 2026-11-28 (seventh): the fused complex inner products and combinations
-# (device_system::zdots, zcombine) against the compositions over the real operations and zaxpby.
+# (device_system::zdots, zcombine) against the compositions over the real operations and zaxpby
+# (runs 96-97), then Jacobi on the complex diagonal applied on the device (zprecondition) against
+# A D^-1 built on the host (run 98).
 # Builds /tmp/b (e2e.sh) and /tmp/b0, the same tree with the files of device_runs/baseline_fc/
 # (the commit before the change, put there by hand, not committed) put back (libcnc only), then
-#   tests: test_backend cuda and opencl (NVIDIA OpenCL: composed), the complex suites on both;
+#   tests: test_backend cuda and opencl (NVIDIA OpenCL), the complex suites on both;
 #   bench: bench/python/bench_complex_krylov.py with libcnc base / new / base / new, CuPy's
 #          gmres and bicgstab in every run; complex_breakdown.py per iteration, base / new.
 # Usage: bash device_runs/fused_complex.sh [tests] [bench]. Carried: .devfull/mid, .devfull/matrices.
@@ -22,7 +24,8 @@ for what in "$@"; do
   if [ "$what" = tests ]; then
     for be in cuda opencl; do
       echo "== test_backend $be"
-      /tmp/b/tests/test_backend $be 2>&1 | grep -E "fused|PASSED|FAILED|ERROR" | head -12
+      /tmp/b/tests/test_backend $be 2>&1 | grep -E "fused|zprecond|PASSED|FAILED|ERROR" | head -12
+      /tmp/b/tests/test_complex $be 2>&1 | grep -E "iteration\(s\)|PASSED|FAILED|ERROR" | head -12
     done
     echo "== ctest complex|krylov|nonsymmetric (automatic backend, then CUDA forced)"
     (cd /tmp/b && ctest -j4 --timeout 300 --output-on-failure -R "complex|krylov|nonsymmetric|bicgstab|gmres") 2>&1 | tail -4
@@ -39,6 +42,12 @@ for what in "$@"; do
       echo "== bench_complex_krylov.py [$d]"
       CNC_LIBRARY=/tmp/$d/libcnc.so PYTHONPATH=bindings/python python3 \
         bench/python/bench_complex_krylov.py --sizes 100,160 --reps 3 --matrices "$M" --scipy-max-n 0
+    done
+    for d in b0 b; do
+      echo "== bench_complex_krylov.py --backend opencl [$d]"
+      CNC_LIBRARY=/tmp/$d/libcnc.so PYTHONPATH=bindings/python python3 \
+        bench/python/bench_complex_krylov.py --sizes 100 --reps 3 --backend opencl --matrices "$M" \
+        --scipy-max-n 0
     done
   fi
 done

@@ -127,6 +127,27 @@ __global__ void __launch_bounds__(block_threads)
     run(std::true_type{});
 }
 
+// Complex y = d x on the active slots' pairs, d = (zd[2q], zd[2q + 1]) for pair q (the system's
+// D⁻¹, one pair per complex row, shared by the slots). x may be y (each pair read, then written,
+// by one thread).
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_zdiag(group_view g, unsigned int mask, const V* __restrict__ zd, const V* x, V* y) {
+  const int j = threadIdx.x % KC;
+  if (!((mask >> j) & 1u)) return;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long total = static_cast<long long>(g.n / 2) * KC;
+  map_elements<map_unroll, cpair<V>>(
+      first, stride, total,
+      [=](long long f) {
+        const long long q = f / KC, re = 2 * f - j, im = re + KC;
+        const V dr = __ldg(zd + 2 * q), di = __ldg(zd + 2 * q + 1), xr = x[re], xi = x[im];
+        return cpair<V>{dr * xr - di * xi, dr * xi + di * xr};
+      },
+      [y, j](long long f, cpair<V> v) { y[2 * f - j] = v.re, y[2 * f - j + KC] = v.im; });
+}
+
 // y = beta y + Σ_{i < count} coef[i] v[i] on the active slots (count <= NV), the sum in i order
 // in the vectors' precision; where beta == 0, y is not read.
 template <class V, int KC, int NV>
@@ -410,6 +431,19 @@ cudaError_t blas_zaxpby(precision pr, const group_view& g, unsigned int mask, co
     return with_kc(g.kc, [&](auto kc) {
       k_zaxpby<V, kc()><<<g.grid, block_threads, 0, s>>>(g, mask, c, static_cast<const V*>(x),
                                                          static_cast<V*>(y));
+      return cudaGetLastError();
+    });
+  });
+}
+
+cudaError_t blas_zdiag(precision pr, const group_view& g, unsigned int mask, const void* zd,
+                       const void* x, void* y, cudaStream_t s) {
+  if (g.n < 2 || mask == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      k_zdiag<V, decltype(kc)::value><<<g.grid, block_threads, 0, s>>>(
+          g, mask, static_cast<const V*>(zd), static_cast<const V*>(x), static_cast<V*>(y));
       return cudaGetLastError();
     });
   });

@@ -114,6 +114,13 @@ class device_system {
   //     beta real (k values), otherwise as combine (summed in i order, beta_j == 0 overwrites,
   //     y is none of v, y read and written once per combine_pass vectors on the GPUs).
   virtual bool fused_complex() const { return false; }
+  // Jacobi on a complex diagonal (the complex methods' preconditioner where some a_qq is not
+  // real): set_complex_jacobi takes D⁻¹, (re, im) of 1 / a_qq for each complex unknown q (the
+  // system's rows / 2 pairs, host memory, read before the call returns); zprecondition then gives
+  // out = D⁻¹ in over the pairs (complex products in the vectors' precision; in may be out).
+  // zprecondition before set_complex_jacobi throws CNC_ERR_INVALID_VALUE.
+  virtual void set_complex_jacobi(const double* dinv);
+  virtual void zprecondition(int in, int out);
   virtual void zdots(int u, const int* v, int count, double* out);
   virtual void zcombine(const int* v, int count, const double* coef, const double* beta, int y);
   // Vector v to the host, column-major (n real rows per system), all k columns (for tests).

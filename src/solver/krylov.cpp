@@ -16,7 +16,9 @@ krylov_ops::krylov_ops(device_system& sys, int k, const krylov_params& prm)
       nnz_(double(prm.nnz)),
       matrix_bytes_(prm.matrix_bytes),
       vb_(prm.vector_bytes),
-      ssor_omega_(prm.ssor_omega) {
+      ssor_omega_(prm.ssor_omega),
+      zjacobi_(prm.complex && prm.complex_dinv) {
+  if (zjacobi_) sys_.set_complex_jacobi(prm.complex_dinv);
   // Every column active, whatever an earlier method left (the system may be a kept one).
   active.assign(std::size_t(k), 1);
   sent_.assign(std::size_t(k), 1);
@@ -56,9 +58,12 @@ void krylov_ops::precond(int v, int z) {
     flops += (2 * nnz_ + 4 * rows_) * columns();
     return;
   }
-  sys_.precondition(v, z);
+  if (zjacobi_)
+    sys_.zprecondition(v, z);
+  else
+    sys_.precondition(v, z);
   bytes += rows_ * vb_ * (1 + 2 * columns());
-  flops += rows_ * columns();
+  flops += (zjacobi_ ? 3 : 1) * rows_ * columns();
 }
 
 void krylov_ops::residual(int x, int r) {

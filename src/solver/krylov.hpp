@@ -73,6 +73,7 @@ class krylov_ops {
   int k_;
   double rows_, nnz_, matrix_bytes_, vb_;
   double ssor_omega_;               // > 0: precond applies SSOR with this omega
+  bool zjacobi_;                    // precond applies the complex diagonal (zprecondition)
   std::vector<std::uint8_t> sent_;  // the mask the device holds
   int work_ = -1;
   std::vector<double> re_, im_, two_a_, two_b_;
@@ -94,6 +95,9 @@ struct krylov_params {
   // its spectrum (A's and its conjugate's, symmetric about the real axis) and stall or break
   // down on matrices the complex methods solve (young1c).
   bool complex = false;
+  // Complex only: Jacobi on the complex diagonal, D⁻¹ as (re, im) pairs in the system's numbering
+  // (device_system::set_complex_jacobi), in place of the device's real Jacobi; null: the latter.
+  const double* complex_dinv = nullptr;
 };
 
 // Both solve A x = b for k systems (column-major host b and x, n = a.n rows; x: initial guess in,

@@ -222,6 +222,10 @@ cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, c
 cudaError_t blas_dots(precision pr, const group_view& g, unsigned int mask, const void* u,
                       const void* const* v, int count, double* partials, unsigned int* counter,
                       double* result, int stride, cudaStream_t s);
+// Complex y = d x per slot over the pairs of blas_zaxpby, d = (zd[2q], zd[2q + 1]) for pair q
+// (g.n values in the vectors' precision, shared by the slots). x may be y.
+cudaError_t blas_zdiag(precision pr, const group_view& g, unsigned int mask, const void* zd,
+                       const void* x, void* y, cudaStream_t s);
 // The complex forms over the pairs of blas_zaxpby (backend.hpp's zdots and zcombine):
 // result[2(i*stride + j) + p] = part p of Σ conj(u_j) v[i]_j (partials: 2 * max_fused_dots * kc *
 // g.grid doubles, else as blas_dots); y = beta y + Σ c_i v[i] with c_i = (coef[2(i*stride + j)],

@@ -262,6 +262,34 @@ void cuda_system::zcombine(const int* v, int count, const double* coef, const do
   }
 }
 
+void cuda_system::set_complex_jacobi(const double* dinv) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  const bool single = pr_ == precision::f32;
+  const std::size_t n = std::size_t(n_), real = std::size_t(n_real_);
+  const std::size_t vb = single ? sizeof(float) : sizeof(double);
+  if (!zd_.get()) zd_ = device_buffer(n * vb);
+  if (!zd_.get()) return;  // no rows
+  // Through the backend's pinned stager (faster than the driver from pageable memory); float
+  // values converted here first. The padding rows 0. Waited for: `dinv` may go.
+  std::vector<float> f(single ? real : 0);
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = float(dinv[i]);
+  const void* src = single ? static_cast<const void*>(f.data()) : dinv;
+  unsigned char* dst = static_cast<unsigned char*>(zd_.get());
+  stager_->copy(dst, src, real * vb, stream_);
+  if (n > real) check(cudaMemsetAsync(dst + real * vb, 0, (n - real) * vb, stream_), "cudaMemset");
+  check(cudaStreamSynchronize(stream_), "complex diagonal upload");
+}
+
+void cuda_system::zprecondition(int in, int out) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check_index(in), check_index(out);
+  if (!zd_.get() && n_ > 0)
+    throw error(CNC_ERR_INVALID_VALUE, ": zprecondition before set_complex_jacobi");
+  for (group& g : groups_)
+    check(cuda::blas_zdiag(pr_, g.view, g.mask, zd_.get(), vec(g, in), vec(g, out), stream_),
+          "zprecondition launch");
+}
+
 void cuda_system::read(int v, double* out) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(v);

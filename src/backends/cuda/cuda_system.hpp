@@ -67,6 +67,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void zaxpby(const double* alpha, int x, const double* beta, int y) override;
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override;
   bool fused_complex() const override { return true; }
+  void set_complex_jacobi(const double* dinv) override;
+  void zprecondition(int in, int out) override;
   void zdots(int u, const int* v, int count, double* out) override;
   void zcombine(const int* v, int count, const double* coef, const double* beta, int y) override;
   void read(int v, double* out) override;
@@ -145,7 +147,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
   device_buffer persistent_partials_, persistent_p_;
   std::map<int, cudaGraphExec_t> graphs_;
   // The vector surface.
-  int extra_count_ = 0;                       // vectors made by add_vectors (same in every group)
+  int extra_count_ = 0;  // vectors made by add_vectors (same in every group)
+  device_buffer zd_;     // D⁻¹ of set_complex_jacobi, n_ values in the vectors' precision
   device_buffer dot_partials_, dot_counter_;  // shared by the groups' dots launches (in order)
   // dots' results, count * nrhs doubles [i*nrhs + j]: written by the kernels straight into
   // mapped pinned memory (dot_host_), or, where mapping fails or CNC_CUDA_DOTS_MAPPED=0, into
