@@ -560,8 +560,9 @@ static void keep_log(int level, const char* message, void* user_data) {
   }
 }
 
-/* A diagonal entry above DBL_MIN but so small that A D^-1 overflows (1e10 / 1e-300): the system
- * is solved unscaled, Jacobi on the real parts of the diagonal, and a warning says so. Checked
+/* A diagonal entry above DBL_MIN but so small that A D^-1 overflows (1e10 / 1e-300): |D^-1| is
+ * beyond 2^500, so A D^-1 is built and checked on the host, and as it overflows the system is
+ * solved unscaled, Jacobi on the real parts of the diagonal, and a warning says so. Checked
  * against the dense solve; GMRES solves the 3 x 3 system in 3 iterations. */
 static void test_complex_scaling_overflow(void** unused) {
   (void)unused;
