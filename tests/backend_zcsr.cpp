@@ -20,6 +20,7 @@
 #include "host_reference.hpp"
 #include "matrix/matrix.hpp"
 #include "solver/pcg.hpp"
+#include "util/error.hpp"
 
 // After every C++ header: cmocka's macros clash with <ios>.
 extern "C" {
@@ -255,6 +256,191 @@ void test_zcsr_zaxpby(void**) {
                       same ? "x == y" : "x != y", ov ? ", beta 0" : "", got[re], got[im], wr, wi);
               }
           }
+      }
+    }
+  }
+}
+
+// zdots and zcombine (the fused complex forms) against complex arithmetic here, on zcsr and on
+// the real-equivalent in CSR, every precision, 1 and 3 systems with the middle one masked out
+// (dots 0, y left bit for bit), 1, 3 and 11 vectors (11: two combine passes), beta 0 (a NaN in
+// y overwritten) and beta != 0. The CPU and CUDA backends must have them; another backend
+// without them (krylov_ops then composes: the complex Krylov tests) is said and skipped.
+void test_zcsr_fused(void**) {
+  const cnc::complex_csr a = complex_matrix(9001, false, 91);
+  const std::int32_t nr = 2 * a.n;
+  constexpr int most = 11;
+  for (cnc::format f : {cnc::format::zcsr, cnc::format::csr}) {
+    auto prep = prepare_zcsr(a, f);
+    for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
+      if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
+      for (int k : {1, 3}) {
+        auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
+        if (!sys->fused_complex()) {
+          if (g_name == "cpu" || g_name == "cuda")
+            fail_msg("the %s backend has no fused complex operations", g_name.c_str());
+          std::printf("backend %s: no fused complex operations (composed by krylov_ops)\n",
+                      g_name.c_str());
+          return;
+        }
+        const std::size_t len = std::size_t(nr) * std::size_t(k);
+        // Vectors v0 .. v0 + most - 1 the inputs, v0 + most the output y.
+        const int v0 = sys->add_vectors(most + 1);
+        std::vector<std::vector<double>> in;
+        const std::vector<double> zero(len, 0.0);
+        std::vector<double> ones(std::size_t(k), 1.0), zeros(std::size_t(k), 0.0);
+        std::vector<std::uint8_t> mask(std::size_t(k), 1);
+        sys->set_mask(mask.data());
+        for (int i = 0; i <= most; ++i) {
+          in.push_back(random_vec(len, 101 + std::uint64_t(i)));
+          if (i == most) in.back()[2] = std::nan("");  // system 0, pair 1, re
+          sys->set_vectors(zero.data(), in.back().data());
+          sys->axpby(ones.data(), cnc::device_system::vec_x, zeros.data(), v0 + i);
+          for (double& v : in.back()) v = cnc_test::vec_round(p, v);
+        }
+        if (k == 3) mask[1] = 0;
+        sys->set_mask(mask.data());
+        std::vector<double> coef(2 * most * std::size_t(k));
+        const std::vector<double> cr = random_vec(coef.size(), 97);
+        for (std::size_t e = 0; e < coef.size(); ++e) coef[e] = cr[e] - 0.5;
+        auto pair_of = [&](const std::vector<double>& v, int j, std::int32_t q, int part) {
+          return v[std::size_t(j) * nr + 2 * std::size_t(q) + part];
+        };
+        for (int count : {1, 3, most}) {
+          std::vector<int> vs(static_cast<std::size_t>(count));
+          for (int i = 0; i < count; ++i) vs[std::size_t(i)] = v0 + i;
+          // zdots of u = v0 + 1 against the first `count` vectors (u among them).
+          std::vector<double> got(2 * std::size_t(count) * k, -1.0);
+          sys->zdots(v0 + 1, vs.data(), count, got.data());
+          for (int i = 0; i < count; ++i)
+            for (int j = 0; j < k; ++j) {
+              const double* g = got.data() + 2 * (std::size_t(i) * k + j);
+              if (!mask[std::size_t(j)]) {
+                if (g[0] != 0.0 || g[1] != 0.0) fail_msg("zdots of masked-out system %d not 0", j);
+                continue;
+              }
+              double sr = 0, si = 0, m = 0;
+              for (std::int32_t q = 0; q < a.n; ++q) {
+                const double ur = pair_of(in[1], j, q, 0), ui = pair_of(in[1], j, q, 1);
+                const double vr = pair_of(in[std::size_t(i)], j, q, 0),
+                             vi = pair_of(in[std::size_t(i)], j, q, 1);
+                sr += ur * vr + ui * vi, si += ur * vi - ui * vr;
+                m += (std::fabs(ur) + std::fabs(ui)) * (std::fabs(vr) + std::fabs(vi));
+              }
+              if (!(std::fabs(g[0] - sr) <= 1e-13 * m) || !(std::fabs(g[1] - si) <= 1e-13 * m))
+                fail_msg(
+                    "zdots %s %s k=%d count %d vector %d system %d: (%.17g, %.17g), want "
+                    "(%.17g, %.17g)",
+                    f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, count, i, j, g[0],
+                    g[1], sr, si);
+            }
+          // zcombine into y = v0 + most (beta 0: the NaN overwritten; then beta from 0.5).
+          for (int over = 1; over >= 0; --over) {
+            const int y = v0 + most;
+            std::vector<double> before(len), after(len);
+            sys->read(y, before.data());
+            const std::vector<double> beta(std::size_t(k), over ? 0.0 : 0.5);
+            sys->zcombine(vs.data(), count, coef.data(), beta.data(), y);
+            sys->read(y, after.data());
+            const double tol = p == cnc::precision::f64 ? 1e-14 : 1e-6;
+            for (int j = 0; j < k; ++j)
+              for (std::int32_t q = 0; q < a.n; ++q) {
+                const double gr = pair_of(after, j, q, 0), gi = pair_of(after, j, q, 1);
+                if (!mask[std::size_t(j)]) {
+                  if (gr != pair_of(before, j, q, 0) || gi != pair_of(before, j, q, 1))
+                    fail_msg("zcombine changed masked-out system %d at pair %d", j, q);
+                  continue;
+                }
+                double wr = 0, wi = 0, m = 0;
+                if (!over) {
+                  wr = 0.5 * pair_of(before, j, q, 0), wi = 0.5 * pair_of(before, j, q, 1);
+                  m = std::fabs(wr) + std::fabs(wi);
+                }
+                for (int i = 0; i < count; ++i) {
+                  const double c0 = coef[2 * (std::size_t(i) * k + j)],
+                               c1 = coef[2 * (std::size_t(i) * k + j) + 1];
+                  const double vr = pair_of(in[std::size_t(i)], j, q, 0),
+                               vi = pair_of(in[std::size_t(i)], j, q, 1);
+                  wr += c0 * vr - c1 * vi, wi += c0 * vi + c1 * vr;
+                  m += (std::fabs(c0) + std::fabs(c1)) * (std::fabs(vr) + std::fabs(vi));
+                }
+                if (!(std::fabs(gr - wr) <= tol * 4 * m) || !(std::fabs(gi - wi) <= tol * 4 * m))
+                  fail_msg(
+                      "zcombine %s %s k=%d count %d%s system %d pair %d: (%.17g, %.17g), "
+                      "want (%.17g, %.17g)",
+                      f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, count,
+                      over ? " beta 0" : "", j, q, gr, gi, wr, wi);
+              }
+          }
+        }
+        sys->release_vectors();
+      }
+    }
+  }
+}
+
+// zprecondition (out = D⁻¹ in over the pairs, D⁻¹ given by set_complex_jacobi) against complex
+// products here, on zcsr and the real-equivalent in CSR, every precision, 1 and 3 systems with
+// the middle one masked out (left bit for bit), out != in and out == in; before
+// set_complex_jacobi it is refused.
+void test_zcsr_zprecondition(void**) {
+  const cnc::complex_csr a = complex_matrix(9001, false, 93);
+  const std::int32_t nr = 2 * a.n;
+  const std::vector<double> dinv = random_vec(std::size_t(nr), 95);
+  for (cnc::format f : {cnc::format::zcsr, cnc::format::csr}) {
+    auto prep = prepare_zcsr(a, f);
+    for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
+      if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
+      for (int k : {1, 3}) {
+        auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
+        const int v0 = sys->add_vectors(1);
+        int status = CNC_OK;
+        try {
+          sys->zprecondition(cnc::device_system::vec_x, v0);
+        } catch (const cnc::error& e) {
+          status = e.status();
+        }
+        if (status != CNC_ERR_INVALID_VALUE)
+          fail_msg("zprecondition before set_complex_jacobi gave status %d", status);
+        sys->set_complex_jacobi(dinv.data());
+        const std::size_t len = std::size_t(nr) * std::size_t(k);
+        const std::vector<double> u = random_vec(len, 99), zero(len, 0.0);
+        std::vector<std::uint8_t> mask(std::size_t(k), 1);
+        for (int same = 0; same < 2; ++same) {
+          mask.assign(std::size_t(k), 1);
+          sys->set_mask(mask.data());
+          sys->set_vectors(zero.data(), u.data());
+          std::vector<double> before(len), got(len);
+          const int out = same ? cnc::device_system::vec_x : v0;
+          sys->read(out, before.data());
+          if (k == 3) mask[1] = 0;
+          sys->set_mask(mask.data());
+          sys->zprecondition(cnc::device_system::vec_x, out);
+          sys->read(out, got.data());
+          const double tol = p == cnc::precision::f32 ? 1e-6 : 1e-15;
+          for (int j = 0; j < k; ++j)
+            for (std::int32_t q = 0; q < a.n; ++q) {
+              const std::size_t re = std::size_t(j) * nr + 2 * std::size_t(q), im = re + 1;
+              if (!mask[std::size_t(j)]) {
+                if (got[re] != before[re] || got[im] != before[im])
+                  fail_msg("zprecondition changed masked-out system %d at pair %d", j, q);
+                continue;
+              }
+              const double dr = cnc_test::vec_round(p, dinv[2 * std::size_t(q)]),
+                           di = cnc_test::vec_round(p, dinv[2 * std::size_t(q) + 1]);
+              const double xr = cnc_test::vec_round(p, u[re]), xi = cnc_test::vec_round(p, u[im]);
+              const double wr = dr * xr - di * xi, wi = dr * xi + di * xr;
+              const double m =
+                  4 * (std::fabs(dr) + std::fabs(di)) * (std::fabs(xr) + std::fabs(xi));
+              if (!(std::fabs(got[re] - wr) <= tol * m) || !(std::fabs(got[im] - wi) <= tol * m))
+                fail_msg(
+                    "zprecondition %s %s k=%d system %d pair %d (%s): (%.17g, %.17g), want "
+                    "(%.17g, %.17g)",
+                    f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, j, q,
+                    same ? "in place" : "out != in", got[re], got[im], wr, wi);
+            }
+        }
+        sys->release_vectors();
       }
     }
   }

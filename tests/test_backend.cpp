@@ -505,14 +505,16 @@ void load_matrices() {
 
 }  // namespace
 
-void test_vector_surface(void**);     // backend_vectors.cpp
-void test_block_products(void**);     // backend_block.cpp
-void test_halo_operations(void**);    // backend_halo.cpp
-void test_long_rows(void**);          // backend_long_rows.cpp
-void test_long_rows_threads(void**);  // backend_long_rows.cpp
-void test_zcsr_apply(void**);         // backend_zcsr.cpp
-void test_zcsr_pcg(void**);           // backend_zcsr.cpp
-void test_zcsr_zaxpby(void**);        // backend_zcsr.cpp
+void test_vector_surface(void**);      // backend_vectors.cpp
+void test_block_products(void**);      // backend_block.cpp
+void test_halo_operations(void**);     // backend_halo.cpp
+void test_long_rows(void**);           // backend_long_rows.cpp
+void test_long_rows_threads(void**);   // backend_long_rows.cpp
+void test_zcsr_apply(void**);          // backend_zcsr.cpp
+void test_zcsr_pcg(void**);            // backend_zcsr.cpp
+void test_zcsr_zaxpby(void**);         // backend_zcsr.cpp
+void test_zcsr_fused(void**);          // backend_zcsr.cpp
+void test_zcsr_zprecondition(void**);  // backend_zcsr.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -567,6 +569,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_zcsr_apply),
       cmocka_unit_test(test_zcsr_pcg),
       cmocka_unit_test(test_zcsr_zaxpby),
+      cmocka_unit_test(test_zcsr_fused),
+      cmocka_unit_test(test_zcsr_zprecondition),
   };
   int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   for (test_matrix& m : g_matrices) ts_csr_free(&m.a);

@@ -127,6 +127,27 @@ __global__ void __launch_bounds__(block_threads)
     run(std::true_type{});
 }
 
+// Complex y = d x on the active slots' pairs, d = (zd[2q], zd[2q + 1]) for pair q (the system's
+// D⁻¹, one pair per complex row, shared by the slots). x may be y (each pair read, then written,
+// by one thread).
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_zdiag(group_view g, unsigned int mask, const V* __restrict__ zd, const V* x, V* y) {
+  const int j = threadIdx.x % KC;
+  if (!((mask >> j) & 1u)) return;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long total = static_cast<long long>(g.n / 2) * KC;
+  map_elements<map_unroll, cpair<V>>(
+      first, stride, total,
+      [=](long long f) {
+        const long long q = f / KC, re = 2 * f - j, im = re + KC;
+        const V dr = __ldg(zd + 2 * q), di = __ldg(zd + 2 * q + 1), xr = x[re], xi = x[im];
+        return cpair<V>{dr * xr - di * xi, dr * xi + di * xr};
+      },
+      [y, j](long long f, cpair<V> v) { y[2 * f - j] = v.re, y[2 * f - j + KC] = v.im; });
+}
+
 // y = beta y + Σ_{i < count} coef[i] v[i] on the active slots (count <= NV), the sum in i order
 // in the vectors' precision; where beta == 0, y is not read.
 template <class V, int KC, int NV>
@@ -164,6 +185,60 @@ __global__ void __launch_bounds__(block_threads)
   else
     map_elements<U, V>(
         first, stride, total, [&](long long f) { return sum(f, be * y[f]); }, store);
+}
+
+// Complex y = beta y + Σ_{i < count} c_i v[i] on the active slots' pairs (count <= NV), c_i
+// complex, beta real, the sum in i order in the vectors' precision; where beta == 0, y is not
+// read. Pairs as in k_zaxpby; y is none of v.
+template <class V, int KC, int NV>
+__global__ void __launch_bounds__(block_threads)
+    k_zcombine(group_view g, unsigned int mask, zcombine_coefs c, int count, V* y) {
+  const int j = threadIdx.x % KC;
+  if (!((mask >> j) & 1u)) return;
+  V cr[NV], ci[NV];
+  double beta = 0.0;  // constant indices: no local-memory copy of `c`
+#pragma unroll
+  for (int t = 0; t < KC; ++t)
+    if (t == j) {
+      beta = c.beta[t];
+#pragma unroll
+      for (int i = 0; i < NV; ++i)
+        cr[i] = static_cast<V>(c.coef[i][t][0]), ci[i] = static_cast<V>(c.coef[i][t][1]);
+    }
+  const V be = static_cast<V>(beta);
+  const V* vp[NV];
+#pragma unroll
+  for (int i = 0; i < NV; ++i) vp[i] = static_cast<const V*>(c.v[i]);  // read if i < count
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long total = static_cast<long long>(g.n / 2) * KC;
+  constexpr int U = NV >= 4 ? 1 : 4 / NV;  // pairs in flight per thread: U * (NV + 1)
+  auto store = [y, j](long long f, cpair<V> v) { y[2 * f - j] = v.re, y[2 * f - j + KC] = v.im; };
+  auto sum = [&](long long f, cpair<V> s) {
+    const long long re = 2 * f - j, im = re + KC;
+#pragma unroll
+    for (int i = 0; i < NV; ++i)
+      if (i < count) {
+        const V vr = __ldg(vp[i] + re), vi = __ldg(vp[i] + im);
+        s.re += cr[i] * vr - ci[i] * vi, s.im += cr[i] * vi + ci[i] * vr;
+      }
+    return s;
+  };
+  if (beta == 0.0)
+    map_elements<U, cpair<V>>(
+        first, stride, total,
+        [&](long long f) {
+          return sum(f, cpair<V>{V(0), V(0)});
+        },
+        store);
+  else
+    map_elements<U, cpair<V>>(
+        first, stride, total,
+        [&](long long f) {
+          const long long re = 2 * f - j;
+          return sum(f, cpair<V>{be * y[re], be * y[re + KC]});
+        },
+        store);
 }
 
 // Block sums by (vector i < NV, slot j) of one value per thread and vector (slot j =
@@ -248,6 +323,73 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+// result[2(i*stride + j) + p] = part p (re, im) of Σ conj(u_j) v[i]_j over the pairs (double),
+// for i < count <= NV and j < g.k; 0 where masked. Reduced as k_dots, with 2 NV sums a slot.
+// part: 2 NV * KC * gridDim.x doubles ([2i + p][block][slot]).
+template <class V, int KC, int NV>
+__global__ void __launch_bounds__(block_threads)
+    k_zdots(group_view g, unsigned int mask, const V* __restrict__ u, dot_vectors v, int count,
+            double* part, unsigned int* counter, double* result, int stride) {
+  __shared__ double smem[2 * NV * (block_threads / 32) * KC];
+  constexpr int U = NV >= 4 ? 1 : 4 / NV;  // pairs in flight per thread: U * (NV + 1)
+  const int j = threadIdx.x % KC;
+  double s[2 * NV];
+#pragma unroll
+  for (int i = 0; i < 2 * NV; ++i) s[i] = 0.0;
+  if ((mask >> j) & 1u) {
+    const V* vp[NV];
+#pragma unroll
+    for (int i = 0; i < NV; ++i) vp[i] = static_cast<const V*>(v.v[i]);  // read if i < count
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+    const long long total = static_cast<long long>(g.n / 2) * KC;
+    for (long long f0 = first; f0 < total; f0 += U * step) {
+      double ur[U], ui[U], vr[U][NV], vi[U][NV];
+#pragma unroll
+      for (int e = 0; e < U; ++e) {
+        const long long f = f0 + e * step, re = 2 * f - j, im = re + KC;
+        const bool in = f < total;
+        ur[e] = in ? static_cast<double>(__ldg(u + re)) : 0.0;
+        ui[e] = in ? static_cast<double>(__ldg(u + im)) : 0.0;
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+          const bool use = in && i < count;
+          vr[e][i] = use ? static_cast<double>(__ldg(vp[i] + re)) : 0.0;
+          vi[e][i] = use ? static_cast<double>(__ldg(vp[i] + im)) : 0.0;
+        }
+      }
+#pragma unroll
+      for (int e = 0; e < U; ++e)
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {  // conj(u) v = (ur vr + ui vi) + i (ur vi - ui vr)
+          s[2 * i] = __fma_rn(ui[e], vi[e][i], __fma_rn(ur[e], vr[e][i], s[2 * i]));
+          s[2 * i + 1] = __fma_rn(-ui[e], vr[e][i], __fma_rn(ur[e], vi[e][i], s[2 * i + 1]));
+        }
+    }
+  }
+  const double blk = block_sums<KC, 2 * NV>(s, smem);
+  if (threadIdx.x < 2 * count * KC) {
+    const int i = threadIdx.x / KC, jj = threadIdx.x % KC;
+    part[(static_cast<long long>(i) * gridDim.x + blockIdx.x) * KC + jj] = blk;
+  }
+  if (!last_block_done(counter)) return;
+  double t[2 * NV];
+#pragma unroll
+  for (int i = 0; i < 2 * NV; ++i) t[i] = 0.0;
+  for (unsigned int b = threadIdx.x / KC; b < gridDim.x; b += blockDim.x / KC)
+#pragma unroll
+    for (int i = 0; i < 2 * NV; ++i)
+      if (i < 2 * count)
+        t[i] += __ldcg(part + (static_cast<long long>(i) * gridDim.x + b) * KC + j);
+  const double sum = block_sums<KC, 2 * NV>(t, smem);
+  if (threadIdx.x < 2 * count * KC) {
+    const int i = threadIdx.x / KC, jj = threadIdx.x % KC;  // i = 2 * vector + part
+    if (jj < g.k)
+      result[2 * (static_cast<long long>(i / 2) * stride + jj) + i % 2] =
+          (mask >> jj) & 1u ? sum : 0.0;
+  }
+}
+
 template <map_op O>
 cudaError_t launch_map(precision pr, const group_view& g, unsigned int mask, const group_coefs& c,
                        const void* a, const void* b, void* out, cudaStream_t s) {
@@ -260,14 +402,6 @@ cudaError_t launch_map(precision pr, const group_view& g, unsigned int mask, con
       return cudaGetLastError();
     });
   });
-}
-
-template <class V, int KC, int NV>
-void launch_dots(const group_view& g, unsigned int mask, const void* u, const dot_vectors& v,
-                 int count, double* part, unsigned int* counter, double* result, int stride,
-                 cudaStream_t s) {
-  k_dots<V, KC, NV><<<g.grid, block_threads, 0, s>>>(g, mask, static_cast<const V*>(u), v, count,
-                                                     part, counter, result, stride);
 }
 
 }  // namespace
@@ -302,31 +436,65 @@ cudaError_t blas_zaxpby(precision pr, const group_view& g, unsigned int mask, co
   });
 }
 
-cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, const void* const* v,
-                         int count, const double* coef, int stride, const double* beta, void* y,
-                         cudaStream_t s) {
-  if (g.n == 0 || mask == 0) return cudaSuccess;
+cudaError_t blas_zdiag(precision pr, const group_view& g, unsigned int mask, const void* zd,
+                       const void* x, void* y, cudaStream_t s) {
+  if (g.n < 2 || mask == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      k_zdiag<V, decltype(kc)::value><<<g.grid, block_threads, 0, s>>>(
+          g, mask, static_cast<const V*>(zd), static_cast<const V*>(x), static_cast<V*>(y));
+      return cudaGetLastError();
+    });
+  });
+}
+
+namespace {
+
+// The pass loops of combine and dots, real (Z false) or complex (Z true, per = 2 values a
+// coefficient or result): one launch per max_fused_dots vectors, the kernel instantiated for
+// 1, 2, 4 or 8 of them.
+template <int NV, class F>
+cudaError_t with_nv(int c, F&& f) {
+  if (c == 1) return f(std::integral_constant<int, 1>{});
+  if (c == 2) return f(std::integral_constant<int, 2>{});
+  if (c <= 4) return f(std::integral_constant<int, 4>{});
+  return f(std::integral_constant<int, NV>{});
+}
+
+template <bool Z>
+cudaError_t combine_passes(precision pr, const group_view& g, unsigned int mask,
+                           const void* const* v, int count, const double* coef, int stride,
+                           const double* beta, void* y, cudaStream_t s) {
+  if (g.n < (Z ? 2 : 1) || mask == 0) return cudaSuccess;
+  using coefs = std::conditional_t<Z, zcombine_coefs, combine_coefs>;
   for (int i0 = 0; i0 < count; i0 += max_fused_dots) {
     const int n = count - i0 < max_fused_dots ? count - i0 : max_fused_dots;
-    combine_coefs c;
+    coefs c;
     for (int j = 0; j < g.k; ++j) {
       c.beta[j] = i0 == 0 ? beta[j] : 1.0;
-      for (int i = 0; i < n; ++i) c.coef[i][j] = coef[static_cast<long long>(i0 + i) * stride + j];
+      for (int i = 0; i < n; ++i) {
+        const long long e = static_cast<long long>(i0 + i) * stride + j;
+        if constexpr (Z)
+          c.coef[i][j][0] = coef[2 * e], c.coef[i][j][1] = coef[2 * e + 1];
+        else
+          c.coef[i][j] = coef[e];
+      }
     }
     for (int i = 0; i < n; ++i) c.v[i] = v[i0 + i];
     const cudaError_t e = with_prec(pr, [&](auto t) {
       using V = typename decltype(t)::vec;
       return with_kc(g.kc, [&](auto kc) {
-        V* out = static_cast<V*>(y);
-        if (n == 1)
-          k_combine<V, kc(), 1><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
-        else if (n == 2)
-          k_combine<V, kc(), 2><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
-        else if (n <= 4)
-          k_combine<V, kc(), 4><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
-        else
-          k_combine<V, kc(), 8><<<g.grid, block_threads, 0, s>>>(g, mask, c, n, out);
-        return cudaGetLastError();
+        return with_nv<max_fused_dots>(n, [&](auto nv) {
+          constexpr int KC = decltype(kc)::value, NV = decltype(nv)::value;
+          if constexpr (Z)
+            k_zcombine<V, KC, NV>
+                <<<g.grid, block_threads, 0, s>>>(g, mask, c, n, static_cast<V*>(y));
+          else
+            k_combine<V, KC, NV>
+                <<<g.grid, block_threads, 0, s>>>(g, mask, c, n, static_cast<V*>(y));
+          return cudaGetLastError();
+        });
       });
     });
     if (e != cudaSuccess) return e;
@@ -334,31 +502,57 @@ cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, c
   return cudaSuccess;
 }
 
-cudaError_t blas_dots(precision pr, const group_view& g, unsigned int mask, const void* u,
-                      const void* const* v, int count, double* partials, unsigned int* counter,
-                      double* result, int stride, cudaStream_t s) {
+template <bool Z>
+cudaError_t dots_passes(precision pr, const group_view& g, unsigned int mask, const void* u,
+                        const void* const* v, int count, double* partials, unsigned int* counter,
+                        double* result, int stride, cudaStream_t s) {
   for (int i0 = 0; i0 < count; i0 += max_fused_dots) {
     const int c = count - i0 < max_fused_dots ? count - i0 : max_fused_dots;
     dot_vectors dv{};
     for (int i = 0; i < c; ++i) dv.v[i] = v[i0 + i];
-    double* res = result + static_cast<long long>(i0) * stride;
+    double* res = result + (Z ? 2 : 1) * static_cast<long long>(i0) * stride;
     const cudaError_t e = with_prec(pr, [&](auto t) {
       using V = typename decltype(t)::vec;
       return with_kc(g.kc, [&](auto kc) {
-        if (c == 1)
-          launch_dots<V, kc(), 1>(g, mask, u, dv, c, partials, counter, res, stride, s);
-        else if (c == 2)
-          launch_dots<V, kc(), 2>(g, mask, u, dv, c, partials, counter, res, stride, s);
-        else if (c <= 4)
-          launch_dots<V, kc(), 4>(g, mask, u, dv, c, partials, counter, res, stride, s);
-        else
-          launch_dots<V, kc(), 8>(g, mask, u, dv, c, partials, counter, res, stride, s);
-        return cudaGetLastError();
+        return with_nv<max_fused_dots>(c, [&](auto nv) {
+          constexpr int KC = decltype(kc)::value, NV = decltype(nv)::value;
+          const V* uu = static_cast<const V*>(u);
+          if constexpr (Z)
+            k_zdots<V, KC, NV><<<g.grid, block_threads, 0, s>>>(g, mask, uu, dv, c, partials,
+                                                                counter, res, stride);
+          else
+            k_dots<V, KC, NV><<<g.grid, block_threads, 0, s>>>(g, mask, uu, dv, c, partials,
+                                                               counter, res, stride);
+          return cudaGetLastError();
+        });
       });
     });
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, const void* const* v,
+                         int count, const double* coef, int stride, const double* beta, void* y,
+                         cudaStream_t s) {
+  return combine_passes<false>(pr, g, mask, v, count, coef, stride, beta, y, s);
+}
+cudaError_t blas_zcombine(precision pr, const group_view& g, unsigned int mask,
+                          const void* const* v, int count, const double* coef, int stride,
+                          const double* beta, void* y, cudaStream_t s) {
+  return combine_passes<true>(pr, g, mask, v, count, coef, stride, beta, y, s);
+}
+cudaError_t blas_dots(precision pr, const group_view& g, unsigned int mask, const void* u,
+                      const void* const* v, int count, double* partials, unsigned int* counter,
+                      double* result, int stride, cudaStream_t s) {
+  return dots_passes<false>(pr, g, mask, u, v, count, partials, counter, result, stride, s);
+}
+cudaError_t blas_zdots(precision pr, const group_view& g, unsigned int mask, const void* u,
+                       const void* const* v, int count, double* partials, unsigned int* counter,
+                       double* result, int stride, cudaStream_t s) {
+  return dots_passes<true>(pr, g, mask, u, v, count, partials, counter, result, stride, s);
 }
 
 }  // namespace cnc::cuda

@@ -151,6 +151,26 @@ __kernel void vec_precondition(int n, __global const rhs_state* st, __global con
   }
 }
 
+// Complex out = d in over the (re, im) pairs of the running columns, d = (zd[2q], zd[2q + 1])
+// for pair q (the system's D^-1, shared by the columns); pairs walked as in vec_zaxpby (in may be
+// out: each pair read, then written, by one work-item).
+__kernel void vec_zprecondition(int n, __global const rhs_state* st, __global const VEC_T* zd,
+                                __global const VEC_T* in, __global VEC_T* out) {
+  __local int lstat[NRHS];
+  const int any = snapshot_status(st, lstat);
+  const OFF_T s = (OFF_T)(range_begin(n) / 2) * NRHS;
+  const OFF_T e = any ? (OFF_T)(range_end(n) / 2) * NRHS : s;
+  for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
+    const OFF_T q = o / NRHS;
+    const int j = (int)(o - q * NRHS);
+    if (lstat[j] != CNC_ST_RUNNING) continue;
+    const OFF_T re = o + q * NRHS, im = re + NRHS;
+    const VEC_T dr = zd[2 * q], di = zd[2 * q + 1], vr = in[re], vi = in[im];
+    out[re] = dr * vr - di * vi;
+    out[im] = dr * vi + di * vr;
+  }
+}
+
 // out = b - out (the residual's second half, after out = A in).
 __kernel void vec_b_minus(int n, __global const rhs_state* st, __global const VEC_T* b,
                           __global VEC_T* out) {

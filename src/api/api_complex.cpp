@@ -35,9 +35,11 @@ using zvalue = std::complex<double>;
 
 // Jacobi for BiCGSTAB and GMRES on a complex A. The device's Jacobi multiplies each (re, im) pair
 // by one real number, 1 / Re a_ii: A's Jacobi only where the diagonal is real (always so for CG's
-// Hermitian A). Where some a_ii is not real, the system is solved preconditioned on the right by
-// the complex diagonal D explicitly: (A D⁻¹) y = b, x = D⁻¹ y. A D⁻¹ has a unit diagonal (the
-// device's Jacobi is then the identity) and the same residual b - A x at every step.
+// Hermitian A). Where some a_ii is not real, zcsr in double takes D⁻¹ to the device, which
+// applies it to the vectors (device_system::zprecondition). The other paths (a real format
+// forced, other precisions) solve preconditioned on the right by the complex diagonal D
+// explicitly: (A D⁻¹) y = b, x = D⁻¹ y. A D⁻¹ has a unit diagonal (the device's Jacobi is then
+// the identity) and the same residual b - A x at every step.
 struct complex_jacobi {
   std::vector<zvalue> d, dinv;   // a_jj, or 1 where it is zero or absent (Jacobi's rule); 1 / d
   cnc::host_vector<double> val;  // A D⁻¹: the canonical view's entries, (re, im) each
@@ -103,17 +105,30 @@ bool complex_diagonal(const cnc::zcsr_view& a, const double* x, std::size_t colu
   return !cj.overflow;
 }
 
-// Whether a diagonal entry of the caller's arrays (any order, duplicates summed) has an imaginary
-// part other than 0 (NaN included: the canonical pass then names it). One read of the columns
-// and the diagonal's values, so that a real diagonal costs no copy and no second check.
-bool imaginary_diagonal(CNCuint n, const CNCint64* row_ptr, const CNCuint* col, const double* val,
-                        CNCint base) {
-  return cnc::first_index(std::int64_t(n), 1 << 14, cnc::host_threads(), [&](std::int64_t i) {
-           double im = 0.0;
-           for (CNCint64 t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t)
-             if (std::int64_t(col[t]) - base == i) im += val[2 * t + 1];
-           return !(im == 0.0);
-         }) >= 0;
+// D⁻¹ of the caller's arrays (any order, duplicates summed; 1 where a_ii is absent or below
+// DBL_MIN, as the device's Jacobi) as (re, im) pairs into dinv (2 n doubles), and whether some
+// a_ii has an imaginary part other than 0 (NaN included: the canonical pass then names it). One
+// read of the columns and the diagonal's values: a real diagonal costs no copy of A.
+bool complex_diagonal_of(CNCuint n, const CNCint64* row_ptr, const CNCuint* col, const double* val,
+                         CNCint base, double* dinv, double& max_abs) {
+  const std::size_t pieces = std::size_t(cnc::piece_count(std::int64_t(n), 1 << 14));
+  std::vector<char> complex(pieces, 0);
+  std::vector<double> most(pieces, 0.0);
+  cnc::parallel_pieces(std::int64_t(n), 1 << 14, cnc::host_threads(),
+                       [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
+                         for (std::int64_t i = i0; i < i1; ++i) {
+                           zvalue a(0.0, 0.0);
+                           for (CNCint64 t = row_ptr[i] - base; t < row_ptr[i + 1] - base; ++t)
+                             if (std::int64_t(col[t]) - base == i)
+                               a += zvalue(val[2 * t], val[2 * t + 1]);
+                           complex[std::size_t(p)] |= !(a.imag() == 0.0);
+                           const zvalue r = std::abs(a) >= DBL_MIN ? 1.0 / a : zvalue(1.0, 0.0);
+                           dinv[2 * i] = r.real(), dinv[2 * i + 1] = r.imag();
+                           most[std::size_t(p)] = std::max(most[std::size_t(p)], std::abs(r));
+                         }
+                       });
+  max_abs = most.empty() ? 0.0 : *std::max_element(most.begin(), most.end());
+  return std::any_of(complex.begin(), complex.end(), [](char c) { return c != 0; });
 }
 
 }  // namespace
@@ -158,8 +173,31 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
       // real-equivalent CSR is built here and solved as cncSolveCSR's.
       const bool iterative = o.solver == CNC_CG || o.solver == CNC_BICGSTAB ||
                              o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
-      if ((o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) && o.jacobi && o.ssor_omega == 0 &&
-          imaginary_diagonal(n, row_ptr, col_idx, values, base)) {
+      const bool zcsr_direct = o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 &&
+                               iterative && o.ssor_omega == 0 && !o.cg_indefinite;
+      cnc::host_vector<double> dinv;
+      bool complex_d = false;
+      double dinv_max = 0.0;
+      if ((o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) && o.jacobi && o.ssor_omega == 0) {
+        cnc::memory::reserve(16.0 * double(n), [&] {
+          return "the inverse of the complex diagonal (" + std::to_string(n) +
+                 " entries of 16 bytes)";
+        });
+        dinv.resize(2 * std::size_t(n));
+        complex_d = complex_diagonal_of(n, row_ptr, col_idx, values, base, dinv.data(), dinv_max);
+      }
+      // |D⁻¹| beyond 2^500: A D⁻¹ may overflow where the device would apply it; the host path
+      // below builds A D⁻¹, checks it and falls back to the unscaled system if it overflows.
+      if (complex_d && zcsr_direct && dinv_max <= std::ldexp(1.0, 500)) {
+        // Jacobi on the complex diagonal applied by the device to the vectors, A as it is.
+        c.log(CNC_LOG_INFO, "the diagonal is complex: Jacobi on the complex diagonal");
+        o.complex_dinv = dinv.data();
+        cnc::caller_csr in{std::int32_t(n), row_ptr, col_idx, values, base};
+        in.complex = true;
+        c.pipe.solve_user(o, in, next_version(), int(nrhs), b, x, c.stats);
+        return;
+      }
+      if (complex_d) {
         const cnc::user_zcsr a =
             cnc::zcsr_from_user(std::int32_t(n), row_ptr, col_idx, values, base, false);
         cnc::memory::reserve(16.0 * double(a.view.nnz()) + 32.0 * double(n) * (1.0 + nrhs), [&] {
@@ -206,8 +244,7 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
                 "the diagonal is complex but A D^-1 or D x overflows double: solved unscaled, "
                 "Jacobi on the real parts of the diagonal");
       }
-      if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 && iterative &&
-          o.ssor_omega == 0 && !o.cg_indefinite) {
+      if (zcsr_direct) {
         cnc::caller_csr in{std::int32_t(n), row_ptr, col_idx, values, base};
         in.complex = true;
         c.pipe.solve_user(o, in, next_version(), int(nrhs), b, x, c.stats);

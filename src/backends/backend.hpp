@@ -103,6 +103,26 @@ class device_system {
   // of cncSolveCSRComplex, src/solver/krylov.hpp) are written over it and the real operations.
   // Backends without it throw CNC_ERR_UNSUPPORTED.
   virtual void zaxpby(const double* alpha, int x, const double* beta, int y);
+  // The complex inner products and combinations in one pass each, over the same pairs (the
+  // compositions over the real operations and zaxpby read the vectors two or three times:
+  // krylov_ops uses these where fused_complex() says the backend has them; the others throw
+  // CNC_ERR_UNSUPPORTED).
+  //   zdots: out[2(i*k + j)] and out[2(i*k + j) + 1] = (re, im) of conj(u_j)·v[i]_j for
+  //     i < count, accumulated in double in a fixed order (the same bits for the same inputs);
+  //     0 for masked-out columns. One host synchronization, like dots.
+  //   zcombine: y_j = beta_j y_j + Σ_i c[i*k + j] v[i]_j, c[e] = (coef[2e], coef[2e + 1]),
+  //     beta real (k values), otherwise as combine (summed in i order, beta_j == 0 overwrites,
+  //     y is none of v, y read and written once per combine_pass vectors on the GPUs).
+  virtual bool fused_complex() const { return false; }
+  // Jacobi on a complex diagonal (the complex methods' preconditioner where some a_qq is not
+  // real): set_complex_jacobi takes D⁻¹, (re, im) of 1 / a_qq for each complex unknown q (the
+  // system's rows / 2 pairs, host memory, read before the call returns); zprecondition then gives
+  // out = D⁻¹ in over the pairs (complex products in the vectors' precision; in may be out).
+  // zprecondition before set_complex_jacobi throws CNC_ERR_INVALID_VALUE.
+  virtual void set_complex_jacobi(const double* dinv);
+  virtual void zprecondition(int in, int out);
+  virtual void zdots(int u, const int* v, int count, double* out);
+  virtual void zcombine(const int* v, int count, const double* coef, const double* beta, int y);
   // Vector v to the host, column-major (n real rows per system), all k columns (for tests).
   virtual void read(int v, double* out) = 0;
 

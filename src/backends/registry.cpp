@@ -90,6 +90,18 @@ void device_system::zaxpby(const double*, int, const double*, int) {
   throw error(CNC_ERR_UNSUPPORTED,
               ": this backend has no complex vector operations (complex BiCGSTAB and GMRES)");
 }
+void device_system::set_complex_jacobi(const double*) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no Jacobi on a complex diagonal");
+}
+void device_system::zprecondition(int, int) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no Jacobi on a complex diagonal");
+}
+void device_system::zdots(int, const int*, int, double*) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no fused complex inner products");
+}
+void device_system::zcombine(const int*, int, const double*, const double*, int) {
+  throw error(CNC_ERR_UNSUPPORTED, ": this backend has no fused complex combinations");
+}
 
 std::unique_ptr<device_system> backend::create_system_from_device(const device_csr&, format, bool,
                                                                   int, bool, device_build&) {

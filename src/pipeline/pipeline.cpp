@@ -259,6 +259,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
     // Complex systems: BiCGSTAB and GMRES in complex arithmetic, except with SSOR, whose sweeps
     // over the real-equivalent's triangles are not complex-linear (the real methods run then).
     kp.complex = o.complex_system && o.ssor_omega == 0;
+    kp.complex_dinv = o.complex_dinv;
     r = o.solver == CNC_BLOCK_CG   ? block_cg_solve(*prep_.dev, a, k, b, x, kp)
         : surface_cg               ? cg_solve(*prep_.dev, a, k, b, x, kp)
         : o.solver == CNC_BICGSTAB ? bicgstab_solve(*prep_.dev, a, k, b, x, kp)

@@ -32,6 +32,10 @@ struct solve_options {
   // The matrix is the real-equivalent of a complex one (cncSolveCSRComplex): CNC_FORMAT_ZCSR is
   // allowed (and then reordering renumbers complex unknowns, (re, im) pairs kept together).
   bool complex_system = false;
+  // Complex BiCGSTAB and GMRES: Jacobi on the complex diagonal, D⁻¹ as (re, im) of 1 / a_qq for
+  // each complex unknown in the caller's numbering (2 n doubles, alive for the call; the ordering
+  // stage renumbers it with b and x); null: Jacobi on the real parts (the device's d).
+  const double* complex_dinv = nullptr;
   precision prec = precision::f64;
   bool jacobi = true;
   double ssor_omega = 0;  // > 0: SSOR with this ω (CPU backend only)

@@ -122,6 +122,8 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   host_vector<double> bp(len), xp(len);
   permute_vectors(ord.perm, k, b, bp.data(), false, threads);
   permute_vectors(ord.perm, k, x, xp.data(), false, threads);
+  host_vector<double> dp(o.complex_dinv ? std::size_t(n) : 0);  // the complex diagonal too
+  if (o.complex_dinv) permute_vectors(ord.perm, 1, o.complex_dinv, dp.data(), false, threads);
   double vectors_time = now_seconds() - t_permuted;
   const csr_view pa = ord.csr;
   const caller_csr praw{ord.zcsr.n,
@@ -133,6 +135,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
                         true};
   const double reorder_time = stats.reorder_time;
   solve_options po = o;
+  if (o.complex_dinv) po.complex_dinv = dp.data();
   if (o.progress)  // the callback sees x in the caller's numbering
     po.progress = [&](std::int64_t it, double res, const iterate_reader* rd) {
       if (!rd) return o.progress(it, res, nullptr);

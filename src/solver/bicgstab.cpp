@@ -23,6 +23,17 @@ constexpr double breakdown_cos = 1e-15;  // |(u,v)| <= this * |u| |v| counts as 
 
 bool finite(double v) { return std::isfinite(v); }
 bool finite(std::complex<double> v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
+double conj_of(double v) { return v; }
+std::complex<double> conj_of(std::complex<double> v) { return std::conj(v); }
+double real_of(double v) { return v; }
+double real_of(std::complex<double> v) { return v.real(); }
+template <class T>
+T from_parts(double re, [[maybe_unused]] double im) {  // im dropped where T is real
+  if constexpr (std::is_same_v<T, double>)
+    return re;
+  else
+    return T(re, im);
+}
 
 template <class T>
 pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, double* x,
@@ -33,10 +44,12 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
   const int X = device_system::vec_x, r = device_system::vec_r, p = device_system::vec_p,
             v = device_system::vec_q;
   const int rhat = ops.vec(), ph = ops.vec(), sh = ops.vec(), t = ops.vec();
-  // Complex: i r̂ (kept with r̂) and i s (each iteration) make every inner product real dots
-  // in one synchronization, with conj(a)·b = b·a + i b·(i a) = a·b - i a·(i b).
+  // Complex: the backend's fused complex inner products (zf), else i r̂ (kept with r̂) and i s
+  // (each iteration) make every inner product real dots in one synchronization, with
+  // conj(a)·b = b·a + i b·(i a) = a·b - i a·(i b).
   constexpr bool cx = !std::is_same_v<T, double>;
-  const int irhat = cx ? ops.vec() : -1, is = cx ? ops.vec() : -1;
+  const bool zf = cx && ops.fused_complex();
+  const int irhat = cx && !zf ? ops.vec() : -1, is = cx && !zf ? ops.vec() : -1;
   std::vector<double> d3(cx ? 3 * ks : 0);
   std::vector<T> i_unit(ks, T(0));
   const std::vector<T> zero_t(ks, T(0));
@@ -55,7 +68,8 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
     ops.residual(X, r);
     ops.dot(r, r, tmp.data());
     ops.axpby(dones.data(), r, zeros.data(), rhat);
-    if constexpr (cx) ops.axpby(i_unit.data(), r, zero_t.data(), irhat);
+    if constexpr (cx)
+      if (!zf) ops.axpby(i_unit.data(), r, zero_t.data(), irhat);
     ops.axpby(zeros.data(), r, zeros.data(), p);
     ops.axpby(zeros.data(), r, zeros.data(), v);
     for (int j = 0; j < k; ++j) {
@@ -89,11 +103,12 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
       else
         tr.reason[j] = CNC_REASON_BREAKDOWN;
     };
-    if constexpr (cx) {  // (r̂, r) = r·r̂ + i r·(i r̂)
+    if (cx && !zf) {  // (r̂, r) = r·r̂ + i r·(i r̂)
       const int w[2] = {rhat, irhat};
       ops.dots(r, w, 2, d3.data());
-      for (int j = 0; j < k; ++j) rho_new[j] = T(d3[std::size_t(j)], d3[ks + std::size_t(j)]);
-    } else {
+      for (int j = 0; j < k; ++j)
+        rho_new[j] = from_parts<T>(d3[std::size_t(j)], d3[ks + std::size_t(j)]);
+    } else {  // real, or complex fused: conj(r̂)·r
       ops.dots(rhat, &r, 1, rho_new.data());
     }
     for (int j = 0; j < k; ++j) {
@@ -112,7 +127,12 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
     ops.precond(p, ph);
     ops.spmv(ph, v);
     ++spmvs;
-    if constexpr (cx) {  // (r̂, v) = v·r̂ + i v·(i r̂), and v·v
+    if (zf) {  // conj(v)·r̂ = conj((r̂, v)), and conj(v)·v = v·v
+      const int rhat_v[2] = {rhat, v};
+      ops.dots(v, rhat_v, 2, two.data());
+      for (int j = 0; j < k; ++j)
+        rv[j] = conj_of(two[std::size_t(j)]), vv[j] = real_of(two[ks + std::size_t(j)]);
+    } else if constexpr (cx) {  // (r̂, v) = v·r̂ + i v·(i r̂), and v·v
       const int w[3] = {rhat, irhat, v};
       ops.dots(v, w, 3, d3.data());
       for (int j = 0; j < k; ++j) {
@@ -160,7 +180,12 @@ pcg_result run(device_system& sys, const csr_view& a, int k, const double* b, do
     ops.precond(r, sh);
     ops.spmv(sh, t);
     ++spmvs;
-    if constexpr (cx) {  // t·t, and (t, s) = t·s - i t·(i s)
+    if (zf) {  // conj(t)·t = t·t, and conj(t)·s = (t, s)
+      const int t_r[2] = {t, r};
+      ops.dots(t, t_r, 2, two.data());
+      for (int j = 0; j < k; ++j)
+        tt[j] = real_of(two[std::size_t(j)]), ts[j] = two[ks + std::size_t(j)];
+    } else if constexpr (cx) {  // t·t, and (t, s) = t·s - i t·(i s)
       ops.axpby(i_unit.data(), r, zero_t.data(), is);
       const int w[3] = {t, r, is};
       ops.dots(t, w, 3, d3.data());

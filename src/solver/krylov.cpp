@@ -16,7 +16,9 @@ krylov_ops::krylov_ops(device_system& sys, int k, const krylov_params& prm)
       nnz_(double(prm.nnz)),
       matrix_bytes_(prm.matrix_bytes),
       vb_(prm.vector_bytes),
-      ssor_omega_(prm.ssor_omega) {
+      ssor_omega_(prm.ssor_omega),
+      zjacobi_(prm.complex && prm.complex_dinv) {
+  if (zjacobi_) sys_.set_complex_jacobi(prm.complex_dinv);
   // Every column active, whatever an earlier method left (the system may be a kept one).
   active.assign(std::size_t(k), 1);
   sent_.assign(std::size_t(k), 1);
@@ -56,9 +58,12 @@ void krylov_ops::precond(int v, int z) {
     flops += (2 * nnz_ + 4 * rows_) * columns();
     return;
   }
-  sys_.precondition(v, z);
+  if (zjacobi_)
+    sys_.zprecondition(v, z);
+  else
+    sys_.precondition(v, z);
   bytes += rows_ * vb_ * (1 + 2 * columns());
-  flops += rows_ * columns();
+  flops += (zjacobi_ ? 3 : 1) * rows_ * columns();
 }
 
 void krylov_ops::residual(int x, int r) {
@@ -130,6 +135,15 @@ void krylov_ops::zaxpby(const double* alpha, int x, const double* beta, int y) {
 
 void krylov_ops::dots(int u, const int* v, int count, complex* out) {
   const std::size_t n = std::size_t(count) * std::size_t(k_);
+  if (sys_.fused_complex()) {  // one pass: u and the v read once
+    send_mask();
+    re_.resize(2 * n);
+    sys_.zdots(u, v, count, re_.data());
+    for (std::size_t e = 0; e < n; ++e) out[e] = complex(re_[2 * e], re_[2 * e + 1]);
+    bytes += (1 + count) * rows_ * vb_ * columns();
+    flops += 4 * count * rows_ * columns();
+    return;
+  }
   re_.resize(n), im_.resize(n);
   dots(u, v, count, re_.data());
   two_a_.assign(2 * std::size_t(k_), 0.0), two_b_.assign(2 * std::size_t(k_), 0.0);
@@ -152,6 +166,19 @@ void krylov_ops::axpby(const complex* alpha, int x, const complex* beta, int y) 
 void krylov_ops::combine(const int* v, int count, const complex* coef, const double* beta, int y) {
   if (count <= 0) return;
   const std::size_t n = std::size_t(count) * std::size_t(k_);
+  if (sys_.fused_complex()) {  // one pass per combine_pass vectors, as the real combine
+    send_mask();
+    re_.resize(2 * n);
+    for (std::size_t e = 0; e < n; ++e)
+      re_[2 * e] = coef[e].real(), re_[2 * e + 1] = coef[e].imag();
+    sys_.zcombine(v, count, re_.data(), beta, y);
+    const int passes = (count + device_system::combine_pass - 1) / device_system::combine_pass;
+    bool overwrite = true;
+    for (int j = 0; j < k_; ++j) overwrite = overwrite && (!active[j] || beta[j] == 0.0);
+    bytes += (count + 2 * passes - (overwrite ? 1 : 0)) * rows_ * vb_ * columns();
+    flops += 4 * count * rows_ * columns();
+    return;
+  }
   re_.resize(n), im_.resize(n);
   bool imaginary = false;
   for (std::size_t e = 0; e < n; ++e) {

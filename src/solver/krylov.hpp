@@ -49,11 +49,13 @@ class krylov_ops {
   void block_combine(int v, const double* coef, const double* beta, int y);
 
   // Complex systems (krylov_params::complex: (re, im) pairs): the same operations in complex
-  // arithmetic, over the real ones and device_system::zaxpby (i u is zaxpby(i, u, 0, t)).
+  // arithmetic, in one pass each where the backend has them fused (device_system::zdots and
+  // zcombine), else over the real ones and device_system::zaxpby (i u is zaxpby(i, u, 0, t)):
   //   dots: out[i*k + j] = conj(u_j)·v[i]_j: Re is the real dot, Im = (i u_j)·v[i]_j.
   //   axpby: y_j = alpha_j x_j + beta_j y_j.
   //   combine: y_j = beta_j y_j + Σ_i coef[i*k + j] v[i]_j: the real parts' combine into y, the
   //   imaginary parts' into a work vector t, then y += i t.
+  bool fused_complex() const { return sys_.fused_complex(); }
   using complex = std::complex<double>;
   void dots(int u, const int* v, int count, complex* out);
   void axpby(const complex* alpha, int x, const complex* beta, int y);
@@ -71,6 +73,7 @@ class krylov_ops {
   int k_;
   double rows_, nnz_, matrix_bytes_, vb_;
   double ssor_omega_;               // > 0: precond applies SSOR with this omega
+  bool zjacobi_;                    // precond applies the complex diagonal (zprecondition)
   std::vector<std::uint8_t> sent_;  // the mask the device holds
   int work_ = -1;
   std::vector<double> re_, im_, two_a_, two_b_;
@@ -92,6 +95,9 @@ struct krylov_params {
   // its spectrum (A's and its conjugate's, symmetric about the real axis) and stall or break
   // down on matrices the complex methods solve (young1c).
   bool complex = false;
+  // Complex only: Jacobi on the complex diagonal, D⁻¹ as (re, im) pairs in the system's numbering
+  // (device_system::set_complex_jacobi), in place of the device's real Jacobi; null: the latter.
+  const double* complex_dinv = nullptr;
 };
 
 // Both solve A x = b for k systems (column-major host b and x, n = a.n rows; x: initial guess in,

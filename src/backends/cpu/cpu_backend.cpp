@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -393,22 +394,16 @@ class cpu_system final : public device_system {
     }
     const VT* xv = vectors_.at(x);
     VT* yv = vectors_.at(y);
-    const std::int64_t k = k_;
     for_chunks([&](std::int32_t c) {
-      const std::int64_t i0 = (scalar_row(first_row(c)) + 1) / 2,
-                         i1 = std::min<std::int64_t>((scalar_row(last_row(c)) + 1) / 2, np_ / 2);
-      for (std::int64_t q = i0; q < i1; ++q)
-        for (int j = 0; j < k_; ++j) {
-          if (!mask_[j]) continue;
-          const std::int64_t re = 2 * q * k + j, im = re + k;
-          const VT xr = xv[re], xi = xv[im];
-          VT sr = ar[j] * xr - ai[j] * xi, si = ar[j] * xi + ai[j] * xr;
-          if (!over[j]) {
-            const VT yr = yv[re], yi = yv[im];
-            sr += br[j] * yr - bi[j] * yi, si += br[j] * yi + bi[j] * yr;
-          }
-          yv[re] = sr, yv[im] = si;
+      over_pairs(c, [&](std::int64_t re, std::int64_t im, std::int64_t, int j) {
+        const VT xr = xv[re], xi = xv[im];
+        VT sr = ar[j] * xr - ai[j] * xi, si = ar[j] * xi + ai[j] * xr;
+        if (!over[j]) {
+          const VT yr = yv[re], yi = yv[im];
+          sr += br[j] * yr - bi[j] * yi, si += br[j] * yi + bi[j] * yr;
         }
+        yv[re] = sr, yv[im] = si;
+      });
     });
   }
 
@@ -428,6 +423,79 @@ class cpu_system final : public device_system {
         VT s = be[j] == VT(0) ? VT(0) : be[j] * yv[e];
         for (int i = 0; i < count; ++i) s += cf[std::size_t(i) * k_ + j] * vv[i][e];
         yv[e] = s;
+      });
+    });
+  }
+
+  void set_complex_jacobi(const double* dinv) override {
+    if (!zd_.data()) zd_.allocate(pool_, np_);
+    for (std::int32_t i = 0; i < np_; ++i) zd_[i] = i < n_ ? VT(dinv[i]) : VT(0);
+  }
+  void zprecondition(int in, int out) override {
+    if (!zd_.data())
+      throw error(CNC_ERR_INVALID_VALUE, ": zprecondition before set_complex_jacobi");
+    const VT* v = vectors_.at(in);
+    VT* o = vectors_.at(out);
+    for_chunks([&](std::int32_t c) {
+      over_pairs(c, [&](std::int64_t re, std::int64_t im, std::int64_t q, int) {
+        const VT dr = zd_[2 * q], di = zd_[2 * q + 1], vr = v[re], vi = v[im];
+        o[re] = dr * vr - di * vi, o[im] = dr * vi + di * vr;
+      });
+    });
+  }
+
+  // The fused complex forms (backend.hpp), over pairs by the chunk holding their re row as
+  // zaxpby; zdots' chunk partials summed in chunk order as dots'.
+  bool fused_complex() const override { return true; }
+  void zdots(int u, const int* v, int count, double* out) override {
+    const std::size_t width = 2 * std::size_t(count) * k_;
+    dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
+    const VT* uu = vectors_.at(u);
+    std::vector<const VT*> vv(static_cast<std::size_t>(count));
+    for (int t = 0; t < count; ++t) vv[t] = vectors_.at(v[t]);
+    const std::int64_t k = k_;
+    for_chunks([&](std::int32_t c) {
+      double* part = dot_part_.data() + std::size_t(c) * width;
+      const auto [q0, q1] = chunk_pairs(c);
+      for (int t = 0; t < count; ++t)
+        for (int j = 0; j < k_; ++j) {
+          if (!mask_[j]) continue;
+          double sr = 0.0, si = 0.0;
+          for (std::int64_t q = q0; q < q1; ++q) {
+            const std::int64_t re = 2 * q * k + j, im = re + k;
+            const double ur = double(uu[re]), ui = double(uu[im]);
+            const double vr = double(vv[t][re]), vi = double(vv[t][im]);
+            sr += ur * vr + ui * vi, si += ur * vi - ui * vr;
+          }
+          part[2 * (std::size_t(t) * k_ + j)] = sr, part[2 * (std::size_t(t) * k_ + j) + 1] = si;
+        }
+    });
+    for (std::size_t e = 0; e < width; ++e) {
+      double s = 0.0;
+      for (std::int32_t c = 0; c < n_chunks_; ++c) s += dot_part_[std::size_t(c) * width + e];
+      out[e] = s;
+    }
+  }
+  void zcombine(const int* v, int count, const double* coef, const double* beta, int y) override {
+    std::vector<const VT*> vv(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) vv[i] = vectors_.at(v[i]);
+    VT* yv = vectors_.at(y);
+    for (const VT* p : vv)
+      if (p == yv) throw error(CNC_ERR_INVALID_VALUE, ": zcombine into one of its inputs");
+    std::vector<VT> cf(2 * std::size_t(count) * k_), be(static_cast<std::size_t>(k_));
+    for (std::size_t e = 0; e < cf.size(); ++e) cf[e] = VT(coef[e]);
+    for (int j = 0; j < k_; ++j) be[j] = VT(beta[j]);
+    for_chunks([&](std::int32_t c) {
+      over_pairs(c, [&](std::int64_t re, std::int64_t im, std::int64_t, int j) {
+        VT sr = VT(0), si = VT(0);
+        if (be[j] != VT(0)) sr = be[j] * yv[re], si = be[j] * yv[im];
+        for (int i = 0; i < count; ++i) {
+          const VT cr = cf[2 * (std::size_t(i) * k_ + j)],
+                   ci = cf[2 * (std::size_t(i) * k_ + j) + 1];
+          const VT vr = vv[i][re], vi = vv[i][im];
+          sr += cr * vr - ci * vi, si += cr * vi + ci * vr;
+        }
+        yv[re] = sr, yv[im] = si;
       });
     });
   }
@@ -609,6 +677,21 @@ class cpu_system final : public device_system {
   std::int64_t scalar_row(std::int32_t r) const {
     return std::min<std::int64_t>(np_, std::int64_t(r) * step_.a.group);
   }
+  // The complex pairs [q0, q1) whose re row (2q) lies in chunk c: each pair in one chunk.
+  std::pair<std::int64_t, std::int64_t> chunk_pairs(std::int32_t c) const {
+    return {(scalar_row(first_row(c)) + 1) / 2,
+            std::min<std::int64_t>((scalar_row(last_row(c)) + 1) / 2, np_ / 2)};
+  }
+  // fn(re, im, q, j) for every pair q of chunk c (chunk_pairs) and every unmasked column j: its
+  // elements re = 2 q k + j and im = re + k.
+  template <class F>
+  void over_pairs(std::int32_t c, F&& fn) const {
+    const auto [q0, q1] = chunk_pairs(c);
+    const std::int64_t k = k_;
+    for (std::int64_t q = q0; q < q1; ++q)
+      for (int j = 0; j < k_; ++j)
+        if (mask_[j]) fn(2 * q * k + j, 2 * q * k + j + k, q, j);
+  }
   // fn(element, row, column) for every row of chunk c and every unmasked column.
   template <class F>
   void over_rows(std::int32_t c, F&& fn) const {
@@ -638,7 +721,8 @@ class cpu_system final : public device_system {
   cpu_step step_;
   std::vector<MT> values_;
   pool_vector<VT> x_, r_, p_, q_, b_, d_;
-  pool_vector<VT> y_;  // scratch of spmv and residual, made on first use
+  pool_vector<VT> zd_;  // D⁻¹ of set_complex_jacobi, (re, im) per pair; empty until set
+  pool_vector<VT> y_;   // scratch of spmv and residual, made on first use
   cpu_partition parts_;
   std::vector<VT> piece_sums_;  // per piece of a long row, k sums
   std::int32_t n_chunks_ = 0;

@@ -181,6 +181,11 @@ struct combine_coefs {  // one combine launch: up to max_fused_dots vectors, per
   double coef[max_fused_dots][8] = {};
   double beta[8] = {};
 };
+struct zcombine_coefs {  // one zcombine launch: complex coefficients (re, im), real betas
+  const void* v[max_fused_dots] = {};
+  double coef[max_fused_dots][8][2] = {};
+  double beta[8] = {};
+};
 // Halo operations (kernels/cuda/halo.cu; double vectors): out[t*stride + j0 + j] =
 // v[rows[t]*kc + j] for j < k; and y[r*kc + j] += alpha Σ val h[col*stride + j0 + j] over row r
 // of the halo CSR (rp, col, val; n rows) for the slots set in mask.
@@ -217,6 +222,20 @@ cudaError_t blas_combine(precision pr, const group_view& g, unsigned int mask, c
 cudaError_t blas_dots(precision pr, const group_view& g, unsigned int mask, const void* u,
                       const void* const* v, int count, double* partials, unsigned int* counter,
                       double* result, int stride, cudaStream_t s);
+// Complex y = d x per slot over the pairs of blas_zaxpby, d = (zd[2q], zd[2q + 1]) for pair q
+// (g.n values in the vectors' precision, shared by the slots). x may be y.
+cudaError_t blas_zdiag(precision pr, const group_view& g, unsigned int mask, const void* zd,
+                       const void* x, void* y, cudaStream_t s);
+// The complex forms over the pairs of blas_zaxpby (backend.hpp's zdots and zcombine):
+// result[2(i*stride + j) + p] = part p of Σ conj(u_j) v[i]_j (partials: 2 * max_fused_dots * kc *
+// g.grid doubles, else as blas_dots); y = beta y + Σ c_i v[i] with c_i = (coef[2(i*stride + j)],
+// coef[2(i*stride + j) + 1]) and beta real (else as blas_combine).
+cudaError_t blas_zdots(precision pr, const group_view& g, unsigned int mask, const void* u,
+                       const void* const* v, int count, double* partials, unsigned int* counter,
+                       double* result, int stride, cudaStream_t s);
+cudaError_t blas_zcombine(precision pr, const group_view& g, unsigned int mask,
+                          const void* const* v, int count, const double* coef, int stride,
+                          const double* beta, void* y, cudaStream_t s);
 
 // `count` whole PCG iterations (the three steps, same contract) in ONE cooperative launch of
 // `grid` co-resident blocks, with two grid-wide barriers per iteration instead of three kernel

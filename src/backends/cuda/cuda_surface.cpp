@@ -67,7 +67,7 @@ void cuda_system::surface_buffers(int count) {
   if (!dot_counter_.get()) {
     std::size_t parts = 0;
     for (const group& g : groups_)
-      parts = std::max(parts, std::size_t(cuda::max_fused_dots) * g.view.kc * g.view.grid);
+      parts = std::max(parts, std::size_t(2 * cuda::max_fused_dots) * g.view.kc * g.view.grid);
     device_buffer partials(sizeof(double) * std::max<std::size_t>(parts, 1));
     device_buffer counter(sizeof(unsigned int));
     check(cudaMemsetAsync(counter.get(), 0, sizeof(unsigned int), stream_), "cudaMemset");
@@ -158,6 +158,14 @@ void cuda_system::residual(int in, int out) {
 }
 
 void cuda_system::dots(int u, const int* v, int count, double* out) {
+  dots_of(u, v, count, 1, out);
+}
+void cuda_system::zdots(int u, const int* v, int count, double* out) {
+  dots_of(u, v, count, 2, out);
+}
+
+// dots (per = 1) and zdots (per = 2: (re, im) a result).
+void cuda_system::dots_of(int u, const int* v, int count, int per, double* out) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check_index(u);
   for (int i = 0; i < count; ++i) check_index(v[i]);
@@ -165,28 +173,32 @@ void cuda_system::dots(int u, const int* v, int count, double* out) {
     check(cudaStreamSynchronize(stream_), "dots");
     return;
   }
-  surface_buffers(count);
+  surface_buffers(per * count);
   double* mapped = dot_host_.device<double>();
   double* result = mapped ? mapped : dot_result_.as<double>();
   dot_ptrs_.resize(std::size_t(count));
   for (group& g : groups_) {
     if (!g.mask) continue;  // its results are zeros, written below
     for (int i = 0; i < count; ++i) dot_ptrs_[std::size_t(i)] = vec(g, v[i]);
-    check(cuda::blas_dots(pr_, g.view, g.mask, vec(g, u), dot_ptrs_.data(), count,
-                          dot_partials_.as<double>(), dot_counter_.as<unsigned int>(),
-                          result + g.j0, nrhs_, stream_),
-          "dots launch");
+    const auto launch = per == 2 ? cuda::blas_zdots : cuda::blas_dots;
+    check(
+        launch(pr_, g.view, g.mask, vec(g, u), dot_ptrs_.data(), count, dot_partials_.as<double>(),
+               dot_counter_.as<unsigned int>(), result + std::size_t(per) * g.j0, nrhs_, stream_),
+        "dots launch");
   }
-  const std::size_t bytes = sizeof(double) * std::size_t(count) * nrhs_;
+  const std::size_t values = std::size_t(per) * std::size_t(count) * nrhs_;
   double* host = dot_host_.as<double>() ? dot_host_.as<double>() : out;
   if (!mapped)
-    check(cudaMemcpyAsync(host, result, bytes, cudaMemcpyDeviceToHost, stream_), "dots read-back");
+    check(cudaMemcpyAsync(host, result, sizeof(double) * values, cudaMemcpyDeviceToHost, stream_),
+          "dots read-back");
   check(cudaStreamSynchronize(stream_), "dots");
-  if (host != out) std::memcpy(out, host, bytes);
+  if (host != out) std::memcpy(out, host, sizeof(double) * values);
   for (const group& g : groups_)
     for (int j = 0; j < g.view.k; ++j)
       if (!((g.mask >> j) & 1u))
-        for (int i = 0; i < count; ++i) out[std::size_t(i) * nrhs_ + g.j0 + j] = 0.0;
+        for (int i = 0; i < count; ++i)
+          for (int p = 0; p < per; ++p)
+            out[std::size_t(per) * (std::size_t(i) * nrhs_ + g.j0 + j) + p] = 0.0;
 }
 
 void cuda_system::axpby(const double* alpha, int x, const double* beta, int y) {
@@ -231,6 +243,51 @@ void cuda_system::combine(const int* v, int count, const double* coef, const dou
                              beta + g.j0, vec(g, y), stream_),
           "combine launch");
   }
+}
+
+void cuda_system::zcombine(const int* v, int count, const double* coef, const double* beta, int y) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check_index(y);
+  for (int i = 0; i < count; ++i) {
+    check_index(v[i]);
+    if (v[i] == y) throw error(CNC_ERR_INVALID_VALUE, ": zcombine into one of its inputs");
+  }
+  dot_ptrs_.resize(std::size_t(std::max(count, 0)));
+  for (group& g : groups_) {
+    if (!g.mask || count <= 0) continue;
+    for (int i = 0; i < count; ++i) dot_ptrs_[std::size_t(i)] = vec(g, v[i]);
+    check(cuda::blas_zcombine(pr_, g.view, g.mask, dot_ptrs_.data(), count, coef + 2 * g.j0, nrhs_,
+                              beta + g.j0, vec(g, y), stream_),
+          "zcombine launch");
+  }
+}
+
+void cuda_system::set_complex_jacobi(const double* dinv) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  const bool single = pr_ == precision::f32;
+  const std::size_t n = std::size_t(n_), real = std::size_t(n_real_);
+  const std::size_t vb = single ? sizeof(float) : sizeof(double);
+  if (!zd_.get()) zd_ = device_buffer(n * vb);
+  if (!zd_.get()) return;  // no rows
+  // Through the backend's pinned stager (faster than the driver from pageable memory); float
+  // values converted here first. The padding rows 0. Waited for: `dinv` may go.
+  std::vector<float> f(single ? real : 0);
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = float(dinv[i]);
+  const void* src = single ? static_cast<const void*>(f.data()) : dinv;
+  unsigned char* dst = static_cast<unsigned char*>(zd_.get());
+  stager_->copy(dst, src, real * vb, stream_);
+  if (n > real) check(cudaMemsetAsync(dst + real * vb, 0, (n - real) * vb, stream_), "cudaMemset");
+  check(cudaStreamSynchronize(stream_), "complex diagonal upload");
+}
+
+void cuda_system::zprecondition(int in, int out) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  check_index(in), check_index(out);
+  if (!zd_.get() && n_ > 0)
+    throw error(CNC_ERR_INVALID_VALUE, ": zprecondition before set_complex_jacobi");
+  for (group& g : groups_)
+    check(cuda::blas_zdiag(pr_, g.view, g.mask, zd_.get(), vec(g, in), vec(g, out), stream_),
+          "zprecondition launch");
 }
 
 void cuda_system::read(int v, double* out) {

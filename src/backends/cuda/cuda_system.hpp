@@ -66,6 +66,11 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void axpby(const double* alpha, int x, const double* beta, int y) override;
   void zaxpby(const double* alpha, int x, const double* beta, int y) override;
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override;
+  bool fused_complex() const override { return true; }
+  void set_complex_jacobi(const double* dinv) override;
+  void zprecondition(int in, int out) override;
+  void zdots(int u, const int* v, int count, double* out) override;
+  void zcombine(const int* v, int count, const double* coef, const double* beta, int y) override;
   void read(int v, double* out) override;
   void block_dots(int u, int v, double* out) override;  // cuda_block.cpp
   void block_combine(int v, const double* coef, const double* beta, int y) override;
@@ -115,7 +120,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void check_index(int v) const;      // throws CNC_ERR_INVALID_VALUE for an unknown index
   static void* vec(group& g, int v);  // vector v of group g (index checked)
   void* scratch(group& g);            // made on first use
-  void surface_buffers(int count);    // dots' partials, counter and result for `count` vectors
+  void dots_of(int u, const int* v, int count, int per, double* out);  // dots, zdots
+  void surface_buffers(int count);  // dots' partials, counter and result for `count` values
   static bool full(const group& g) { return g.mask == (1u << g.view.k) - 1u; }
 
   stager* stager_;  // the backend's
@@ -141,7 +147,8 @@ class cuda_system final : public device_system, public cuda::system_probe {
   device_buffer persistent_partials_, persistent_p_;
   std::map<int, cudaGraphExec_t> graphs_;
   // The vector surface.
-  int extra_count_ = 0;                       // vectors made by add_vectors (same in every group)
+  int extra_count_ = 0;  // vectors made by add_vectors (same in every group)
+  device_buffer zd_;     // D⁻¹ of set_complex_jacobi, n_ values in the vectors' precision
   device_buffer dot_partials_, dot_counter_;  // shared by the groups' dots launches (in order)
   // dots' results, count * nrhs doubles [i*nrhs + j]: written by the kernels straight into
   // mapped pinned memory (dot_host_), or, where mapping fails or CNC_CUDA_DOTS_MAPPED=0, into

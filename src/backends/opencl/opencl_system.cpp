@@ -202,6 +202,8 @@ class opencl_system final : public device_system {
   void set_mask(const std::uint8_t* active) override { vops_->set_mask(active); }
   void spmv(int in, int out) override { vops_->spmv(in, out); }
   void precondition(int in, int out) override { vops_->precondition(in, out); }
+  void set_complex_jacobi(const double* dinv) override { vops_->set_complex_jacobi(dinv, n_); }
+  void zprecondition(int in, int out) override { vops_->zprecondition(in, out); }
   void residual(int in, int out) override { vops_->residual(in, out); }
   void dots(int u, const int* v, int count, double* out) override { vops_->dots(u, v, count, out); }
   void axpby(const double* alpha, int x, const double* beta, int y) override {

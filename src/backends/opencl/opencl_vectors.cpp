@@ -25,9 +25,9 @@ constexpr int mask_slots = 16, coef_slots = 64, comb_slots = 32;
 constexpr int comb_v = device_system::combine_pass;
 static_assert(comb_v == 8, "vec_combine (blas1.cl) takes 8 vectors");
 const cl_uint zero4 = 0;
-const char* const names[] = {"vec_axpby",      "vec_precondition", "vec_b_minus",
-                             "vec_dot_finish", "vec_dot_part1",    "vec_dot_part2",
-                             "vec_dot_part4",  "vec_combine",      "vec_zaxpby"};
+const char* const names[] = {"vec_axpby",     "vec_precondition", "vec_b_minus",   "vec_dot_finish",
+                             "vec_dot_part1", "vec_dot_part2",    "vec_dot_part4", "vec_combine",
+                             "vec_zaxpby",    "vec_zprecondition"};
 
 }  // namespace
 
@@ -82,8 +82,8 @@ vector_ops::vector_ops(const vector_env& e)
       vecs_(e.fixed),
       mask_(std::size_t(e.k), 1) {
   try {
-    cl_kernel* ks[] = {&k_axpby_,  &k_precond_, &k_bminus_, &k_fin_,   &k_dot_[0],
-                       &k_dot_[1], &k_dot_[2],  &k_comb_,   &k_zaxpby_};
+    cl_kernel* ks[] = {&k_axpby_,  &k_precond_, &k_bminus_, &k_fin_,    &k_dot_[0],
+                       &k_dot_[1], &k_dot_[2],  &k_comb_,   &k_zaxpby_, &k_zprecond_};
     static_assert(std::size(ks) == std::size(names), "a kernel per name");
     for (std::size_t i = 0; i < std::size(ks); ++i) {
       cl_int err = CL_SUCCESS;
@@ -144,6 +144,8 @@ vector_ops::vector_ops(const vector_env& e)
     arg(k_precond_, 0, n);
     arg(k_precond_, 1, mask_st_);
     arg(k_precond_, 2, e_.d);
+    arg(k_zprecond_, 0, n);
+    arg(k_zprecond_, 1, mask_st_);
     arg(k_bminus_, 0, n);
     arg(k_bminus_, 1, mask_st_);
     arg(k_bminus_, 2, vecs_[device_system::vec_b]);
@@ -172,12 +174,13 @@ void vector_ops::release() {
   release_block();
   release_halo();
   for (cl_kernel* k : {&k_pieces_, &k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_,
-                       &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_, &k_zaxpby_}) {
+                       &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_, &k_zaxpby_, &k_zprecond_}) {
     if (*k) e_.cl->ReleaseKernel(*k);
     *k = nullptr;
   }
   release_vectors();
   for (cl_mem* m : {&mask_st_, &part_, &out_, &coef_, &comb_, &bcomb_}) drop_buffer(*m, 0);
+  drop_buffer(zd_, std::size_t(e_.np) * vs_);
 }
 
 cl_mem vector_ops::vec(int v) const {
@@ -250,6 +253,26 @@ void vector_ops::precondition(int in, int out) {
   arg(k_precond_, 3, vec(in));
   arg(k_precond_, 4, vec(out));
   launch(k_precond_, e_.groups, "precondition");
+}
+
+void vector_ops::set_complex_jacobi(const double* dinv, std::int32_t n) {
+  const std::size_t bytes = std::size_t(e_.np) * vs_;
+  if (!zd_) {
+    zd_ = make_buffer(bytes, "complex diagonal");
+    arg(k_zprecond_, 2, zd_);
+  }
+  std::vector<unsigned char> stage(bytes, 0);  // padding rows 0
+  for (std::int32_t i = 0; i < n; ++i) put_value(stage.data(), std::size_t(i), dinv[i], vs_ == 4);
+  check(e_.cl->EnqueueWriteBuffer(e_.queue, zd_, CL_TRUE, 0, bytes, stage.data(), 0, nullptr,
+                                  nullptr),
+        "clEnqueueWriteBuffer");
+}
+
+void vector_ops::zprecondition(int in, int out) {
+  if (!zd_) throw error(CNC_ERR_INVALID_VALUE, "OpenCL: zprecondition before set_complex_jacobi");
+  arg(k_zprecond_, 3, vec(in));
+  arg(k_zprecond_, 4, vec(out));
+  launch(k_zprecond_, e_.groups, "zprecondition");
 }
 
 void vector_ops::residual(int in, int out) {

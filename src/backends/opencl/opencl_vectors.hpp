@@ -79,6 +79,9 @@ class vector_ops {
   void dots(int u, const int* v, int count, double* out);
   void axpby(const double* alpha, int x, const double* beta, int y);
   void zaxpby(const double* alpha, int x, const double* beta, int y);
+  // backend.hpp's complex Jacobi: D⁻¹ for the first n rows (the padding 0), then out = D⁻¹ in.
+  void set_complex_jacobi(const double* dinv, std::int32_t n);
+  void zprecondition(int in, int out);
   void combine(const int* v, int count, const double* coef, const double* beta, int y);
   // Cross-column products (opencl_block.cpp, kernels/opencl/block.cl).
   void block_dots(int u, int v, double* out);
@@ -129,7 +132,8 @@ class vector_ops {
   std::vector<unsigned char> coef_host_, comb_host_, dot_host_;
   cl_kernel k_pieces_ = nullptr;  // csr_pieces, where rows are cut
   cl_kernel k_spmv_ = nullptr, k_axpby_ = nullptr, k_precond_ = nullptr, k_bminus_ = nullptr,
-            k_fin_ = nullptr, k_comb_ = nullptr, k_zaxpby_ = nullptr;
+            k_fin_ = nullptr, k_comb_ = nullptr, k_zaxpby_ = nullptr, k_zprecond_ = nullptr;
+  cl_mem zd_ = nullptr;  // set_complex_jacobi's D⁻¹ (np values in the vectors' precision)
   cl_kernel k_dot_[3] = {nullptr, nullptr, nullptr};  // vec_dot_part1, 2, 4
   // block_dots / block_combine: made at their first call.
   cl_kernel k_bgram_ = nullptr, k_bcomb_ = nullptr;
