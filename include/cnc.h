@@ -690,12 +690,15 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * real-equivalent forms, which stall or break down where A's spectrum and its mirror image
  * surround 0 (indefinite or strongly non-Hermitian A; with SSOR, whose sweeps are not
  * complex-linear, the real forms run). With Jacobi (the default) and a diagonal that is not real,
- * they solve A D^-1 y = b, x = D^-1 y, D the complex diagonal (Jacobi on the complex diagonal as
- * a right preconditioner; the device's Jacobi takes one real number a pair): a scaled copy of
+ * they are preconditioned on the right by the complex diagonal D (Jacobi on the complex
+ * diagonal; the device's real Jacobi takes one real number a pair). In CNC_FORMAT_ZCSR (the
+ * default for complex systems) in double, D^-1 is computed from the caller's arrays in one pass
+ * and applied to the vectors by the device. With a real format forced, another precision, or
+ * an entry of D^-1 beyond 2^500, they solve A D^-1 y = b, x = D^-1 y instead: a scaled copy of
  * the values is made on the host at each such call (16 bytes an entry, counted in
- * CNC_CONVERSION_TIME), and bad values are then reported before an unavailable backend; a
- * diagonal entry below DBL_MIN counts as 1 as in Jacobi, and where the scaling would overflow
- * the unscaled system is solved (Jacobi on Re a_ii). The statistics are
+ * CNC_CONVERSION_TIME; bad values are then reported before an unavailable backend), and where it
+ * would overflow the unscaled system is solved (Jacobi on Re a_ii). A diagonal entry below
+ * DBL_MIN counts as 1, as in Jacobi. The statistics are
  * those of A x = b (the real system's residual norms equal the complex ones), and
  * cncGetCurrentIterate, in the progress callback, writes 2n doubles per system, (re, im) pairs
  * of x. The caller's

@@ -262,8 +262,9 @@ void test_zcsr_zaxpby(void**) {
 }
 
 // zdots and zcombine (the fused complex forms) against complex arithmetic here, on zcsr and on
-// the real-equivalent in CSR, every precision, 1 and 3 systems with the middle one masked out
-// (dots 0, y left bit for bit), 1, 3 and 11 vectors (11: two combine passes), beta 0 (a NaN in
+// the real-equivalent in CSR, every precision, 1, 3 and 9 systems (9: two groups on CUDA) with
+// system 1 (and 5) masked out (dots 0, y left bit for bit), 1, 3 and 11 vectors (11: two combine
+// passes), beta 0 (a NaN in
 // y overwritten) and beta != 0. The CPU and CUDA backends must have them; another backend
 // without them (krylov_ops then composes: the complex Krylov tests) is said and skipped.
 void test_zcsr_fused(void**) {
@@ -274,7 +275,7 @@ void test_zcsr_fused(void**) {
     auto prep = prepare_zcsr(a, f);
     for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
       if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
-      for (int k : {1, 3}) {
+      for (int k : {1, 3, 9}) {
         auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
         if (!sys->fused_complex()) {
           if (g_name == "cpu" || g_name == "cuda")
@@ -298,7 +299,8 @@ void test_zcsr_fused(void**) {
           sys->axpby(ones.data(), cnc::device_system::vec_x, zeros.data(), v0 + i);
           for (double& v : in.back()) v = cnc_test::vec_round(p, v);
         }
-        if (k == 3) mask[1] = 0;
+        if (k > 1) mask[1] = 0;  // 9: two CUDA groups, the second active
+        if (k == 9) mask[5] = 0;
         sys->set_mask(mask.data());
         std::vector<double> coef(2 * most * std::size_t(k));
         const std::vector<double> cr = random_vec(coef.size(), 97);
@@ -380,8 +382,8 @@ void test_zcsr_fused(void**) {
 }
 
 // zprecondition (out = D⁻¹ in over the pairs, D⁻¹ given by set_complex_jacobi) against complex
-// products here, on zcsr and the real-equivalent in CSR, every precision, 1 and 3 systems with
-// the middle one masked out (left bit for bit), out != in and out == in; before
+// products here, on zcsr and the real-equivalent in CSR, every precision, 1, 3 and 9 systems
+// with system 1 (and 5) masked out (left bit for bit), out != in and out == in; before
 // set_complex_jacobi it is refused.
 void test_zcsr_zprecondition(void**) {
   const cnc::complex_csr a = complex_matrix(9001, false, 93);
@@ -391,7 +393,7 @@ void test_zcsr_zprecondition(void**) {
     auto prep = prepare_zcsr(a, f);
     for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
       if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
-      for (int k : {1, 3}) {
+      for (int k : {1, 3, 9}) {
         auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
         const int v0 = sys->add_vectors(1);
         int status = CNC_OK;
@@ -413,7 +415,8 @@ void test_zcsr_zprecondition(void**) {
           std::vector<double> before(len), got(len);
           const int out = same ? cnc::device_system::vec_x : v0;
           sys->read(out, before.data());
-          if (k == 3) mask[1] = 0;
+          if (k > 1) mask[1] = 0;  // 9: two CUDA groups, the second active
+          if (k == 9) mask[5] = 0;
           sys->set_mask(mask.data());
           sys->zprecondition(cnc::device_system::vec_x, out);
           sys->read(out, got.data());

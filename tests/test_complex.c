@@ -446,10 +446,22 @@ static void test_tiny_complex_diagonal(void** unused) {
   cncDeleteContext(c);
 }
 
+/* The log's messages of level g_keep_level, one a line. */
+static char g_log[8192];
+static int g_keep_level = CNC_LOG_WARNING;
+static void keep_log(int level, const char* message, void* user_data) {
+  (void)user_data;
+  if (level == g_keep_level && strlen(g_log) + strlen(message) + 2 < sizeof g_log) {
+    strcat(g_log, message);
+    strcat(g_log, "\n");
+  }
+}
+
 /* Jacobi on the complex diagonal is exact on a diagonal matrix: A D^-1 = I, so GMRES and
  * BiCGSTAB end after one iteration (Jacobi on the real parts would not: the diagonal's phases
- * reach +-3 rad, some real parts negative or near 0). Through zcsr (D^-1 applied by the device to
- * the vectors) and with BCRS2 forced (A D^-1 built on the host); x against b / a_ii. */
+ * reach +-3 rad, some real parts negative or near 0, a_00 = 3i has none). Through zcsr (D^-1
+ * applied by the device to the vectors, as the log says) and with BCRS2 forced (A D^-1 built on
+ * the host); x against b / a_ii, and no diagonal entry counted as zero (a_00's real part is). */
 static void test_complex_jacobi_exact(void** unused) {
   (void)unused;
   enum { n = 300 };
@@ -461,6 +473,7 @@ static void test_complex_jacobi_exact(void** unused) {
     val[i] = (1.0 + i % 7) * cexp(I * (-3.0 + 6.0 * i / (n - 1)));
     b[i] = 1.0 + 0.5 * i / n - 0.25 * I * (i % 5);
   }
+  val[0] = 3.0 * I;
   rp[n] = n;
   zcsr a = {n, rp, col, val, 0};
   const CNCenum solvers[2] = {CNC_GMRES, CNC_BICGSTAB};
@@ -469,10 +482,17 @@ static void test_complex_jacobi_exact(void** unused) {
     for (int f = 0; f < 2; ++f) {
       CNCcontext c = new_context(solvers[s], CNC_DOUBLE, 1e-12);
       assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, (CNCint)formats[f]), CNC_OK);
+      g_log[0] = 0, g_keep_level = CNC_LOG_INFO;
+      assert_int_equal(cncSetLogCallback(keep_log, NULL), CNC_OK);
       for (int i = 0; i < n; ++i) x[i] = 0;
       solve_or_skip(&a, 1, b, x);
-      CNCint it = 0;
+      CNCint it = 0, zeros = -1;
       assert_int_equal(cncGetIntegerv(CNC_USED_ITERATIONS, &it), CNC_OK);
+      assert_int_equal(cncGetIntegerv(CNC_ZERO_DIAGONALS, &zeros), CNC_OK);
+      assert_int_equal(zeros, 0);
+      g_keep_level = CNC_LOG_WARNING;
+      assert_non_null(
+          strstr(g_log, f ? "D^-1 applied to the matrix" : "Jacobi on the complex diagonal\n"));
       double worst = 0;
       for (int i = 0; i < n; ++i)
         worst = fmax(worst, cabs(x[i] - b[i] / val[i]) / cabs(b[i] / val[i]));
@@ -549,15 +569,6 @@ static void test_complex_jacobi_reordered(void** unused) {
     cncDeleteContext(c);
   }
   if (abs(its[1] - its[0]) > 1) fail_msg("%d iterations reordered, %d not", its[1], its[0]);
-}
-
-static char g_log[4096];
-static void keep_log(int level, const char* message, void* user_data) {
-  (void)user_data;
-  if (level == CNC_LOG_WARNING && strlen(g_log) + strlen(message) + 2 < sizeof g_log) {
-    strcat(g_log, message);
-    strcat(g_log, "\n");
-  }
 }
 
 /* A diagonal entry above DBL_MIN but so small that A D^-1 overflows (1e10 / 1e-300): |D^-1| is

@@ -106,14 +106,21 @@ bool complex_diagonal(const cnc::zcsr_view& a, const double* x, std::size_t colu
 }
 
 // D⁻¹ of the caller's arrays (any order, duplicates summed; 1 where a_ii is absent or below
-// DBL_MIN, as the device's Jacobi) as (re, im) pairs into dinv (2 n doubles), and whether some
-// a_ii has an imaginary part other than 0 (NaN included: the canonical pass then names it). One
-// read of the columns and the diagonal's values: a real diagonal costs no copy of A.
-bool complex_diagonal_of(CNCuint n, const CNCint64* row_ptr, const CNCuint* col, const double* val,
-                         CNCint base, double* dinv, double& max_abs) {
+// DBL_MIN, as the device's Jacobi) as (re, im) pairs into dinv (2 n doubles); whether some a_ii
+// has an imaginary part other than 0 (NaN included: the canonical pass then names it), max |D⁻¹|
+// and the count of 1s taken. One read of the columns and the diagonal's values: a real diagonal
+// costs no copy of A.
+struct diagonal_facts {
+  bool complex = false;
+  double max_abs = 0.0;
+  std::int64_t ones = 0;
+};
+diagonal_facts complex_diagonal_of(CNCuint n, const CNCint64* row_ptr, const CNCuint* col,
+                                   const double* val, CNCint base, double* dinv) {
   const std::size_t pieces = std::size_t(cnc::piece_count(std::int64_t(n), 1 << 14));
   std::vector<char> complex(pieces, 0);
   std::vector<double> most(pieces, 0.0);
+  std::vector<std::int64_t> ones(pieces, 0);
   cnc::parallel_pieces(std::int64_t(n), 1 << 14, cnc::host_threads(),
                        [&](std::int64_t p, std::int64_t i0, std::int64_t i1) {
                          for (std::int64_t i = i0; i < i1; ++i) {
@@ -122,13 +129,18 @@ bool complex_diagonal_of(CNCuint n, const CNCint64* row_ptr, const CNCuint* col,
                              if (std::int64_t(col[t]) - base == i)
                                a += zvalue(val[2 * t], val[2 * t + 1]);
                            complex[std::size_t(p)] |= !(a.imag() == 0.0);
-                           const zvalue r = std::abs(a) >= DBL_MIN ? 1.0 / a : zvalue(1.0, 0.0);
+                           const bool tiny = !(std::abs(a) >= DBL_MIN);
+                           ones[std::size_t(p)] += tiny ? 1 : 0;
+                           const zvalue r = tiny ? zvalue(1.0, 0.0) : 1.0 / a;
                            dinv[2 * i] = r.real(), dinv[2 * i + 1] = r.imag();
                            most[std::size_t(p)] = std::max(most[std::size_t(p)], std::abs(r));
                          }
                        });
-  max_abs = most.empty() ? 0.0 : *std::max_element(most.begin(), most.end());
-  return std::any_of(complex.begin(), complex.end(), [](char c) { return c != 0; });
+  diagonal_facts f;
+  f.complex = std::any_of(complex.begin(), complex.end(), [](char c) { return c != 0; });
+  for (std::size_t p = 0; p < pieces; ++p)
+    f.max_abs = std::max(f.max_abs, most[p]), f.ones += ones[p];
+  return f;
 }
 
 }  // namespace
@@ -176,27 +188,31 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
       const bool zcsr_direct = o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 &&
                                iterative && o.ssor_omega == 0 && !o.cg_indefinite;
       cnc::host_vector<double> dinv;
-      bool complex_d = false;
-      double dinv_max = 0.0;
+      diagonal_facts diag;
       if ((o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES) && o.jacobi && o.ssor_omega == 0) {
         cnc::memory::reserve(16.0 * double(n), [&] {
           return "the inverse of the complex diagonal (" + std::to_string(n) +
                  " entries of 16 bytes)";
         });
         dinv.resize(2 * std::size_t(n));
-        complex_d = complex_diagonal_of(n, row_ptr, col_idx, values, base, dinv.data(), dinv_max);
+        diag = complex_diagonal_of(n, row_ptr, col_idx, values, base, dinv.data());
       }
-      // |D⁻¹| beyond 2^500: A D⁻¹ may overflow where the device would apply it; the host path
-      // below builds A D⁻¹, checks it and falls back to the unscaled system if it overflows.
-      if (complex_d && zcsr_direct && dinv_max <= std::ldexp(1.0, 500)) {
+      const bool complex_d = diag.complex;
+      // |D⁻¹| beyond 2^500 (an a_ii below 2^-500): the host path below builds A D⁻¹, checks it
+      // and falls back to the unscaled system where it overflows. Below that bound the device
+      // applies D⁻¹ to the vectors; A D⁻¹ could then still overflow only through entries above
+      // about 2^524 (5e157), whose squares already overflow double.
+      if (complex_d && zcsr_direct && diag.max_abs <= std::ldexp(1.0, 500)) {
         // Jacobi on the complex diagonal applied by the device to the vectors, A as it is.
         c.log(CNC_LOG_INFO, "the diagonal is complex: Jacobi on the complex diagonal");
         o.complex_dinv = dinv.data();
+        o.complex_dinv_ones = diag.ones;
         cnc::caller_csr in{std::int32_t(n), row_ptr, col_idx, values, base};
         in.complex = true;
         c.pipe.solve_user(o, in, next_version(), int(nrhs), b, x, c.stats);
         return;
       }
+      cnc::host_vector<double>().swap(dinv);  // not used past here
       if (complex_d) {
         const cnc::user_zcsr a =
             cnc::zcsr_from_user(std::int32_t(n), row_ptr, col_idx, values, base, false);

@@ -112,13 +112,13 @@ class device_system {
   //     0 for masked-out columns. One host synchronization, like dots.
   //   zcombine: y_j = beta_j y_j + Σ_i c[i*k + j] v[i]_j, c[e] = (coef[2e], coef[2e + 1]),
   //     beta real (k values), otherwise as combine (summed in i order, beta_j == 0 overwrites,
-  //     y is none of v, y read and written once per combine_pass vectors on the GPUs).
+  //     y is none of v, y read and written once per combine_pass vectors on CUDA).
   virtual bool fused_complex() const { return false; }
   // Jacobi on a complex diagonal (the complex methods' preconditioner where some a_qq is not
   // real): set_complex_jacobi takes D⁻¹, (re, im) of 1 / a_qq for each complex unknown q (the
   // system's rows / 2 pairs, host memory, read before the call returns); zprecondition then gives
   // out = D⁻¹ in over the pairs (complex products in the vectors' precision; in may be out).
-  // zprecondition before set_complex_jacobi throws CNC_ERR_INVALID_VALUE.
+  // zprecondition before set_complex_jacobi throws CNC_ERR_INVALID_VALUE (a system of rows).
   virtual void set_complex_jacobi(const double* dinv);
   virtual void zprecondition(int in, int out);
   virtual void zdots(int u, const int* v, int count, double* out);

@@ -198,9 +198,12 @@ user_zcsr pipeline_detail::complex_canonical(const solve_options& o, const calle
 void pipeline::run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
                    bool on_device, solve_stats& stats, const std::function<void()>& alongside) {
   stats.nnz = prep_.nnz;
-  if (prep_.zero_diagonals > 0 && o.jacobi)
+  // Rows (two a complex unknown) where Jacobi takes 1: the complex diagonal's own where given.
+  const std::int64_t zero_diagonals =
+      o.complex_dinv ? 2 * o.complex_dinv_ones : prep_.zero_diagonals;
+  if (zero_diagonals > 0 && o.jacobi)
     log_to(o, CNC_LOG_WARNING,
-           std::to_string(prep_.zero_diagonals) +
+           std::to_string(zero_diagonals) +
                " zero or subnormal diagonal entries (1/a_ii would overflow): Jacobi uses 1 there");
   log_to(o, CNC_LOG_INFO,
          "solving n=" + std::to_string(a.n) + " nnz=" + std::to_string(stats.nnz) +
@@ -302,7 +305,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
   }
 
   fill_outcome(r, stats);
-  stats.zero_diagonals = prep_.zero_diagonals;
+  stats.zero_diagonals = zero_diagonals;
   stats.format_used = api_format(prep_.fmt);
   stats.long_rows = prep_.dev->long_rows();
   stats.choice_reason =

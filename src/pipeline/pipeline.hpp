@@ -36,6 +36,9 @@ struct solve_options {
   // each complex unknown in the caller's numbering (2 n doubles, alive for the call; the ordering
   // stage renumbers it with b and x); null: Jacobi on the real parts (the device's d).
   const double* complex_dinv = nullptr;
+  // With complex_dinv: its complex unknowns whose a_qq is absent or below DBL_MIN (D⁻¹ takes 1),
+  // reported in place of the real Jacobi's count (which sees only Re a_qq).
+  std::int64_t complex_dinv_ones = 0;
   precision prec = precision::f64;
   bool jacobi = true;
   double ssor_omega = 0;  // > 0: SSOR with this ω (CPU backend only)

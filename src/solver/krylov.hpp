@@ -35,7 +35,7 @@ class krylov_ops {
   std::vector<char> active;
 
   void spmv(int x, int y);              // y = A x
-  void precond(int v, int z);           // z = d∘v (z = v without preconditioner)
+  void precond(int v, int z);           // z = d∘v, or D⁻¹ v (complex_dinv); z = v without
   void residual(int x, int r);          // r = b - A x
   void dot(int u, int v, double* out);  // out[j] = u_j·v_j, fixed order
   void dots(int u, const int* v, int count, double* out);  // out[i*k + j] = u_j·v[i]_j
@@ -101,7 +101,8 @@ struct krylov_params {
 };
 
 // Both solve A x = b for k systems (column-major host b and x, n = a.n rows; x: initial guess in,
-// solution out, written once at the end) with right Jacobi preconditioning (the device's d),
+// solution out, written once at the end) with right Jacobi preconditioning (the device's d, or
+// the complex diagonal of krylov_params::complex_dinv),
 // stopping when ||b - A x|| <= threshold ||b||. `a` is read on the host only for the final true
 // residual when the device does not hold A in double (base.device_residual false). They fill
 // pcg_result like pcg_solve: `iterations` counts solver iterations (one BiCGSTAB iteration = two

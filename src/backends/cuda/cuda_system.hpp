@@ -150,9 +150,10 @@ class cuda_system final : public device_system, public cuda::system_probe {
   int extra_count_ = 0;  // vectors made by add_vectors (same in every group)
   device_buffer zd_;     // D⁻¹ of set_complex_jacobi, n_ values in the vectors' precision
   device_buffer dot_partials_, dot_counter_;  // shared by the groups' dots launches (in order)
-  // dots' results, count * nrhs doubles [i*nrhs + j]: written by the kernels straight into
-  // mapped pinned memory (dot_host_), or, where mapping fails or CNC_CUDA_DOTS_MAPPED=0, into
-  // dot_result_ on the device and copied to dot_host_ (or to the caller's array) in one copy.
+  // dots' results, count * nrhs doubles [i*nrhs + j] (zdots: twice that, (re, im)): written by the
+  // kernels straight into mapped pinned memory (dot_host_), or, where mapping fails or
+  // CNC_CUDA_DOTS_MAPPED=0, into dot_result_ on the device and copied to dot_host_ (or to the
+  // caller's array) in one copy.
   bool dot_mapped_ = true;
   std::size_t dot_capacity_ = 0;  // bytes of dot_host_ (or of dot_result_ where not mapped)
   device_buffer dot_result_;
