@@ -1,8 +1,9 @@
 // The cross-column products of backend.hpp (block_dots, block_combine), part of the generic
-// backend suite: every backend, format and precision, k = 1, 3 and 9 systems, checked against the
-// same product done here in double on the values the backend read back; the mask (v's columns for
-// block_dots, y's for block_combine) with masked-out columns compared bit for bit; a column of v
-// holding NaN whose coefficients are 0 (skipped), beta = 0 over NaN, and y == v refused.
+// backend suite: every backend, format and precision, k = 1, 3, 9 and 16 systems, checked against
+// the same product done here in double on the values the backend read back (block_dots(u, u) too);
+// the mask (v's columns for block_dots, y's for block_combine) with masked-out columns compared bit
+// for bit; a column of v holding NaN whose coefficients are 0 (skipped), beta = 0 over NaN, and y
+// == v refused.
 #include <setjmp.h>
 
 #include <cmath>
@@ -55,21 +56,25 @@ void run_block_case(const combo& c) {
     const char* what = pass == 0 ? "all columns" : "masked";
 
     // block_dots(u, b): out[i*k + j] = u_i . b_j for active j, 0 for the others.
+    // block_dots(u, u): the Gram matrix of one block (a backend may read it once).
     const std::vector<double> U = get(u), B = get(cnc::device_system::vec_b);
-    std::vector<double> out(ks * ks, -1.0);
-    sys->block_dots(u, cnc::device_system::vec_b, out.data());
-    for (int i = 0; i < k; ++i)
-      for (int j = 0; j < k; ++j) {
-        double s = 0, m = 0;
-        for (std::int32_t r = 0; r < n; ++r) {
-          const double t = U[std::size_t(i) * n + r] * B[std::size_t(j) * n + r];
-          s += t, m += std::fabs(t);
+    for (const int v : {int(cnc::device_system::vec_b), u}) {
+      const std::vector<double>& W = v == u ? U : B;
+      std::vector<double> out(ks * ks, -1.0);
+      sys->block_dots(u, v, out.data());
+      for (int i = 0; i < k; ++i)
+        for (int j = 0; j < k; ++j) {
+          double s = 0, m = 0;
+          for (std::int32_t r = 0; r < n; ++r) {
+            const double t = U[std::size_t(i) * n + r] * W[std::size_t(j) * n + r];
+            s += t, m += std::fabs(t);
+          }
+          const double g = out[std::size_t(i) * ks + j];
+          if (!mask[j] ? g != 0.0 : !(std::fabs(g - s) <= dtol * m + 1e-300))
+            fail_msg("%s (%s): block_dots(u, %s)[%d][%d] = %.17g, expected %.17g",
+                     c.label().c_str(), what, v == u ? "u" : "b", i, j, g, mask[j] ? s : 0.0);
         }
-        const double g = out[std::size_t(i) * ks + j];
-        if (!mask[j] ? g != 0.0 : !(std::fabs(g - s) <= dtol * m + 1e-300))
-          fail_msg("%s (%s): block_dots[%d][%d] = %.17g, expected %.17g", c.label().c_str(), what,
-                   i, j, g, mask[j] ? s : 0.0);
-      }
+    }
 
     // block_combine(u, coef, beta, y) with y = x first; coefficients of column 1 of u all 0
     // while u's column 1 holds NaN (skipped: never read).
@@ -146,6 +151,7 @@ void test_block_products(void**) {
   std::vector<combo> cases = all_combos();
   const std::size_t base = cases.size();
   for (std::size_t i = 0; i < base; ++i)
-    if (cases[i].k == 1) cases.push_back({cases[i].m, cases[i].f, cases[i].p, 9});
+    if (cases[i].k == 1)  // 9: groups of 8 and 1 (two strides); 16: two groups of one stride
+      for (const int k : {9, 16}) cases.push_back({cases[i].m, cases[i].f, cases[i].p, k});
   for (const combo& c : cases) run_block_case(c);
 }

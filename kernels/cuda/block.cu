@@ -1,8 +1,9 @@
 // The cross-column products of the CUDA vector surface (device_system::block_dots,
 // block_combine) over two groups' interleaved vectors (v[i*kc + j]). The Gram product reads each
-// vector once (tiles of rows staged in shared memory, one thread lane per column pair), adds in a
-// fixed order within a block, and a second launch sums the blocks' partials in block order, so
-// the same inputs on the same grid give the same bits (no floating-point atomics).
+// vector once (groups of one stride: one element a thread and warp shuffles; else tiles of rows
+// staged in shared memory, one thread lane per column pair), adds in a fixed order within a
+// block, and a second launch sums the blocks' partials in block order, so the same inputs on the
+// same grid give the same bits (no floating-point atomics).
 #include "backends/cuda/cuda_block_kernels.hpp"
 #include "common.cuh"
 
@@ -69,6 +70,91 @@ __global__ void __launch_bounds__(block_threads)
   if (threadIdx.x == 0) result[static_cast<long long>(a) * stride + b] = t;
 }
 
+// The same products when u and v (v and y for block_combine) share the stride KC, as they do
+// whenever every group holds KC systems (k = 8, 16, ...): the KC values of a row sit in KC
+// adjacent lanes of a warp, so each thread loads its own element (coalesced, no staging, no
+// barrier in the loop) and takes the row's other values by warp shuffles. Thread slot j
+// accumulates the pairs (a = j, b) for every b; block_sum_by_slot adds them in a fixed order.
+// The warps stride over whole warps' spans so that every lane of a warp reaches each shuffle.
+// Elements each thread loads before it uses any: with one or two loads in flight a thread, these
+// passes moved ~2.4 TB/s on an H200 (run 102, Nsight Compute), far from its bandwidth.
+constexpr int lanes_unroll = 4;
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_gram_part_lanes(int n, int ka, int kb, unsigned int mask_b, const V* __restrict__ u,
+                      const V* __restrict__ v, double* part) {
+  __shared__ double smem[(block_threads / 32) * KC];
+  const int lane = static_cast<int>(threadIdx.x) & 31, j = lane & (KC - 1), row0 = lane - j;
+  const bool same = u == v;  // a Gram matrix of one block: read it once
+  double acc[KC];
+#pragma unroll
+  for (int b = 0; b < KC; ++b) acc[b] = 0.0;
+  const long long total = static_cast<long long>(n) * KC;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long f0 = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       f0 - lane < total; f0 += lanes_unroll * step) {
+    double uf[lanes_unroll], vf[lanes_unroll];
+#pragma unroll
+    for (int q = 0; q < lanes_unroll; ++q) {
+      const long long f = f0 + q * step;
+      uf[q] = f < total ? static_cast<double>(__ldg(u + f)) : 0.0;
+      vf[q] = f < total && !same ? static_cast<double>(__ldg(v + f)) : uf[q];
+    }
+#pragma unroll
+    for (int q = 0; q < lanes_unroll; ++q)
+#pragma unroll
+      for (int b = 0; b < KC; ++b)
+        acc[b] = __fma_rn(uf[q], __shfl_sync(0xffffffffu, vf[q], row0 + b), acc[b]);
+  }
+#pragma unroll
+  for (int b = 0; b < KC; ++b) {
+    const double s = block_sum_by_slot<KC>(acc[b], smem);  // thread a: the pair (a, b)
+    const int a = static_cast<int>(threadIdx.x);
+    if (a < ka && b < kb && ((mask_b >> b) & 1u))
+      part[static_cast<long long>(a * kb + b) * gridDim.x + blockIdx.x] = s;
+  }
+}
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_block_combine_lanes(int n, int kv, unsigned int mask_y, block_coefs c,
+                          const V* __restrict__ v, V* y) {
+  // The coefficients in shared memory: a parameter indexed by each lane's own slot would be
+  // read one distinct address at a time.
+  __shared__ double sc[8][8], sb[8];
+  if (threadIdx.x < 64)
+    sc[threadIdx.x / 8][threadIdx.x % 8] = c.coef[threadIdx.x / 8][threadIdx.x % 8];
+  if (threadIdx.x < 8) sb[threadIdx.x] = c.beta[threadIdx.x];
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) & 31, j = lane & (KC - 1), row0 = lane - j;
+  const bool on = (mask_y >> j) & 1u;
+  const bool read_y = on && (!c.first || sb[j] != 0.0);
+  const long long total = static_cast<long long>(n) * KC;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long f0 = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       f0 - lane < total; f0 += lanes_unroll * step) {
+    V vf[lanes_unroll], acc[lanes_unroll];
+#pragma unroll
+    for (int q = 0; q < lanes_unroll; ++q) {
+      const long long f = f0 + q * step;
+      vf[q] = f < total ? __ldg(v + f) : V(0);
+      acc[q] = f < total && read_y ? y[f] : V(0);
+      if (c.first && read_y) acc[q] = static_cast<V>(sb[j]) * acc[q];
+    }
+#pragma unroll
+    for (int q = 0; q < lanes_unroll; ++q) {
+      for (int a = 0; a < kv; ++a) {  // the same order of additions as k_block_combine
+        const V va = __shfl_sync(0xffffffffu, vf[q], row0 + a);
+        const double cf = sc[a][j];
+        if (cf != 0.0) acc[q] += static_cast<V>(cf) * va;
+      }
+      const long long f = f0 + q * step;
+      if (f < total && on) y[f] = acc[q];
+    }
+  }
+}
+
 template <class V>
 __global__ void __launch_bounds__(block_threads)
     k_block_combine(int n, int kcv, int kv, int kcy, unsigned int mask_y, block_coefs c,
@@ -103,6 +189,12 @@ cudaError_t block_gram(precision pr, const group_view& ga, const group_view& gb,
   const int grid = ga.grid > 0 ? ga.grid : 1;
   const cudaError_t e = with_prec(pr, [&](auto t) {
     using V = typename decltype(t)::vec;
+    if (ga.kc == gb.kc)
+      return with_kc(ga.kc, [&](auto kc) {
+        k_gram_part_lanes<V, decltype(kc)::value><<<grid, block_threads, 0, s>>>(
+            ga.n, ga.k, gb.k, mask_b, static_cast<const V*>(u), static_cast<const V*>(v), partials);
+        return cudaGetLastError();
+      });
     k_gram_part<V><<<grid, block_threads, 0, s>>>(ga.n, ga.kc, ga.k, gb.kc, gb.k, mask_b,
                                                   static_cast<const V*>(u),
                                                   static_cast<const V*>(v), partials);
@@ -120,6 +212,12 @@ cudaError_t block_combine(precision pr, const group_view& gv, const group_view& 
   const int grid = gy.grid > 0 ? gy.grid : 1;
   return with_prec(pr, [&](auto t) {
     using V = typename decltype(t)::vec;
+    if (gv.kc == gy.kc)
+      return with_kc(gy.kc, [&](auto kc) {
+        k_block_combine_lanes<V, decltype(kc)::value><<<grid, block_threads, 0, s>>>(
+            gy.n, gv.k, mask_y, c, static_cast<const V*>(v), static_cast<V*>(y));
+        return cudaGetLastError();
+      });
     k_block_combine<V><<<grid, block_threads, 0, s>>>(gy.n, gv.kc, gv.k, gy.kc, mask_y, c,
                                                       static_cast<const V*>(v), static_cast<V*>(y));
     return cudaGetLastError();
