@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "backends/cpu/cpu_block.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/cpu_partition.hpp"
 #include "cnc.h"
@@ -500,14 +499,15 @@ class cpu_system final : public device_system {
     });
   }
 
-  // Cross-column products (cpu_block.cpp): chunk partials summed in chunk order.
+  // Cross-column products (the kernel table's gram and combine): chunk partials summed in chunk
+  // order.
   void block_dots(int u, int v, double* out) override {
     const std::size_t width = std::size_t(k_) * k_;
     const VT *uu = vectors_.at(u), *vv = vectors_.at(v);
     dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
     for_chunks([&](std::int32_t c) {
-      cpu_block::gram(uu, vv, k_, scalar_row(first_row(c)), scalar_row(last_row(c)), mask_.data(),
-                      dot_part_.data() + std::size_t(c) * width);
+      kt_->gram(uu, vv, k_, scalar_row(first_row(c)), scalar_row(last_row(c)), mask_.data(),
+                dot_part_.data() + std::size_t(c) * width);
     });
     for (std::size_t e = 0; e < width; ++e) {
       double s = 0.0;
@@ -523,8 +523,8 @@ class cpu_system final : public device_system {
     for (std::size_t e = 0; e < cf.size(); ++e) cf[e] = VT(coef[e]);
     for (int j = 0; j < k_; ++j) be[j] = VT(beta[j]);
     for_chunks([&](std::int32_t c) {
-      cpu_block::combine(vv, cf.data(), be.data(), k_, scalar_row(first_row(c)),
-                         scalar_row(last_row(c)), mask_.data(), yv);
+      kt_->combine(vv, cf.data(), be.data(), k_, scalar_row(first_row(c)), scalar_row(last_row(c)),
+                   mask_.data(), yv);
     });
   }
 

@@ -40,6 +40,13 @@ struct cpu_step {
 // The *_tail steps are spmv_dot and init without their product: they take q = A p (r = A x)
 // as already written over the rows (long CSR rows, whose pieces the backend sums itself).
 // piece: sums[j] = the product of CSR entries [e0, e1) (of one row) with `in`, system j (k VT).
+// gram and combine are the cross-column products (device_system::block_dots, block_combine) over
+// element rows [r0, r1) of vectors of k columns (row r, column j at r*k + j):
+//   gram: part[i*k + j] = Σ_r u[r*k + i] v[r*k + j] (in double) for active j (mask[j]), 0 for
+//         the others;
+//   combine: y_j = beta_j y_j + Σ_i coef[i*k + j] v_i for active j, in the vectors' precision
+//         (coef and beta are VT); zero coefficients skipped (v_i not read), beta_j == 0
+//         overwrites.
 struct cpu_kernel_table {
   void (*spmv_dot)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
   void (*init)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
@@ -49,6 +56,10 @@ struct cpu_kernel_table {
   void (*spmv_dot_tail)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
   void (*init_tail)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
   void (*piece)(const cpu_step&, const void* in, std::int64_t e0, std::int64_t e1, void* sums);
+  void (*gram)(const void* u, const void* v, int k, std::int64_t r0, std::int64_t r1,
+               const std::uint8_t* mask, double* part);
+  void (*combine)(const void* v, const void* coef, const void* beta, int k, std::int64_t r0,
+                  std::int64_t r1, const std::uint8_t* mask, void* y);
 };
 
 // One table per ISA build of kernels_impl.hpp; nullptr if this build lacks that ISA.

@@ -10,6 +10,10 @@
 namespace cnc {
 namespace {
 
+// Size of a local array of sums for k known at compile time (KS > 1); 1 when they are kept
+// elsewhere (KS = 1 keeps scalars, KS = 0 sums in place).
+constexpr int local_slots(int ks, int per_system) { return ks > 1 ? ks * per_system : 1; }
+
 template <class T>
 inline const T* cp(const void* v) {
   return static_cast<const T*>(v);
@@ -21,16 +25,16 @@ inline T* mp(void* v) {
 
 // SELL slices s0..s1 (32 rows each, entries column-major per slice): the 32 rows of a slice
 // advance together, one entry each per step (vectorizable across the rows, gathers from `in`).
-template <bool ONE, class VT, class MT>
+template <int KS, class VT, class MT>
 inline void sell_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t s0,
                        std::int32_t s1) {
   constexpr int C = sell_slice;
-  const int k = ONE ? 1 : k_;
+  const int k = KS ? KS : k_;
   const MT* val = cp<MT>(a.val);
   for (std::int32_t s = s0; s < s1; ++s) {
     const std::int64_t base = a.row_ptr[s], w = (a.row_ptr[s + 1] - base) / C;
-    VT* o = out + std::int64_t(s) * C * k;
-    if (ONE) {
+    VT* __restrict o = out + std::int64_t(s) * C * k;
+    if constexpr (KS == 1) {
       VT acc[C] = {};
       for (std::int64_t t = 0; t < w; ++t) {
         const MT* v = val + base + t * C;
@@ -45,7 +49,8 @@ inline void sell_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
         for (int l = 0; l < C; ++l) {
           const std::int64_t e = base + t * C + l;
           const VT v = VT(val[e]);
-          const VT* src = in + std::int64_t(a.col[e]) * k;
+          const VT* __restrict src = in + std::int64_t(a.col[e]) * k;
+#pragma omp simd
           for (int j = 0; j < k; ++j) o[l * k + j] += v * src[j];
         }
     }
@@ -54,14 +59,14 @@ inline void sell_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
 
 // ZCSR complex rows i0..i1 (real rows 2i, 2i + 1): y_i = sum a_ij x_j, complex, with x_j at
 // real rows 2j (re) and 2j + 1 (im) of `in`; each entry's pair is read once for both rows.
-template <bool ONE, class VT, class MT>
+template <int KS, class VT, class MT>
 inline void zcsr_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t i0,
                        std::int32_t i1) {
-  const int k = ONE ? 1 : k_;
+  const int k = KS ? KS : k_;
   const MT* val = cp<MT>(a.val);
   for (std::int32_t i = i0; i < i1; ++i) {
     const std::int64_t e = a.row_ptr[i + 1];
-    if (ONE) {
+    if constexpr (KS == 1) {
       VT re = 0, im = 0;
       for (std::int64_t t = a.row_ptr[i]; t < e; ++t) {
         const VT ar = VT(val[2 * t]), ai = VT(val[2 * t + 1]);
@@ -109,26 +114,26 @@ inline void csr_prefetched_range(const cpu_matrix_view& a, const VT* in, VT* out
 
 // out[rows r0..r1) = A in, for k interleaved systems; returns nothing. Rows r0..r1 are row
 // groups of format F (block rows for BCRS, slices for SELL).
-template <format F, bool ONE, class VT, class MT>
+template <format F, int KS, class VT, class MT>
 inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, std::int32_t r0,
                        std::int32_t r1) {
   if constexpr (F == format::sell) {
-    sell_range<ONE, VT, MT>(a, k_, in, out, r0, r1);
+    sell_range<KS, VT, MT>(a, k_, in, out, r0, r1);
     return;
   }
   if constexpr (F == format::zcsr) {
-    zcsr_range<ONE, VT, MT>(a, k_, in, out, r0, r1);
+    zcsr_range<KS, VT, MT>(a, k_, in, out, r0, r1);
     return;
   }
   constexpr int B = block_size(F);  // evaluated here, at compile time: nothing to link
-  const int k = ONE ? 1 : k_;
+  const int k = KS ? KS : k_;
   const MT* val = cp<MT>(a.val);
-  if constexpr (F == format::csr && ONE) {
+  if constexpr (F == format::csr && KS == 1) {
     if (a.prefetch_gathers) return csr_prefetched_range<VT, MT>(a, in, out, r0, r1);
   }
   for (std::int32_t br = r0; br < r1; ++br) {
     const std::int64_t e = a.row_ptr[br + 1];
-    if (ONE) {
+    if constexpr (KS == 1) {
       VT acc[B] = {};
       for (std::int64_t t = a.row_ptr[br]; t < e; ++t) {
         const std::int64_t c = std::int64_t(a.col[t]) * B;
@@ -138,84 +143,99 @@ inline void spmv_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
       }
       for (int ii = 0; ii < B; ++ii) out[std::int64_t(br) * B + ii] = acc[ii];
     } else {
-      VT* o = out + std::int64_t(br) * B * k;
+      // A row's sums in registers when k is known here (else in the output row, which the
+      // gathers of `in` cannot alias: __restrict lets the loop over the systems vectorize).
+      VT local[local_slots(KS, B)];
+      VT* __restrict o = KS > 1 ? local : out + std::int64_t(br) * B * k;
       for (int t = 0; t < B * k; ++t) o[t] = VT(0);
       for (std::int64_t t = a.row_ptr[br]; t < e; ++t) {
-        const VT* src = in + std::int64_t(a.col[t]) * B * k;
+        const VT* __restrict src = in + std::int64_t(a.col[t]) * B * k;
         const MT* blk = val + t * B * B;
         for (int ii = 0; ii < B; ++ii)
           for (int jj = 0; jj < B; ++jj) {
             const VT v = VT(blk[ii * B + jj]);
+#pragma omp simd
             for (int j = 0; j < k; ++j) o[ii * k + j] += v * src[jj * k + j];
           }
       }
+      if constexpr (KS > 1)
+        for (int t = 0; t < B * k; ++t) out[std::int64_t(br) * B * k + t] = o[t];
     }
   }
 }
 
 // The dot part of spmv_dot over element rows [i0, i1): part = p.q, q already written.
-template <bool ONE, class VT>
+template <int KS, class VT>
 void dot_tail_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* part) {
-  const int k = ONE ? 1 : s.k;
+  const int k = KS ? KS : s.k;
   const VT* p = cp<VT>(s.p);
   const VT* q = cp<VT>(s.q);
-  if (ONE) {
+  if constexpr (KS == 1) {
     double acc = 0.0;
 #pragma omp simd reduction(+ : acc)
     for (std::int64_t i = i0; i < i1; ++i) acc += double(p[i]) * double(q[i]);
     part[0] = acc;
   } else {
-    for (int j = 0; j < k; ++j) part[j] = 0.0;
+    double local[local_slots(KS, 1)];
+    double* __restrict acc = KS > 1 ? local : part;
+    for (int j = 0; j < k; ++j) acc[j] = 0.0;
     for (std::int64_t i = i0 * k; i < i1 * k; i += k)
-      for (int j = 0; j < k; ++j) part[j] += double(p[i + j]) * double(q[i + j]);
+#pragma omp simd
+      for (int j = 0; j < k; ++j) acc[j] += double(p[i + j]) * double(q[i + j]);
+    if constexpr (KS > 1)
+      for (int j = 0; j < k; ++j) part[j] = acc[j];
   }
 }
 
 // The rest of init over element rows [i0, i1), r = A x already written: r = b - r, p = d r.
-template <bool ONE, class VT>
+template <int KS, class VT>
 void init_tail_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* part) {
-  const int k = ONE ? 1 : s.k;
+  const int k = KS ? KS : s.k;
   const VT* b = cp<VT>(s.b);
   const VT* d = cp<VT>(s.d);
   VT* r = mp<VT>(s.r);
   VT* p = mp<VT>(s.p);
-  for (int j = 0; j < 2 * k; ++j) part[j] = 0.0;
+  double local[local_slots(KS, 2)];
+  double* __restrict acc = KS > 1 ? local : part;
+  for (int j = 0; j < 2 * k; ++j) acc[j] = 0.0;
   for (std::int64_t i = i0; i < i1; ++i)
     for (int j = 0; j < k; ++j) {
       const std::int64_t t = i * k + j;
       const VT ri = b[t] - r[t];
       r[t] = ri;
       p[t] = d[i] * ri;
-      part[2 * j] += double(ri) * double(ri) * double(d[i]);
-      part[2 * j + 1] += double(ri) * double(ri);
+      acc[2 * j] += double(ri) * double(ri) * double(d[i]);
+      acc[2 * j + 1] += double(ri) * double(ri);
     }
+  if constexpr (KS > 1)
+    for (int j = 0; j < 2 * k; ++j) part[j] = acc[j];
 }
 
-template <format F, bool ONE, class VT, class MT>
+template <format F, int KS, class VT, class MT>
 void spmv_dot_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-  spmv_range<F, ONE, VT, MT>(s.a, s.k, cp<VT>(s.p), mp<VT>(s.q), r0, r1);
+  spmv_range<F, KS, VT, MT>(s.a, s.k, cp<VT>(s.p), mp<VT>(s.q), r0, r1);
   constexpr int G = group_rows(F);  // compile time
-  dot_tail_t<ONE, VT>(s, std::int64_t(r0) * G, std::int64_t(r1) * G, part);
+  dot_tail_t<KS, VT>(s, std::int64_t(r0) * G, std::int64_t(r1) * G, part);
 }
 
-template <format F, bool ONE, class VT, class MT>
+template <format F, int KS, class VT, class MT>
 void init_t(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-  spmv_range<F, ONE, VT, MT>(s.a, s.k, cp<VT>(s.x), mp<VT>(s.r), r0, r1);  // r = A x
+  spmv_range<F, KS, VT, MT>(s.a, s.k, cp<VT>(s.x), mp<VT>(s.r), r0, r1);  // r = A x
   constexpr int G = group_rows(F);
-  init_tail_t<ONE, VT>(s, std::int64_t(r0) * G, std::int64_t(r1) * G, part);
+  init_tail_t<KS, VT>(s, std::int64_t(r0) * G, std::int64_t(r1) * G, part);
 }
 
 // One piece of a long CSR row: entries [e0, e1) times `in`, k sums. One system: four
 // accumulators (a piece is thousands of entries: the adds' latency, not the loads, would bound
 // one), added in a fixed order.
-template <bool ONE, class VT, class MT>
+template <int KS, class VT, class MT>
 void piece_t(const cpu_step& s, const void* in_v, std::int64_t e0, std::int64_t e1, void* out) {
-  const int k = ONE ? 1 : s.k;
+  const int k = KS ? KS : s.k;
   const MT* val = cp<MT>(s.a.val);
   const std::int32_t* col = s.a.col;
   const VT* in = cp<VT>(in_v);
   VT* sums = mp<VT>(out);
-  if (ONE) {
+  if constexpr (KS == 1) {
     VT a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     std::int64_t t = e0;
     for (; t + 4 <= e1; t += 4) {
@@ -228,22 +248,27 @@ void piece_t(const cpu_step& s, const void* in_v, std::int64_t e0, std::int64_t 
     sums[0] = (a0 + a1) + (a2 + a3);
     return;
   }
-  for (int j = 0; j < k; ++j) sums[j] = VT(0);
+  VT local[local_slots(KS, 1)];
+  VT* __restrict acc = KS > 1 ? local : sums;
+  for (int j = 0; j < k; ++j) acc[j] = VT(0);
   for (std::int64_t t = e0; t < e1; ++t) {
     const VT v = VT(val[t]);
-    const VT* src = in + std::int64_t(col[t]) * k;
-    for (int j = 0; j < k; ++j) sums[j] += v * src[j];
+    const VT* __restrict src = in + std::int64_t(col[t]) * k;
+#pragma omp simd
+    for (int j = 0; j < k; ++j) acc[j] += v * src[j];
   }
+  if constexpr (KS > 1)
+    for (int j = 0; j < k; ++j) sums[j] = acc[j];
 }
 
 // r -= alpha q (x moves in update_p, which reads p anyway).
-template <bool ONE, class VT>
+template <int KS, class VT>
 void update_xr_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* part) {
-  const int k = ONE ? 1 : s.k;
+  const int k = KS ? KS : s.k;
   VT* r = mp<VT>(s.r);
   const VT* q = cp<VT>(s.q);
   const VT* d = cp<VT>(s.d);
-  if (ONE) {
+  if constexpr (KS == 1) {
     const VT a = VT(s.alpha[0]);
     double rz = 0.0, rr = 0.0;
 #pragma omp simd reduction(+ : rz, rr)
@@ -254,6 +279,28 @@ void update_xr_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* pa
       rr += double(ri) * double(ri);
     }
     part[0] = rz, part[1] = rr;
+    return;
+  }
+  if constexpr (KS > 1) {
+    // k known: the systems' loop vectorizes, the stopped ones masked by a select (their r
+    // rewritten unchanged, their sums dropped) instead of a branch.
+    double acc[2 * KS] = {};
+    VT alpha[KS];
+    bool on[KS];
+    for (int j = 0; j < KS; ++j) alpha[j] = VT(s.alpha[j]), on[j] = s.active[j] != 0;
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const double di = double(d[i]);
+#pragma omp simd
+      for (int j = 0; j < KS; ++j) {
+        const std::int64_t t = i * KS + j;
+        const VT ri = on[j] ? r[t] - alpha[j] * q[t] : r[t];
+        r[t] = ri;
+        acc[2 * j] += double(ri) * double(ri) * di;
+        acc[2 * j + 1] += double(ri) * double(ri);
+      }
+    }
+    for (int j = 0; j < KS; ++j)
+      part[2 * j] = on[j] ? acc[2 * j] : 0.0, part[2 * j + 1] = on[j] ? acc[2 * j + 1] : 0.0;
     return;
   }
   for (int j = 0; j < 2 * k; ++j) part[j] = 0.0;
@@ -270,14 +317,14 @@ void update_xr_t(const cpu_step& s, std::int64_t i0, std::int64_t i1, double* pa
 
 // x += alpha p for the systems that took update_xr's step (s.stepped), then p = d r + beta p for
 // those still running (s.active, a subset).
-template <bool ONE, class VT>
+template <int KS, class VT>
 void update_p_t(const cpu_step& s, std::int64_t i0, std::int64_t i1) {
-  const int k = ONE ? 1 : s.k;
+  const int k = KS ? KS : s.k;
   const VT* r = cp<VT>(s.r);
   const VT* d = cp<VT>(s.d);
   VT* p = mp<VT>(s.p);
   VT* x = mp<VT>(s.x);
-  if (ONE) {
+  if constexpr (KS == 1) {
     const VT a = VT(s.alpha[0]);
     if (!s.active[0]) {
 #pragma omp simd
@@ -293,6 +340,25 @@ void update_p_t(const cpu_step& s, std::int64_t i0, std::int64_t i1) {
     }
     return;
   }
+  if constexpr (KS > 1) {  // as update_xr: selects instead of branches, k known
+    VT alpha[KS], beta[KS];
+    bool stepped[KS], on[KS];
+    for (int j = 0; j < KS; ++j) {
+      alpha[j] = VT(s.alpha[j]), beta[j] = VT(s.beta[j]);
+      stepped[j] = s.stepped[j] != 0, on[j] = s.active[j] != 0;
+    }
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const VT di = d[i];
+#pragma omp simd
+      for (int j = 0; j < KS; ++j) {
+        const std::int64_t t = i * KS + j;
+        const VT pt = p[t];
+        x[t] = stepped[j] ? x[t] + alpha[j] * pt : x[t];
+        p[t] = on[j] ? di * r[t] + beta[j] * pt : pt;
+      }
+    }
+    return;
+  }
   for (std::int64_t i = i0; i < i1; ++i)
     for (int j = 0; j < k; ++j) {
       if (!s.stepped[j]) continue;
@@ -303,18 +369,137 @@ void update_p_t(const cpu_step& s, std::int64_t i0, std::int64_t i1) {
     }
 }
 
+// K > 0: k known at compile time (the sums in registers, the loops over the columns unrolled
+// and vectorized); K = 0: k at run time.
+template <int K, class VT>
+void gram_k(const VT* __restrict u, const VT* __restrict v, int k_, std::int64_t r0,
+            std::int64_t r1, const std::uint8_t* mask, double* part) {
+  const int k = K ? K : k_;
+  const std::size_t ks = std::size_t(k);
+  // k at run time: the sums in place in part.
+  double local[K ? K * K : 1] = {};
+  double* __restrict s = K ? local : part;
+  if constexpr (K == 0)
+    for (std::size_t e = 0; e < ks * ks; ++e) s[e] = 0.0;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const VT* ur = u + r * k;
+    const VT* vr = v + r * k;
+    for (std::size_t i = 0; i < ks; ++i) {
+      const double ui = double(ur[i]);
+      double* si = s + i * ks;
+#pragma omp simd
+      for (std::size_t j = 0; j < ks; ++j) si[j] += ui * double(vr[j]);
+    }
+  }
+  for (std::size_t i = 0; i < ks; ++i)
+    for (std::size_t j = 0; j < ks; ++j) part[i * ks + j] = mask[j] ? s[i * ks + j] : 0.0;
+}
+
+// A zero coefficient adds nothing and does not read v_i (a NaN there stays out), beta_j == 0
+// overwrites: selects, so the loop over the columns has no branch.
+template <int K, class VT>
+void combine_k(const VT* __restrict v, const VT* coef, const VT* beta, int k_, std::int64_t r0,
+               std::int64_t r1, const std::uint8_t* mask, VT* __restrict y) {
+  const int k = K ? K : k_;
+  const std::size_t ks = std::size_t(k);
+  if constexpr (K > 0) {
+    // Per row: the sums s_j in registers, v_i broadcast over the columns j (one vector op a
+    // term). A zero coefficient times a finite v_i adds a zero, so only a v_i that is not finite
+    // (rare) takes the loop that skips zero coefficients; a column of coefficients all zero
+    // (P's columns past s in block CG) is skipped whole.
+    VT cf[K * K], be[K];
+    bool on[K], any[K], all_on = true, no_beta = true, all_beta = true;
+    for (int e = 0; e < K * K; ++e) cf[e] = coef[e];
+    for (int i = 0; i < K; ++i) {
+      be[i] = beta[i], on[i] = mask[i] != 0, any[i] = false;
+      all_on = all_on && on[i];
+      no_beta = no_beta && be[i] == VT(0), all_beta = all_beta && be[i] != VT(0);
+      for (int j = 0; j < K; ++j) any[i] = any[i] || cf[i * K + j] != VT(0);
+    }
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const VT* vr = v + r * K;
+      VT* yr = y + r * K;
+      VT s[K];
+      // The common cases (every beta 0, or none; every column active) without a select, whose
+      // per-column tests the compiler leaves scalar.
+      if (no_beta || all_beta) {  // no_beta is the same for every j: the loop is unswitched
+#pragma omp simd
+        for (int j = 0; j < K; ++j) s[j] = no_beta ? VT(0) : be[j] * yr[j];
+      } else {
+        for (int j = 0; j < K; ++j) s[j] = be[j] == VT(0) ? VT(0) : be[j] * yr[j];
+      }
+      for (int i = 0; i < K; ++i) {
+        const VT vi = vr[i];
+        if (!any[i]) continue;
+        if (vi * VT(0) == VT(0)) {  // finite
+#pragma omp simd
+          for (int j = 0; j < K; ++j) s[j] += cf[i * K + j] * vi;
+        } else {
+          for (int j = 0; j < K; ++j)
+            if (cf[i * K + j] != VT(0)) s[j] += cf[i * K + j] * vi;
+        }
+      }
+      if (all_on) {
+#pragma omp simd
+        for (int j = 0; j < K; ++j) yr[j] = s[j];
+      } else {
+        for (int j = 0; j < K; ++j)
+          if (on[j]) yr[j] = s[j];
+      }
+    }
+    return;
+  }
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const VT* vr = v + r * k;
+    VT* yr = y + r * k;
+    for (std::size_t j = 0; j < ks; ++j) {
+      if (!mask[j]) continue;
+      VT s = beta[j] == VT(0) ? VT(0) : beta[j] * yr[j];
+      for (std::size_t i = 0; i < ks; ++i) {
+        const VT c = coef[i * ks + j];
+        if (c != VT(0)) s += c * vr[i];
+      }
+      yr[j] = s;
+    }
+  }
+}
+
+// Calls f(k_tag<K>{}) with K = k for the counts of systems compiled with k known (one, and the
+// small blocks geometry codes solve: 2, 3 (x, y, z), 4, 8), else K = 0 (k read at run time).
+template <int K>
+struct k_tag {
+  static constexpr int value = K;
+};
+template <class F>
+inline auto with_k(int k, F&& f) {
+  switch (k) {
+    case 1:
+      return f(k_tag<1>{});
+    case 2:
+      return f(k_tag<2>{});
+    case 3:
+      return f(k_tag<3>{});
+    case 4:
+      return f(k_tag<4>{});
+    case 8:
+      return f(k_tag<8>{});
+    default:
+      return f(k_tag<0>{});
+  }
+}
+
 template <format F, class VT, class MT>
 struct by_format {
   static void spmv_dot(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    s.k == 1 ? spmv_dot_t<F, true, VT, MT>(s, r0, r1, part)
-             : spmv_dot_t<F, false, VT, MT>(s, r0, r1, part);
+    with_k(s.k, [&](auto K) { spmv_dot_t<F, K.value, VT, MT>(s, r0, r1, part); });
   }
   static void init(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
-    s.k == 1 ? init_t<F, true, VT, MT>(s, r0, r1, part) : init_t<F, false, VT, MT>(s, r0, r1, part);
+    with_k(s.k, [&](auto K) { init_t<F, K.value, VT, MT>(s, r0, r1, part); });
   }
   static void apply(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
-    s.k == 1 ? spmv_range<F, true, VT, MT>(s.a, 1, cp<VT>(s.in), mp<VT>(s.out), r0, r1)
-             : spmv_range<F, false, VT, MT>(s.a, s.k, cp<VT>(s.in), mp<VT>(s.out), r0, r1);
+    with_k(s.k, [&](auto K) {
+      spmv_range<F, K.value, VT, MT>(s.a, s.k, cp<VT>(s.in), mp<VT>(s.out), r0, r1);
+    });
   }
 };
 
@@ -347,27 +532,36 @@ struct kernels {
   // Vector steps work on element rows: scale row groups by their rows.
   static void update_xr(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
-    s.k == 1 ? update_xr_t<true, VT>(s, i0, i1, part) : update_xr_t<false, VT>(s, i0, i1, part);
+    with_k(s.k, [&](auto K) { update_xr_t<K.value, VT>(s, i0, i1, part); });
   }
   static void update_p(const cpu_step& s, std::int32_t r0, std::int32_t r1) {
     const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
-    s.k == 1 ? update_p_t<true, VT>(s, i0, i1) : update_p_t<false, VT>(s, i0, i1);
+    with_k(s.k, [&](auto K) { update_p_t<K.value, VT>(s, i0, i1); });
   }
   static void spmv_dot_tail(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
-    s.k == 1 ? dot_tail_t<true, VT>(s, i0, i1, part) : dot_tail_t<false, VT>(s, i0, i1, part);
+    with_k(s.k, [&](auto K) { dot_tail_t<K.value, VT>(s, i0, i1, part); });
   }
   static void init_tail(const cpu_step& s, std::int32_t r0, std::int32_t r1, double* part) {
     const std::int64_t i0 = std::int64_t(r0) * s.a.group, i1 = std::int64_t(r1) * s.a.group;
-    s.k == 1 ? init_tail_t<true, VT>(s, i0, i1, part) : init_tail_t<false, VT>(s, i0, i1, part);
+    with_k(s.k, [&](auto K) { init_tail_t<K.value, VT>(s, i0, i1, part); });
   }
   static void piece(const cpu_step& s, const void* in, std::int64_t e0, std::int64_t e1,
                     void* sums) {
-    s.k == 1 ? piece_t<true, VT, MT>(s, in, e0, e1, sums)
-             : piece_t<false, VT, MT>(s, in, e0, e1, sums);
+    with_k(s.k, [&](auto K) { piece_t<K.value, VT, MT>(s, in, e0, e1, sums); });
   }
-  static constexpr cpu_kernel_table table{spmv_dot, init,          update_xr, update_p,
-                                          apply,    spmv_dot_tail, init_tail, piece};
+  static void gram(const void* u, const void* v, int k, std::int64_t r0, std::int64_t r1,
+                   const std::uint8_t* mask, double* part) {
+    with_k(k, [&](auto K) { gram_k<K.value, VT>(cp<VT>(u), cp<VT>(v), k, r0, r1, mask, part); });
+  }
+  static void combine(const void* v, const void* coef, const void* beta, int k, std::int64_t r0,
+                      std::int64_t r1, const std::uint8_t* mask, void* y) {
+    with_k(k, [&](auto K) {
+      combine_k<K.value, VT>(cp<VT>(v), cp<VT>(coef), cp<VT>(beta), k, r0, r1, mask, mp<VT>(y));
+    });
+  }
+  static constexpr cpu_kernel_table table{spmv_dot,      init,      update_xr, update_p, apply,
+                                          spmv_dot_tail, init_tail, piece,     gram,     combine};
 };
 
 const cpu_kernel_table* select_table(precision p) {
