@@ -1,8 +1,9 @@
 // The cross-column products of backend.hpp (block_dots, block_combine), part of the generic
-// backend suite: every backend, format and precision, k = 1, 3, 9 and 16 systems, checked against
-// the same product done here in double on the values the backend read back (block_dots(u, u) too);
-// the mask (v's columns for block_dots, y's for block_combine) with masked-out columns compared bit
-// for bit; a column of v holding NaN whose coefficients are 0 (skipped), beta = 0 over NaN, and y
+// backend suite: every backend, format and precision, k = 1, 3, 8, 9 and 16 systems, checked
+// against the same product done here in double on the values the backend read back (block_dots(u,
+// u) too); the mask (v's columns for block_dots, y's for block_combine) with masked-out columns
+// compared bit for bit; a column of v holding NaN whose coefficients are 0 (skipped), beta = 0 over
+// NaN, and y
 // == v refused.
 #include <setjmp.h>
 

@@ -1,5 +1,5 @@
 // What libcnc_mpi asks of a backend (backend.hpp), part of the generic backend suite: every
-// backend, format and precision, k = 1 and 3 systems.
+// backend, format and precision, k = 1, 3 and 8 systems.
 //   - The halo operations: gather_halo copies rows send_rows of every column into halo_send()
 //     (the values read back by `read`, bit for bit); add_halo adds alpha times the halo block's
 //     product with halo_recv() to the active columns (checked against the product done here),

@@ -1,6 +1,6 @@
 // The vector surface of backend.hpp (add_vectors, set_mask, spmv, precondition, residual, dots,
 // axpby, combine, read), part of the generic backend suite: every operation of every backend,
-// format and precision, k = 1, 3 and 9 systems (9: two groups on CUDA), checked against the same
+// format and precision, k = 1, 3, 8 and 9 systems (9: two groups on CUDA), checked against the same
 // operation done here in double on the values the backend read back (so each check covers one
 // operation), with masked-out columns compared bit for bit with what they were before.
 #include <setjmp.h>

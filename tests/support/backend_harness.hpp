@@ -88,6 +88,7 @@ struct combo {
   }
 };
 
+// k = 1, 3 and 8: one system, and counts the CPU's kernels are compiled for (a group of 8 on CUDA).
 inline std::vector<combo> all_combos() {
   std::vector<combo> c;
   for (const test_matrix& m : g_matrices)
@@ -95,7 +96,7 @@ inline std::vector<combo> all_combos() {
          {cnc::format::csr, cnc::format::bcrs2, cnc::format::bcrs4, cnc::format::sell})
       for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
         if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
-        for (int k : {1, 3}) c.push_back({&m, f, p, k});
+        for (int k : {1, 3, 8}) c.push_back({&m, f, p, k});
       }
   return c;
 }

@@ -376,9 +376,8 @@ void gram_k(const VT* __restrict u, const VT* __restrict v, int k_, std::int64_t
             std::int64_t r1, const std::uint8_t* mask, double* part) {
   const int k = K ? K : k_;
   const std::size_t ks = std::size_t(k);
-  // k at run time: the sums in place in part.
-  double local[K ? K * K : 1] = {};
-  double* __restrict s = K ? local : part;
+  double local[local_slots(K, K)] = {};
+  double* __restrict s = K ? local : part;  // k at run time: the sums in place in part
   if constexpr (K == 0)
     for (std::size_t e = 0; e < ks * ks; ++e) s[e] = 0.0;
   for (std::int64_t r = r0; r < r1; ++r) {
@@ -396,7 +395,7 @@ void gram_k(const VT* __restrict u, const VT* __restrict v, int k_, std::int64_t
 }
 
 // A zero coefficient adds nothing and does not read v_i (a NaN there stays out), beta_j == 0
-// overwrites: selects, so the loop over the columns has no branch.
+// overwrites y_j (a NaN there too).
 template <int K, class VT>
 void combine_k(const VT* __restrict v, const VT* coef, const VT* beta, int k_, std::int64_t r0,
                std::int64_t r1, const std::uint8_t* mask, VT* __restrict y) {
