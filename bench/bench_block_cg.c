@@ -54,6 +54,7 @@ typedef struct {
   CNCint iters;    /* largest over the systems */
   double true_err; /* worst */
   CNCint reason;   /* worst */
+  double phase[4]; /* last run, summed over its solves: conversion, upload, solve, elapsed */
 } outcome;
 
 static int check(CNCstatus st, const char* what) {
@@ -62,12 +63,23 @@ static int check(CNCstatus st, const char* what) {
   return 1;
 }
 
+/* Adds the last solve's phase times (CNC_CONVERSION_TIME .. CNC_ELAPSED_TIME) to o->phase. */
+static void add_phases(outcome* o) {
+  const CNCenum which[4] = {CNC_CONVERSION_TIME, CNC_UPLOAD_TIME, CNC_SOLVE_TIME, CNC_ELAPSED_TIME};
+  for (int i = 0; i < 4; ++i) {
+    double t = 0;
+    cncGetDoublev(which[i], &t);
+    o->phase[i] += t;
+  }
+}
+
 /* One run of `method` (0: k separate solves, 1: lock-step CNC_CG, 2: CNC_BLOCK_CG) into x;
  * returns its wall time, fills iterations, worst true error and reason. */
 static double run(int method, CNCuint n, const CNCint64* rp, const CNCuint* ci, const double* va,
                   int k, const double* b, double* x, outcome* o) {
   memset(x, 0, sizeof(double) * (size_t)n * (size_t)k);
   o->iters = 0, o->true_err = 0, o->reason = CNC_REASON_CONVERGED;
+  for (int i = 0; i < 4; ++i) o->phase[i] = 0;
   const double t0 = now();
   if (method == 0) {
     cncSolverParameteri(CNC_SOLVER, CNC_CG);
@@ -83,6 +95,7 @@ static double run(int method, CNCuint n, const CNCint64* rp, const CNCuint* ci, 
       if (it > o->iters) o->iters = it;
       if (te > o->true_err) o->true_err = te;
       if (reason != CNC_REASON_CONVERGED) o->reason = reason;
+      add_phases(o);
     }
   } else {
     cncSolverParameteri(CNC_SOLVER, method == 1 ? CNC_CG : CNC_BLOCK_CG);
@@ -90,6 +103,7 @@ static double run(int method, CNCuint n, const CNCint64* rp, const CNCuint* ci, 
     cncGetIntegerv(CNC_USED_ITERATIONS, &o->iters);
     cncGetIntegerv(CNC_REASON, &o->reason);
     cncGetDoublev(CNC_TRUE_ERROR, &o->true_err);
+    add_phases(o);
   }
   return now() - t0;
 }
@@ -150,9 +164,9 @@ int main(int argc, char** argv) {
                                 strcmp(precond, "none") ? CNC_PRECOND_JACOBI : CNC_PRECOND_NONE),
             "CNC_PRECONDITIONER"))
     return 1;
-  outcome out[3] = {{"k separate CG solves", 0, 0, 0, 0},
-                    {"lock-step CG (CNC_CG, k systems)", 0, 0, 0, 0},
-                    {"block CG (CNC_BLOCK_CG)", 0, 0, 0, 0}};
+  outcome out[3] = {{"k separate CG solves", 0, 0, 0, 0, {0}},
+                    {"lock-step CG (CNC_CG, k systems)", 0, 0, 0, 0, {0}},
+                    {"block CG (CNC_BLOCK_CG)", 0, 0, 0, 0, {0}}};
   double* times = malloc(sizeof(double) * (size_t)reps);
   for (int m = 0; m < 3; ++m) {
     run(m, n, rp, ci, va, k, b, x, &out[m]);  // warm-up: device set-up, kernel builds
@@ -174,6 +188,12 @@ int main(int argc, char** argv) {
            out[m].seconds, 1e3 * out[m].seconds / k, out[0].seconds / out[m].seconds,
            out[m].true_err, out[m].reason == CNC_REASON_CONVERGED ? "converged" : "not converged");
   }
+  printf(
+      "\nWhere the last run's time went (s, cnc's own phase times summed over its solves):\n\n"
+      "| method | conversion | upload | solve | whole call |\n|---|---|---|---|---|\n");
+  for (int m = 0; m < 3; ++m)
+    printf("| %s | %.3f | %.3f | %.3f | %.3f |\n", out[m].name, out[m].phase[0], out[m].phase[1],
+           out[m].phase[2], out[m].phase[3]);
   printf(
       "\nblock CG iterations / single-RHS iterations: %.2f (target <= 0.6); time per rhs, "
       "k separate / block CG: %.2fx (target >= 2.5)\n",

@@ -49,6 +49,14 @@ if(TARGET cnc-solve)
   set_tests_properties(cnc_solve_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_ENV}"
     PASS_REGULAR_EXPRESSION "converged after [0-9]+ iterations.*max \\|x - x\\*\\| = [0-9.]+e-(0[6-9]|1[0-9])"
     SKIP_REGULAR_EXPRESSION "backend not available")
+  # CNC_OPENCL_PROFILE=1: the system's kernel times on stderr when it is released (the table
+  # sorted by time, so only that a step kernel is counted is matched; stderr and stdout
+  # interleave in any order, and the solve itself is cnc_solve_opencl's test).
+  add_test(NAME cnc_solve_opencl_profile COMMAND cnc-solve --grid 16 --backend opencl)
+  set_tests_properties(cnc_solve_opencl_profile PROPERTIES
+    ENVIRONMENT "CNC_OPENCL_PROFILE=1;${CNC_OPENCL_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "cnc OpenCL kernel times [^\n]*ms in all\n.* update_xr +[1-9][0-9]* calls"
+    SKIP_REGULAR_EXPRESSION "backend not available")
 endif()
 
 # Threads that first use OpenCL at once, in a process that has not touched it (device discovery

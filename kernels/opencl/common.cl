@@ -41,6 +41,47 @@ ACC_T sum_partials(__global const ACC_T* part, int groups, __local ACC_T* scratc
   return wg_sum(s, scratch);
 }
 
+// Flat walks (FLAT: NRHS <= WG): the entries of interleaved vectors taken in address order,
+// FLAT_W at a time (the largest multiple of NRHS not above WG; the last WG - FLAT_W work-items
+// idle), so that work-item lid < FLAT_W always serves column lid % NRHS: consecutive work-items
+// touch consecutive addresses (a row-per-work-item walk strides by NRHS entries, a warp's
+// accesses then spread over NRHS times the lines), and each keeps one running sum a quantity.
+// Devices with fewer work-items a group than columns (CPUs: one) walk rows instead, a row's NRHS
+// entries by one work-item, which is what their caches want.
+#define FLAT (NRHS <= WG)
+#if FLAT
+#define FLAT_W (WG / NRHS * NRHS)
+#define FLAT_ROWS (WG / NRHS)
+
+// Per column, the sum over the group of the work-items' values (lid >= FLAT_W: ignored), in a
+// fixed tree over the flat rows (the same bits every run; for NRHS = 1 wg_sum's tree). Every
+// work-item must call it and gets its own column's sum. `scratch` holds WG values.
+ACC_T slot_sum(ACC_T v, __local ACC_T* scratch) {
+  const int lid = get_local_id(0), m = lid / NRHS;
+  int top = 1;
+  while (top < FLAT_ROWS) top <<= 1;
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int off = top / 2; off > 0; off >>= 1) {
+    if (m < off && m + off < FLAT_ROWS) scratch[lid] += scratch[lid + off * NRHS];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const ACC_T r = scratch[lid % NRHS];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+// Second stage, flat: for the caller's column j, the sum of the `groups` partials at
+// part[j * stride + g], in a fixed order (every group computes the same bits).
+ACC_T slot_partials(__global const ACC_T* part, int stride, int groups, __local ACC_T* scratch) {
+  const int lid = get_local_id(0);
+  ACC_T s = 0;
+  if (lid < FLAT_W)
+    for (int g = lid / NRHS; g < groups; g += FLAT_ROWS) s += part[(lid % NRHS) * stride + g];
+  return slot_sum(s, scratch);
+}
+#endif
+
 // The contiguous range [range_begin, range_end) of `units` (rows or block rows) owned by this
 // work-group: contiguous chunks keep a CPU core's rows together and cost a GPU nothing.
 int range_chunk(int units) {

@@ -8,8 +8,32 @@
 // makes), and a status it changes only moves away from "running", which every group decides
 // identically from the same sums, so reading the old or the new value leads to the same work.
 
+// update_xr's decision for system j from its pq (stat: j's status when the launch began):
+// whether it steps, with *alpha = rz / pq. `writer` (one work-item of group 0 a system) records
+// pq and the new status or the iteration, the step taken (aux_rz[NRHS + j]) and aux_rz[j] = rz,
+// the copy update_p reads.
+int xr_step(int j, ACC_T pq, int stat, int writer, __global rhs_state* st,
+            __global ACC_T* aux_rz, VEC_T* alpha) {
+  const int s = stat == CNC_ST_RUNNING ? cnc_status_of_pq(pq) : stat;
+  *alpha = 0;
+  if (writer) aux_rz[NRHS + j] = s == CNC_ST_RUNNING ? 1 : 0;
+  if (stat != CNC_ST_RUNNING) return 0;
+  if (s == CNC_ST_RUNNING) *alpha = (VEC_T)(st[j].rz / pq);
+  if (writer) {
+    st[j].pq = pq;
+    if (s != CNC_ST_RUNNING) {
+      st[j].status = s;
+    } else {
+      st[j].iters += 1;
+      aux_rz[j] = st[j].rz;
+    }
+  }
+  return s == CNC_ST_RUNNING;
+}
+
 // r -= alpha q; partials of sum d r^2 and sum r^2; partA holds spmv_dot's partials of pq. (x
-// moves in update_p, which reads p anyway.)
+// moves in update_p, which reads p anyway.) Every quantity is summed for every system, so that no
+// barrier sits under a condition (see spmv.cl).
 __kernel void update_xr(int n, int groups, __global VEC_T* r, __global const VEC_T* q,
                         __global const VEC_T* d, __global rhs_state* st,
                         __global ACC_T* aux_rz, __global const ACC_T* partA,
@@ -18,29 +42,34 @@ __kernel void update_xr(int n, int groups, __global VEC_T* r, __global const VEC
   __local int lstat[NRHS];
   snapshot_status(st, lstat);
   const int lid = get_local_id(0), g = get_group_id(0);
+#if FLAT
+  const int j = lid % NRHS;
+  VEC_T alpha;
+  const ACC_T pq = slot_partials(partA, groups, groups, scratch);
+  const int upd = xr_step(j, pq, lstat[j], g == 0 && lid < NRHS, st, aux_rz, &alpha);
+  ACC_T a0 = 0, a1 = 0;
+  if (upd && lid < FLAT_W) {
+    const OFF_T e = (OFF_T)range_end(n) * NRHS;
+    for (OFF_T o = (OFF_T)range_begin(n) * NRHS + lid; o < e; o += FLAT_W) {
+      const VEC_T ri = r[o] - alpha * q[o];
+      r[o] = ri;
+      const ACC_T di = d[o / NRHS];
+      a0 += di * (ACC_T)ri * (ACC_T)ri;
+      a1 += (ACC_T)ri * (ACC_T)ri;
+    }
+  }
+  const ACC_T s0 = slot_sum(a0, scratch);
+  const ACC_T s1 = slot_sum(a1, scratch);
+  if (lid < NRHS && upd) {
+    partB[(2 * j) * groups + g] = s0;
+    partB[(2 * j + 1) * groups + g] = s1;
+  }
+#else
   int upd[NRHS];
   VEC_T alpha[NRHS];
   for (int j = 0; j < NRHS; ++j) {
-    // Summed for every system so that no barrier sits under a condition (see spmv.cl).
     const ACC_T pq = sum_partials(partA + j * groups, groups, scratch);
-    upd[j] = 0;
-    alpha[j] = 0;
-    const int s = lstat[j] == CNC_ST_RUNNING ? cnc_status_of_pq(pq) : lstat[j];
-    if (g == 0 && lid == 0) aux_rz[NRHS + j] = s == CNC_ST_RUNNING ? 1 : 0;  // the step taken
-    if (lstat[j] != CNC_ST_RUNNING) continue;
-    if (s == CNC_ST_RUNNING) {
-      alpha[j] = (VEC_T)(st[j].rz / pq);
-      upd[j] = 1;
-    }
-    if (g == 0 && lid == 0) {
-      st[j].pq = pq;
-      if (s != CNC_ST_RUNNING) {
-        st[j].status = s;
-      } else {
-        st[j].iters += 1;
-        aux_rz[j] = st[j].rz;
-      }
-    }
+    upd[j] = xr_step(j, pq, lstat[j], g == 0 && lid == 0, st, aux_rz, &alpha[j]);
   }
   ACC_T a0[NRHS], a1[NRHS];
   for (int j = 0; j < NRHS; ++j) a0[j] = a1[j] = 0;
@@ -64,42 +93,66 @@ __kernel void update_xr(int n, int groups, __global VEC_T* r, __global const VEC
       partB[(2 * j + 1) * groups + g] = s1;
     }
   }
+#endif
 }
 
-// x += alpha p for the systems that took update_xr's step (aux_rz[NRHS + j], not the status:
-// work-group 0 may already have changed it; alpha from aux_rz[j], update_xr's copy of rz, and the
-// pq it recorded), then the convergence test and p = d.r + beta p; partB holds update_xr's
-// partials of sum d r^2 and sum r^2.
+// update_p's decision for system j: whether it took update_xr's step (aux_rz[NRHS + j], not the
+// status: work-group 0 may already have changed it), with *alpha from aux_rz[j] (update_xr's copy
+// of rz) and the pq it recorded; then the convergence test: *upd when it goes on, with *beta.
+// `writer` records rz_new, rr and the new status or rz.
+int p_step(int j, ACC_T rz_new, ACC_T rr, int writer, __global rhs_state* st,
+           __global const ACC_T* aux_rz, VEC_T* alpha, VEC_T* beta, int* upd) {
+  *upd = 0;
+  *alpha = *beta = 0;
+  if (aux_rz[NRHS + j] == 0) return 0;
+  *alpha = (VEC_T)(aux_rz[j] / st[j].pq);
+  const int s = cnc_status_of_residual(rr, rz_new, st[j].thr2);
+  if (s == CNC_ST_RUNNING) {
+    *beta = (VEC_T)(rz_new / aux_rz[j]);
+    *upd = 1;
+  }
+  if (writer) {
+    st[j].rz_new = rz_new;
+    st[j].rr = rr;
+    if (s != CNC_ST_RUNNING)
+      st[j].status = s;
+    else
+      st[j].rz = rz_new;
+  }
+  return 1;
+}
+
+// x += alpha p for the systems that took update_xr's step, then the convergence test and
+// p = d.r + beta p; partB holds update_xr's partials of sum d r^2 and sum r^2.
 __kernel void update_p(int n, int groups, __global VEC_T* x, __global VEC_T* p,
                        __global const VEC_T* r, __global const VEC_T* d, __global rhs_state* st,
                        __global const ACC_T* aux_rz, __global const ACC_T* partB) {
   __local ACC_T scratch[WG];
   const int lid = get_local_id(0), g = get_group_id(0);
+#if FLAT
+  const int j = lid % NRHS;
+  const ACC_T rz_new = slot_partials(partB, 2 * groups, groups, scratch);
+  const ACC_T rr = slot_partials(partB + groups, 2 * groups, groups, scratch);
+  VEC_T alpha, beta;
+  int upd;
+  const int stepped =
+      p_step(j, rz_new, rr, g == 0 && lid < NRHS, st, aux_rz, &alpha, &beta, &upd);
+  if (stepped && lid < FLAT_W) {
+    const OFF_T e = (OFF_T)range_end(n) * NRHS;
+    for (OFF_T o = (OFF_T)range_begin(n) * NRHS + lid; o < e; o += FLAT_W) {
+      const VEC_T po = p[o];
+      x[o] += alpha * po;
+      if (upd) p[o] = d[o / NRHS] * r[o] + beta * po;
+    }
+  }
+#else
   int upd[NRHS], stepped[NRHS];
   VEC_T alpha[NRHS], beta[NRHS];
   for (int j = 0; j < NRHS; ++j) {
     const ACC_T rz_new = sum_partials(partB + (2 * j) * groups, groups, scratch);
     const ACC_T rr = sum_partials(partB + (2 * j + 1) * groups, groups, scratch);
-    upd[j] = 0;
-    stepped[j] = 0;
-    alpha[j] = 0;
-    beta[j] = 0;
-    if (aux_rz[NRHS + j] == 0) continue;
-    stepped[j] = 1;
-    alpha[j] = (VEC_T)(aux_rz[j] / st[j].pq);
-    const int s = cnc_status_of_residual(rr, rz_new, st[j].thr2);
-    if (s == CNC_ST_RUNNING) {
-      beta[j] = (VEC_T)(rz_new / aux_rz[j]);
-      upd[j] = 1;
-    }
-    if (g == 0 && lid == 0) {
-      st[j].rz_new = rz_new;
-      st[j].rr = rr;
-      if (s != CNC_ST_RUNNING)
-        st[j].status = s;
-      else
-        st[j].rz = rz_new;
-    }
+    stepped[j] =
+        p_step(j, rz_new, rr, g == 0 && lid == 0, st, aux_rz, &alpha[j], &beta[j], &upd[j]);
   }
   const int start = range_begin(n), end = range_end(n);
   for (int i = start + lid; i < end; i += WG) {
@@ -112,6 +165,7 @@ __kernel void update_p(int n, int groups, __global VEC_T* x, __global VEC_T* p,
       if (upd[j]) p[o] = di * r[o] + beta[j] * po;
     }
   }
+#endif
 }
 
 // One work-group that records in the state what the last kernel's partials hold, for a host

@@ -43,6 +43,54 @@ void row_epilogue(int mode, int i, const VEC_T* y, const int* run, __global VEC_
   }
 }
 
+// STAGE = 1 (the host's choice: several systems, CSR or SELL, FLAT, and the tile fits in local
+// memory): a tile's rows put their products in local memory (stage_row) instead of finishing
+// each row's NRHS entries in one work-item, and tile_epilogue then finishes the tile's entries
+// flat (common.cl's FLAT: consecutive work-items at consecutive addresses, one column each), so
+// out, p and b are streamed rather than strided by NRHS.
+#ifndef STAGE
+#define STAGE 0
+#endif
+#if STAGE
+void stage_row(int r, const VEC_T* y, __local VEC_T* ytile) {
+  for (int j = 0; j < NRHS; ++j) ytile[r * NRHS + j] = y[j];
+}
+
+// The epilogue of rows [base, last) from ytile, for the caller's column (run_j: whether it runs
+// in this launch); a0, a1: its running sums (d r^2 and r^2, or p.q).
+void tile_epilogue(int mode, int base, int last, __local const VEC_T* ytile, int run_j,
+                   __global VEC_T* out, __global VEC_T* p, __global const VEC_T* b,
+                   __global const VEC_T* d, ACC_T* a0, ACC_T* a1) {
+  const int lid = get_local_id(0), cnt = (last - base) * NRHS;
+  if (lid >= FLAT_W || !run_j) return;
+  const OFF_T o0 = (OFF_T)base * NRHS;
+  for (int t = lid; t < cnt; t += FLAT_W) {
+    const OFF_T o = o0 + t;
+    const VEC_T y = ytile[t];
+    if (mode == MODE_INIT) {
+      const VEC_T di = d[o / NRHS], ri = b[o] - y;
+      out[o] = ri;
+      p[o] = di * ri;
+      *a0 += (ACC_T)di * (ACC_T)ri * (ACC_T)ri;
+      *a1 += (ACC_T)ri * (ACC_T)ri;
+    } else {
+      out[o] = y;
+      if (mode == MODE_DOT) *a0 += (ACC_T)p[o] * (ACC_T)y;
+    }
+  }
+}
+// A row's product y done: staged as row r of the tile starting at row `base`, or finished here.
+#define ROW_DONE(i, y) stage_row((i) - base, y, ytile)
+// After a tile's rows (every work-item, same trip count): its entries finished flat.
+#define TILE_DONE(last)                                                                \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                        \
+  tile_epilogue(mode, base, last, ytile, run_j, out, p, b, d, &sacc0, &sacc1);         \
+  barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define ROW_DONE(i, y) row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1)
+#define TILE_DONE(last) ((void)0)
+#endif
+
 #if FMT == 1 && LONG_ROWS
 #define IS_LONG(len) ((len) > long_min)
 // y = the sum of long row i's piece sums, in piece order. lrow: the n_long long rows ascending,
@@ -93,6 +141,11 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   for (int j = 0; j < NRHS; ++j) run[j] = mode != MODE_DOT || lstat[j] == CNC_ST_RUNNING;
   ACC_T acc0[NRHS], acc1[NRHS];
   for (int j = 0; j < NRHS; ++j) acc0[j] = acc1[j] = 0;
+#if STAGE
+  __local VEC_T ytile[WG * NRHS];
+  const int run_j = run[lid % NRHS];
+  ACC_T sacc0 = 0, sacc1 = 0;  // column lid % NRHS's sums
+#endif
 #if BALANCED
   const int start = bounds[get_group_id(0)];
   const int end = mode == MODE_DOT && !any ? start : bounds[get_group_id(0) + 1];
@@ -102,20 +155,24 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
 #endif
 
 #if FMT == 1 && CSR_W == 1
-  for (int i = start + lid; i < end; i += WG) {
-    VEC_T y[NRHS];
-    for (int j = 0; j < NRHS; ++j) y[j] = 0;
-    const IDX_T s = rowp[i], e = rowp[i + 1];
-    if (IS_LONG(e - s)) {
-      sum_pieces(i, n_long, lrow, psum, y);
-    } else {
-      for (IDX_T k = s; k < e; ++k) {
-        const VEC_T a = val[k];  // converted at the load: PoCL's code for mixed is faster
-        const OFF_T c = (OFF_T)col[k] * NRHS;
-        for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+  for (int base = start; base < end; base += WG) {  // same trip count for the group
+    const int i = base + lid;
+    if (i < end) {
+      VEC_T y[NRHS];
+      for (int j = 0; j < NRHS; ++j) y[j] = 0;
+      const IDX_T s = rowp[i], e = rowp[i + 1];
+      if (IS_LONG(e - s)) {
+        sum_pieces(i, n_long, lrow, psum, y);
+      } else {
+        for (IDX_T k = s; k < e; ++k) {
+          const VEC_T a = val[k];  // converted at the load: PoCL's code for mixed is faster
+          const OFF_T c = (OFF_T)col[k] * NRHS;
+          for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+        }
       }
+      ROW_DONE(i, y);
     }
-    row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+    TILE_DONE(min(base + WG, end));
   }
 #elif FMT == 1 && CSR_W == 0 && NRHS == 1
   // CSR stream (short rows on GPUs): the group's WG rows form a tile whose entries are read with
@@ -217,9 +274,10 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
           for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
         }
       }
-      row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+      ROW_DONE(i, y);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    TILE_DONE(last);
   }
 #elif FMT == 1
   __local VEC_T lanes[WG];
@@ -250,7 +308,8 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (i < end && lane == 0) row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+    if (i < end && lane == 0) ROW_DONE(i, y);
+    TILE_DONE(min(base + WG / CSR_W, end));
   }
 #elif FMT == 3
 #if CSR_W > 1
@@ -299,28 +358,32 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
 #ifndef SELL_U
 #define SELL_U 8
 #endif
-  for (int i = start + lid; i < end; i += WG) {
-    VEC_T y[NRHS];
-    for (int j = 0; j < NRHS; ++j) y[j] = 0;
-    const int s = i / SELL_C;
-    const IDX_T e = rowp[s + 1];
-    IDX_T k = rowp[s] + i % SELL_C;
-    for (; k < e - (SELL_U - 1) * SELL_C; k += SELL_U * SELL_C) {  // no overflow near INT_MAX
-      VEC_T a[SELL_U];
-      OFF_T c[SELL_U];
-      for (int u = 0; u < SELL_U; ++u) {
-        a[u] = val[k + u * SELL_C];
-        c[u] = (OFF_T)col[k + u * SELL_C] * NRHS;
+  for (int base = start; base < end; base += WG) {  // same trip count for the group
+    const int i = base + lid;
+    if (i < end) {
+      VEC_T y[NRHS];
+      for (int j = 0; j < NRHS; ++j) y[j] = 0;
+      const int s = i / SELL_C;
+      const IDX_T e = rowp[s + 1];
+      IDX_T k = rowp[s] + i % SELL_C;
+      for (; k < e - (SELL_U - 1) * SELL_C; k += SELL_U * SELL_C) {  // no overflow near INT_MAX
+        VEC_T a[SELL_U];
+        OFF_T c[SELL_U];
+        for (int u = 0; u < SELL_U; ++u) {
+          a[u] = val[k + u * SELL_C];
+          c[u] = (OFF_T)col[k + u * SELL_C] * NRHS;
+        }
+        for (int u = 0; u < SELL_U; ++u)
+          for (int j = 0; j < NRHS; ++j) y[j] += a[u] * v[c[u] + j];
       }
-      for (int u = 0; u < SELL_U; ++u)
-        for (int j = 0; j < NRHS; ++j) y[j] += a[u] * v[c[u] + j];
+      for (; k < e; k += SELL_C) {
+        const VEC_T a = val[k];
+        const OFF_T c = (OFF_T)col[k] * NRHS;
+        for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
+      }
+      ROW_DONE(i, y);
     }
-    for (; k < e; k += SELL_C) {
-      const VEC_T a = val[k];
-      const OFF_T c = (OFF_T)col[k] * NRHS;
-      for (int j = 0; j < NRHS; ++j) y[j] += a * v[c + j];
-    }
-    row_epilogue(mode, i, y, run, out, p, b, d, acc0, acc1);
+    TILE_DONE(min(base + WG, end));
   }
 #else
 #define B FMT
@@ -348,6 +411,18 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
 #endif
 
   const int groups = get_num_groups(0), g = get_group_id(0);
+#if STAGE
+  {
+    const int j = lid % NRHS;
+    const ACC_T s0 = slot_sum(sacc0, scratch);
+    const ACC_T s1 = slot_sum(sacc1, scratch);
+    if (lid < NRHS && mode == MODE_DOT && run_j) part[j * groups + g] = s0;
+    if (lid < NRHS && mode == MODE_INIT) {
+      part[(2 * j) * groups + g] = s0;
+      part[(2 * j + 1) * groups + g] = s1;
+    }
+  }
+#else
   for (int j = 0; j < NRHS; ++j) {
     const ACC_T s0 = wg_sum(acc0[j], scratch);
     const ACC_T s1 = wg_sum(acc1[j], scratch);
@@ -357,6 +432,7 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
       part[(2 * j + 1) * groups + g] = s1;
     }
   }
+#endif
 }
 
 #if FMT == 1 && LONG_ROWS

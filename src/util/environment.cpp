@@ -45,6 +45,8 @@ const char* name(var v) {
       return "CNC_OPENCL_SELL_U";
     case var::opencl_coefficient_buffer:
       return "CNC_OPENCL_COEF_BUFFER";
+    case var::opencl_profile:
+      return "CNC_OPENCL_PROFILE";
     case var::memory_limit_bytes:
       return "CNC_MEMORY_LIMIT_BYTES";
     case var::fault_inject:

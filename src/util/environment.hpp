@@ -28,6 +28,7 @@ enum class var {
   opencl_csr_width,               // CNC_OPENCL_CSR_WIDTH (tuning)
   opencl_sell_unroll,             // CNC_OPENCL_SELL_U (tuning)
   opencl_coefficient_buffer,      // CNC_OPENCL_COEF_BUFFER: the buffer path for any k (tests)
+  opencl_profile,                 // CNC_OPENCL_PROFILE: 1 prints kernel times (diagnosis)
   memory_limit_bytes,             // CNC_MEMORY_LIMIT_BYTES: cap on host memory (containment, tests)
   fault_inject,                   // CNC_FAULT_INJECT: make a device call fail (tests; fault.hpp)
   cholmod_library,                // CNC_CHOLMOD_LIBRARY: path of libcholmod to load

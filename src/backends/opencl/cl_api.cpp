@@ -61,6 +61,7 @@ loaded open_loader() {
          resolve(lib, "clWaitForEvents", a.WaitForEvents, w) &&
          resolve(lib, "clReleaseEvent", a.ReleaseEvent, w) &&
          resolve(lib, "clGetEventInfo", a.GetEventInfo, w) &&
+         resolve(lib, "clGetEventProfilingInfo", a.GetEventProfilingInfo, w) &&
          resolve(lib, "clCreateProgramWithSource", a.CreateProgramWithSource, w) &&
          resolve(lib, "clBuildProgram", a.BuildProgram, w) &&
          resolve(lib, "clGetProgramBuildInfo", a.GetProgramBuildInfo, w) &&

@@ -35,6 +35,7 @@ struct api {
   decltype(&::clWaitForEvents) WaitForEvents;
   decltype(&::clReleaseEvent) ReleaseEvent;
   decltype(&::clGetEventInfo) GetEventInfo;
+  decltype(&::clGetEventProfilingInfo) GetEventProfilingInfo;
   decltype(&::clCreateProgramWithSource) CreateProgramWithSource;
   decltype(&::clBuildProgram) BuildProgram;
   decltype(&::clGetProgramBuildInfo) GetProgramBuildInfo;

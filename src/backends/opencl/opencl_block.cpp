@@ -1,5 +1,5 @@
 // The OpenCL vector surface's cross-column products (device_system::block_dots, block_combine):
-// kernels/opencl/block.cl's vec_block_gram (a launch per 8 column pairs) summed by blas1.cl's
+// kernels/opencl/block.cl's vec_block_gram (a launch per 8 columns of u) summed by blas1.cl's
 // vec_dot_finish into out[i*k + j], and vec_block_combine with its k betas and k x k
 // coefficients from a slot of a device buffer (a ring of host slots, as combine's).
 #include <algorithm>
@@ -15,7 +15,7 @@
 
 namespace cnc::ocl {
 namespace {
-constexpr int gram_pairs = 8;  // BLOCK_PAIRS of block.cl
+constexpr int gram_rows = 8;  // GRAM_ROWS of block.cl: columns of u a launch
 template <typename T>
 void set_arg(const api& cl, cl_kernel k, cl_uint index, const T& v) {
   // NOLINTNEXTLINE(bugprone-sizeof-expression): T = cl_mem, a pointer: its size is what is asked
@@ -44,8 +44,8 @@ void vector_ops::block_dots(int u, int v, double* out) {
   set_arg(*e_.cl, k_bgram_, 3, um);
   set_arg(*e_.cl, k_bgram_, 4, vm);
   set_arg(*e_.cl, k_bgram_, 5, part_);
-  for (std::size_t p0 = 0; p0 < values; p0 += gram_pairs) {
-    set_arg(*e_.cl, k_bgram_, 1, cl_int(p0));
+  for (int a0 = 0; a0 < e_.k; a0 += gram_rows) {
+    set_arg(*e_.cl, k_bgram_, 1, cl_int(a0));
     launch(k_bgram_, e_.groups, "block_dots");
   }
   set_arg(*e_.cl, k_fin_, 2, part_);

@@ -24,6 +24,7 @@
 
 #include "backends/opencl/cl_error.hpp"
 #include "backends/opencl/opencl_long_rows.hpp"
+#include "backends/opencl/opencl_profile.hpp"
 #include "backends/opencl/opencl_stager.hpp"
 #include "backends/opencl/opencl_vectors.hpp"
 #include "cnc.h"
@@ -82,7 +83,8 @@ class opencl_system final : public device_system {
 
     ctx_ = shared_context(cl_, dev_);
     cl_int err = CL_SUCCESS;
-    queue_ = cl_.CreateCommandQueue(ctx_, dev_.id, 0, &err);
+    if (kernel_profile::wanted()) prof_ = std::make_unique<kernel_profile>(cl_);
+    queue_ = cl_.CreateCommandQueue(ctx_, dev_.id, prof_ ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     check(err, "clCreateCommandQueue");
 
     try {
@@ -302,6 +304,13 @@ class opencl_system final : public device_system {
       opt += " -DFMT=" + std::to_string(fmt_) + " -DSELL_C=" + std::to_string(sell_slice) +
              " -DCSR_W=" + std::to_string(width_) + " -DTILE=" + std::to_string(tile);
       opt += std::string(" -DCOEF_ARGS=") + (coef_args_ ? "1" : "0");
+      // spmv.cl's STAGE: several systems, CSR or SELL, a flat walk (k <= wg), and a tile of wg
+      // rows' products fits in local memory beside the kernel's other arrays.
+      const std::size_t vs = vs_, others = std::size_t(wg) * (acc_size() + vs) +
+                                           (width_ == 0 ? std::size_t(tile) * k_ * vs : 0) + 256;
+      const bool stage = k_ > 1 && k_ <= wg && (fmt_ == 1 || fmt_ == sell_slice) &&
+                         std::size_t(wg) * k_ * vs + others <= dev_.local_mem;
+      opt += std::string(" -DSTAGE=") + (stage ? "1" : "0");
       opt += std::string(" -DLONG_ROWS=") + (plan_.n_long ? "1" : "0") +
              " -DBALANCED=" + (plan_.balance ? "1" : "0");
       cl_program prog = get_program(cl_, dev_, opt);
@@ -406,8 +415,8 @@ class opencl_system final : public device_system {
   void launch(cl_kernel k, int groups, const char* what) {
     const std::size_t global = static_cast<std::size_t>(groups) * wg_;
     const std::size_t local = static_cast<std::size_t>(wg_);
-    const cl_int err =
-        cl_.EnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+    const cl_int err = cl_.EnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr,
+                                                prof_ ? prof_->next(what) : nullptr);
     if (err != CL_SUCCESS) throw_error(err, std::string("clEnqueueNDRangeKernel (") + what + ")");
     check(CL_SUCCESS, "clEnqueueNDRangeKernel");  // a fault injected here (util/fault.hpp)
   }
@@ -625,6 +634,7 @@ class opencl_system final : public device_system {
     vector_env e;
     e.cl = &cl_, e.device = dev_.id, e.ctx = ctx_, e.queue = queue_, e.prog = prog_;
     e.np = np_, e.units = units_, e.k = k_, e.wg = wg_, e.groups = groups_;
+    e.prof = prof_.get();
     e.vec_f32 = vec_f32_, e.acc_f32 = acc_f32_, e.val_f32 = val_f32_, e.coef_args = coef_args_;
     e.dot_v = dot_vectors(k_);
     e.max_alloc = dev_.max_alloc;
@@ -642,7 +652,10 @@ class opencl_system final : public device_system {
     vops_ = std::make_unique<vector_ops>(e);
   }
 
-  // Host column-major (n rows per system) -> device interleaved over n_padded rows.
+  // Host column-major (n rows per system) -> device interleaved over n_padded rows, through
+  // host_vec_, kept for the next call (a fresh buffer page-faults on every solve), filled a row
+  // at a time (a row's k values together: one pass over the buffer; column by column it was k
+  // passes, 10x slower at k = 8) on the host threads.
   void upload_vectors(cl_mem m, const double* src) {
     if (!src) return zero(m, vec_bytes());
     if (k_ == 1 && !vec_f32_) {  // the layout is the caller's: no host copy; padding zeroed
@@ -650,21 +663,49 @@ class opencl_system final : public device_system {
       return zero(m, vec_bytes() - std::size_t(n_) * sizeof(double),
                   std::size_t(n_) * sizeof(double));
     }
-    std::vector<unsigned char> buf(vec_bytes(), 0);
-    for (int j = 0; j < k_; ++j)
-      for (std::int32_t i = 0; i < n_; ++i)
-        put_value(buf.data(), static_cast<std::size_t>(i) * k_ + j,
-                  src[static_cast<std::size_t>(j) * n_ + i], vec_f32_);
-    write(m, buf.data(), buf.size());
+    host_vec_.resize(vec_bytes());
+    by_rows(
+        [&](std::size_t i, std::size_t k, std::size_t n) {
+          for (std::size_t j = 0; j < k; ++j) {
+            const double v = i < n ? src[j * n + i] : 0.0;  // padding rows: 0
+            if (vec_f32_) {
+              const float f = static_cast<float>(v);
+              std::memcpy(host_vec_.data() + (i * k + j) * sizeof f, &f, sizeof f);
+            } else {
+              std::memcpy(host_vec_.data() + (i * k + j) * sizeof v, &v, sizeof v);
+            }
+          }
+        },
+        std::size_t(np_));
+    write(m, host_vec_.data(), vec_bytes());
   }
   void download_vectors(cl_mem m, double* dst) {
     if (k_ == 1 && !vec_f32_) return read(m, dst, std::size_t(n_) * sizeof(double));
-    std::vector<unsigned char> buf(vec_bytes());
-    read(m, buf.data(), buf.size());
-    for (int j = 0; j < k_; ++j)
-      for (std::int32_t i = 0; i < n_; ++i)
-        dst[static_cast<std::size_t>(j) * n_ + i] =
-            get_value(buf.data(), static_cast<std::size_t>(i) * k_ + j, vec_f32_);
+    host_vec_.resize(vec_bytes());
+    read(m, host_vec_.data(), vec_bytes());
+    by_rows(
+        [&](std::size_t i, std::size_t k, std::size_t n) {
+          for (std::size_t j = 0; j < k; ++j) {
+            if (vec_f32_) {
+              float f;
+              std::memcpy(&f, host_vec_.data() + (i * k + j) * sizeof f, sizeof f);
+              dst[j * n + i] = f;
+            } else {
+              std::memcpy(&dst[j * n + i], host_vec_.data() + (i * k + j) * sizeof(double),
+                          sizeof(double));
+            }
+          }
+        },
+        std::size_t(n_));
+  }
+  // f(i, k, n) for rows i < rows, in pieces on the host threads (each row's outputs its own).
+  template <class F>
+  void by_rows(F&& f, std::size_t rows) {
+    const std::size_t k = std::size_t(k_), n = std::size_t(n_);
+    parallel_pieces(std::int64_t(rows), 32768, host_threads(),
+                    [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
+                      for (auto i = std::size_t(i0); i < std::size_t(i1); ++i) f(i, k, n);
+                    });
   }
 
   void release_kernels() {
@@ -676,6 +717,12 @@ class opencl_system final : public device_system {
   }
   void release() {
     if (queue_) cl_.Finish(queue_);
+    if (prof_ && queue_) {
+      const std::string title = "n " + std::to_string(n_) + ", k " + std::to_string(k_) + ", FMT " +
+                                std::to_string(fmt_) + ", WG " + std::to_string(wg_) + ", groups " +
+                                std::to_string(groups_);
+      prof_->report(queue_, title.c_str());
+    }
     vops_.reset();
     release_kernels();
     for (cl_mem m : mems_) cl_.ReleaseMemObject(m);
@@ -697,9 +744,11 @@ class opencl_system final : public device_system {
   int pending_ = 0;  // finalize mode owed before a state read: 1 after spmv_dot, 2 after update_xr
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
-  cl_program prog_ = nullptr;  // shared, cached by get_program: not released here
+  cl_program prog_ = nullptr;             // shared, cached by get_program: not released here
+  std::unique_ptr<kernel_profile> prof_;  // CNC_OPENCL_PROFILE (before vops_, which uses it)
   std::unique_ptr<vector_ops> vops_;
   std::vector<cl_mem> mems_;
+  std::vector<unsigned char> host_vec_;  // upload_vectors / download_vectors' interleaved copy
   std::vector<std::int64_t> slice_ptr_;  // SELL filled on the device: its slice offsets
   // Upload phase times (s): program, matrix writes, SELL fill, diagonal, vectors; bytes written.
   double times_[5] = {0, 0, 0, 0, 0};

@@ -450,8 +450,8 @@ void vector_ops::ensure_dot_space(int count) {
 
 void vector_ops::launch(cl_kernel k, int groups, const char* what) {
   const std::size_t global = std::size_t(groups) * e_.wg, local = std::size_t(e_.wg);
-  const cl_int err =
-      e_.cl->EnqueueNDRangeKernel(e_.queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  const cl_int err = e_.cl->EnqueueNDRangeKernel(e_.queue, k, 1, nullptr, &global, &local, 0,
+                                                 nullptr, e_.prof ? e_.prof->next(what) : nullptr);
   if (err != CL_SUCCESS) throw_error(err, std::string("clEnqueueNDRangeKernel (") + what + ")");
 }
 

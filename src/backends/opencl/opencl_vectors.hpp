@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_api.hpp"
+#include "backends/opencl/opencl_profile.hpp"
 #include "matrix/matrix.hpp"
 
 namespace cnc::ocl {
@@ -47,7 +48,8 @@ struct vector_env {
   cl_long long_min = -1;
   cl_int n_long = 0, n_pieces = 0, piece_groups = 1;
   cl_mem bounds = nullptr, lrow = nullptr, pieces = nullptr, psum = nullptr;
-  std::vector<cl_mem> fixed;  // x, r, p, q, b (device_system::vec_x .. vec_b)
+  std::vector<cl_mem> fixed;       // x, r, p, q, b (device_system::vec_x .. vec_b)
+  kernel_profile* prof = nullptr;  // the system's, with CNC_OPENCL_PROFILE
 };
 
 // COEF_ARGS of the build for k columns: whether zaxpby's 4k coefficients (axpby's 2k) fit in a
