@@ -12,15 +12,9 @@ set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=$PWD
 exec > >(tee -a "$OUT/block-cg-ab.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-. device_runs/gpu_env.sh
 T="cnc test_backend test_block_cg bench_block_cg"
-cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 &&
-  ninja -C /tmp/b $T > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -60; exit 1; }
-rm -rf /tmp/base && mkdir -p /tmp/base && cp -r "$R"/. /tmp/base/ && rm -rf /tmp/base/build*
-cp -r device_runs/baseline_bcg/. /tmp/base/
-(cd /tmp/base && cmake -S . -B /tmp/b0 -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg0.log 2>&1 &&
-  ninja -C /tmp/b0 bench_block_cg > /tmp/build0.log 2>&1) || { tail -30 /tmp/build0.log; exit 1; }
-bb() { find /tmp/$1 -name bench_block_cg -type f | head -1; }
+T0=bench_block_cg
+. device_runs/ab_build.sh
 for what in "$@"; do
   if [ "$what" = tests ]; then
     for be in cuda opencl; do
