@@ -653,9 +653,8 @@ class opencl_system final : public device_system {
   }
 
   // Host column-major (n rows per system) -> device interleaved over n_padded rows, through
-  // host_vec_, kept for the next call (a fresh buffer page-faults on every solve), filled a row
-  // at a time (a row's k values together: one pass over the buffer; column by column it was k
-  // passes, 10x slower at k = 8) on the host threads.
+  // host_vec_ (host_block), filled a row at a time (a row's k values together: one pass over the
+  // buffer; column by column it was k passes, 10x slower at k = 8) on the host threads.
   void upload_vectors(cl_mem m, const double* src) {
     if (!src) return zero(m, vec_bytes());
     if (k_ == 1 && !vec_f32_) {  // the layout is the caller's: no host copy; padding zeroed
@@ -663,40 +662,51 @@ class opencl_system final : public device_system {
       return zero(m, vec_bytes() - std::size_t(n_) * sizeof(double),
                   std::size_t(n_) * sizeof(double));
     }
-    host_vec_.resize(vec_bytes());
+    unsigned char* h = host_block();
     by_rows(
         [&](std::size_t i, std::size_t k, std::size_t n) {
           for (std::size_t j = 0; j < k; ++j) {
             const double v = i < n ? src[j * n + i] : 0.0;  // padding rows: 0
             if (vec_f32_) {
               const float f = static_cast<float>(v);
-              std::memcpy(host_vec_.data() + (i * k + j) * sizeof f, &f, sizeof f);
+              std::memcpy(h + (i * k + j) * sizeof f, &f, sizeof f);
             } else {
-              std::memcpy(host_vec_.data() + (i * k + j) * sizeof v, &v, sizeof v);
+              std::memcpy(h + (i * k + j) * sizeof v, &v, sizeof v);
             }
           }
         },
         std::size_t(np_));
-    write(m, host_vec_.data(), vec_bytes());
+    write(m, h, vec_bytes());
+    host_block_done();
   }
   void download_vectors(cl_mem m, double* dst) {
     if (k_ == 1 && !vec_f32_) return read(m, dst, std::size_t(n_) * sizeof(double));
-    host_vec_.resize(vec_bytes());
-    read(m, host_vec_.data(), vec_bytes());
+    unsigned char* h = host_block();
+    read(m, h, vec_bytes());
     by_rows(
         [&](std::size_t i, std::size_t k, std::size_t n) {
           for (std::size_t j = 0; j < k; ++j) {
             if (vec_f32_) {
               float f;
-              std::memcpy(&f, host_vec_.data() + (i * k + j) * sizeof f, sizeof f);
+              std::memcpy(&f, h + (i * k + j) * sizeof f, sizeof f);
               dst[j * n + i] = f;
             } else {
-              std::memcpy(&dst[j * n + i], host_vec_.data() + (i * k + j) * sizeof(double),
-                          sizeof(double));
+              std::memcpy(&dst[j * n + i], h + (i * k + j) * sizeof(double), sizeof(double));
             }
           }
         },
         std::size_t(n_));
+    host_block_done();
+  }
+  // The host copy of a vector block: kept between calls (a fresh one page-faults on every solve:
+  // 54 against 12 ms for 2.1 M x 8 on the build box) while at most host_keep_max bytes, freed
+  // after each use when larger rather than held as long as the system.
+  unsigned char* host_block() {
+    host_vec_.resize(vec_bytes());
+    return host_vec_.data();
+  }
+  void host_block_done() {
+    if (host_vec_.size() > host_keep_max) std::vector<unsigned char>().swap(host_vec_);
   }
   // f(i, k, n) for rows i < rows, in pieces on the host threads (each row's outputs its own).
   template <class F>
@@ -748,7 +758,8 @@ class opencl_system final : public device_system {
   std::unique_ptr<kernel_profile> prof_;  // CNC_OPENCL_PROFILE (before vops_, which uses it)
   std::unique_ptr<vector_ops> vops_;
   std::vector<cl_mem> mems_;
-  std::vector<unsigned char> host_vec_;  // upload_vectors / download_vectors' interleaved copy
+  std::vector<unsigned char> host_vec_;  // host_block(): the vectors' interleaved host copy
+  static constexpr std::size_t host_keep_max = std::size_t(256) << 20;
   std::vector<std::int64_t> slice_ptr_;  // SELL filled on the device: its slice offsets
   // Upload phase times (s): program, matrix writes, SELL fill, diagonal, vectors; bytes written.
   double times_[5] = {0, 0, 0, 0, 0};
