@@ -22,6 +22,7 @@
 #include "backends/backend.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/cpu_partition.hpp"
+#include "backends/interleave.hpp"
 #include "cnc.h"
 #include "conversion/reorder.hpp"
 #include "util/environment.hpp"
@@ -144,11 +145,8 @@ class cpu_system final : public device_system {
   }
 
   void set_vectors(const double* b, const double* x) override {
-    for (int j = 0; j < k_; ++j)
-      for (std::int32_t i = 0; i < n_; ++i) {
-        b_[std::int64_t(i) * k_ + j] = VT(b[i + std::size_t(j) * n_]);
-        x_[std::int64_t(i) * k_ + j] = x ? VT(x[i + std::size_t(j) * n_]) : VT(0);
-      }
+    interleave(b, n_, k_, n_, b_.data(), 1);
+    interleave(x, n_, k_, n_, x_.data(), 1);
   }
 
   void init(const double* thr2) override {
@@ -214,23 +212,15 @@ class cpu_system final : public device_system {
     std::memcpy(state_.data(), in, sizeof(rhs_state) * std::size_t(k_));
   }
 
-  void get_x(double* x) override {
-    for (int j = 0; j < k_; ++j)
-      for (std::int32_t i = 0; i < n_; ++i)
-        x[i + std::size_t(j) * n_] = double(x_[std::int64_t(i) * k_ + j]);
-  }
+  void get_x(double* x) override { deinterleave(x_.data(), n_, k_, x, 1); }
 
   void apply(const double* x, double* y) override {
-    for (int j = 0; j < k_; ++j)
-      for (std::int32_t i = 0; i < np_; ++i)
-        p_[std::int64_t(i) * k_ + j] = i < n_ ? VT(x[i + std::size_t(j) * n_]) : VT(0);
+    interleave(x, n_, k_, np_, p_.data(), 1);
     step_.in = p_.data(), step_.out = q_.data();
     spmv_sweep(
         step_.in, q_.data(), [&](std::int32_t c) { kt_->apply(step_, first_row(c), last_row(c)); },
         [](std::int32_t) {});
-    for (int j = 0; j < k_; ++j)
-      for (std::int32_t i = 0; i < n_; ++i)
-        y[i + std::size_t(j) * n_] = double(q_[std::int64_t(i) * k_ + j]);
+    deinterleave(q_.data(), n_, k_, y, 1);
   }
 
   // The vector surface: plain loops over fixed row chunks (the compiler vectorizes them);
@@ -581,12 +571,7 @@ class cpu_system final : public device_system {
     });
   }
 
-  void read(int v, double* out) override {
-    const VT* src = vectors_.at(v);
-    for (int j = 0; j < k_; ++j)
-      for (std::int32_t i = 0; i < n_; ++i)
-        out[i + std::size_t(j) * n_] = double(src[std::int64_t(i) * k_ + j]);
-  }
+  void read(int v, double* out) override { deinterleave(vectors_.at(v), n_, k_, out, 1); }
 
  private:
   // The chunks and long rows of this matrix (cpu_partition.hpp); long rows in CSR only, by

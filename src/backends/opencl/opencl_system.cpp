@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/interleave.hpp"
 #include "backends/opencl/cl_error.hpp"
 #include "backends/opencl/opencl_long_rows.hpp"
 #include "backends/opencl/opencl_profile.hpp"
@@ -652,9 +653,8 @@ class opencl_system final : public device_system {
     vops_ = std::make_unique<vector_ops>(e);
   }
 
-  // Host column-major (n rows per system) -> device interleaved over n_padded rows, through
-  // host_vec_ (host_block), filled a row at a time (a row's k values together: one pass over the
-  // buffer; column by column it was k passes, 10x slower at k = 8) on the host threads.
+  // Host column-major (n rows per system) -> device interleaved over n_padded rows, through a
+  // host copy (backends/interleave.hpp: a row at a time, on the host threads).
   void upload_vectors(cl_mem m, const double* src) {
     if (!src) return zero(m, vec_bytes());
     if (k_ == 1 && !vec_f32_) {  // the layout is the caller's: no host copy; padding zeroed
@@ -662,60 +662,33 @@ class opencl_system final : public device_system {
       return zero(m, vec_bytes() - std::size_t(n_) * sizeof(double),
                   std::size_t(n_) * sizeof(double));
     }
-    unsigned char* h = host_block();
-    by_rows(
-        [&](std::size_t i, std::size_t k, std::size_t n) {
-          for (std::size_t j = 0; j < k; ++j) {
-            const double v = i < n ? src[j * n + i] : 0.0;  // padding rows: 0
-            if (vec_f32_) {
-              const float f = static_cast<float>(v);
-              std::memcpy(h + (i * k + j) * sizeof f, &f, sizeof f);
-            } else {
-              std::memcpy(h + (i * k + j) * sizeof v, &v, sizeof v);
-            }
-          }
-        },
-        std::size_t(np_));
-    write(m, h, vec_bytes());
-    host_block_done();
+    vec_f32_ ? upload_via(m, src, host_f_) : upload_via(m, src, host_d_);
   }
   void download_vectors(cl_mem m, double* dst) {
     if (k_ == 1 && !vec_f32_) return read(m, dst, std::size_t(n_) * sizeof(double));
-    unsigned char* h = host_block();
-    read(m, h, vec_bytes());
-    by_rows(
-        [&](std::size_t i, std::size_t k, std::size_t n) {
-          for (std::size_t j = 0; j < k; ++j) {
-            if (vec_f32_) {
-              float f;
-              std::memcpy(&f, h + (i * k + j) * sizeof f, sizeof f);
-              dst[j * n + i] = f;
-            } else {
-              std::memcpy(&dst[j * n + i], h + (i * k + j) * sizeof(double), sizeof(double));
-            }
-          }
-        },
-        std::size_t(n_));
-    host_block_done();
+    vec_f32_ ? download_via(m, dst, host_f_) : download_via(m, dst, host_d_);
   }
-  // The host copy of a vector block: kept between calls (a fresh one page-faults on every solve:
-  // 54 against 12 ms for 2.1 M x 8 on the build box) while at most host_keep_max bytes, freed
-  // after each use when larger rather than held as long as the system.
-  unsigned char* host_block() {
-    host_vec_.resize(vec_bytes());
-    return host_vec_.data();
+  // The host copy h (host_f_ or host_d_, the vectors' type) is kept between calls (a fresh one
+  // page-faults on every solve: 54 against 12 ms for 2.1 M x 8 on the build box) while it is at
+  // most host_keep_max bytes, and freed after each use when larger rather than held as long as
+  // the system.
+  template <class T>
+  void upload_via(cl_mem m, const double* src, std::vector<T>& h) {
+    h.resize(std::size_t(np_) * k_);
+    interleave(src, n_, k_, np_, h.data(), host_threads());
+    write(m, h.data(), vec_bytes());
+    keep_or_free(h);
   }
-  void host_block_done() {
-    if (host_vec_.size() > host_keep_max) std::vector<unsigned char>().swap(host_vec_);
+  template <class T>
+  void download_via(cl_mem m, double* dst, std::vector<T>& h) {
+    h.resize(std::size_t(np_) * k_);
+    read(m, h.data(), vec_bytes());
+    deinterleave(h.data(), n_, k_, dst, host_threads());
+    keep_or_free(h);
   }
-  // f(i, k, n) for rows i < rows, in pieces on the host threads (each row's outputs its own).
-  template <class F>
-  void by_rows(F&& f, std::size_t rows) {
-    const std::size_t k = std::size_t(k_), n = std::size_t(n_);
-    parallel_pieces(std::int64_t(rows), 32768, host_threads(),
-                    [&](std::int64_t, std::int64_t i0, std::int64_t i1) {
-                      for (auto i = std::size_t(i0); i < std::size_t(i1); ++i) f(i, k, n);
-                    });
+  template <class T>
+  static void keep_or_free(std::vector<T>& h) {
+    if (h.size() * sizeof(T) > host_keep_max) std::vector<T>().swap(h);
   }
 
   void release_kernels() {
@@ -758,7 +731,8 @@ class opencl_system final : public device_system {
   std::unique_ptr<kernel_profile> prof_;  // CNC_OPENCL_PROFILE (before vops_, which uses it)
   std::unique_ptr<vector_ops> vops_;
   std::vector<cl_mem> mems_;
-  std::vector<unsigned char> host_vec_;  // host_block(): the vectors' interleaved host copy
+  std::vector<float> host_f_;   // upload_via / download_via's host copy, f32 vectors
+  std::vector<double> host_d_;  // the same, f64 vectors
   static constexpr std::size_t host_keep_max = std::size_t(256) << 20;
   std::vector<std::int64_t> slice_ptr_;  // SELL filled on the device: its slice offsets
   // Upload phase times (s): program, matrix writes, SELL fill, diagonal, vectors; bytes written.
