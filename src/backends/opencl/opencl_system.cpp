@@ -701,10 +701,13 @@ class opencl_system final : public device_system {
   void release() {
     if (queue_) cl_.Finish(queue_);
     if (prof_ && queue_) {
-      const std::string title = "n " + std::to_string(n_) + ", k " + std::to_string(k_) + ", FMT " +
-                                std::to_string(fmt_) + ", WG " + std::to_string(wg_) + ", groups " +
-                                std::to_string(groups_);
-      prof_->report(queue_, title.c_str());
+      try {
+        const std::string title = "n " + std::to_string(n_) + ", k " + std::to_string(k_) +
+                                  ", FMT " + std::to_string(fmt_) + ", WG " + std::to_string(wg_) +
+                                  ", groups " + std::to_string(groups_);
+        prof_->report(queue_, title.c_str());
+      } catch (...) {  // a diagnostic must not throw out of the destructor (out of memory)
+      }
     }
     vops_.reset();
     release_kernels();
