@@ -9,14 +9,14 @@
 //
 // Element-wise kernels walk the flat entries of their group's row range (range_begin/end of
 // common.cl): consecutive work-items at consecutive addresses, whatever NRHS. The dot products
-// walk rows with one accumulator per column and reduce as pcg_steps.cl does: a fixed tree in
-// each group (wg_sum), then the groups' partials in group order (sum_partials) by
-// vec_dot_finish, so the same inputs give the same bits. Extra define:
+// walk flat too where the group has a work-item per column (FLAT), else rows, and reduce as
+// pcg_steps.cl does: a fixed tree in each group, then the groups' partials in group order
+// (sum_partials) by vec_dot_finish, so the same inputs give the same bits. Extra define:
 //   COEF_ARGS  1: vec_axpby's and vec_zaxpby's coefficients come by value as a kernel argument
 //              (a struct of 2 NRHS, 4 NRHS VEC_T); 0: from slot `slot` (4 NRHS values) of a
 //              device buffer (NRHS too large for the device's kernel-argument space)
 // The host dots up to 4 vectors with u per launch (vec_dot_part1/2/4), fewer for large NRHS
-// (registers), and combines up to 8 vectors into y per launch (vec_combine).
+// when rows are walked (registers: 4 NRHS sums a work-item), and combines up to 8 vectors into y per launch (vec_combine).
 
 #ifndef COEF_ARGS
 #define COEF_ARGS 1
@@ -184,13 +184,35 @@ __kernel void vec_b_minus(int n, __global const rhs_state* st, __global const VE
 
 // Per-group partials of u . v_t for t < nv, to part[((slot + t) * NRHS + j) * groups + g]: every
 // column's, 0 for masked-out ones. nv is 1, 2 or 4, a constant in each kernel below once inlined
-// (one per nv: no reduction is spent on absent vectors); v_t for t >= nv are not read.
+// (one per nv: no reduction is spent on absent vectors); v_t for t >= nv are not read. FLAT: each
+// work-item walks one column's entries at consecutive addresses with nv sums, reduced per column
+// by slot_sum (common.cl); else rows, with nv NRHS sums a work-item.
 void dot_part(const int nv, int n, int slot, __global const rhs_state* st,
               __global const VEC_T* u, __global const VEC_T* v0, __global const VEC_T* v1,
               __global const VEC_T* v2, __global const VEC_T* v3, __global ACC_T* part,
               __local ACC_T* scratch, __local int* lstat) {
   const int any = snapshot_status(st, lstat);
   const int lid = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+#if FLAT
+  const int j = lid % NRHS;
+  ACC_T acc[4] = {0, 0, 0, 0};
+  if (any && lid < FLAT_W && lstat[j] == CNC_ST_RUNNING) {
+    const OFF_T e = (OFF_T)range_end(n) * NRHS;
+    for (OFF_T o = (OFF_T)range_begin(n) * NRHS + lid; o < e; o += FLAT_W) {
+      const ACC_T uo = u[o];
+      acc[0] += uo * (ACC_T)v0[o];
+      if (nv > 1) acc[1] += uo * (ACC_T)v1[o];
+      if (nv > 2) {
+        acc[2] += uo * (ACC_T)v2[o];
+        acc[3] += uo * (ACC_T)v3[o];
+      }
+    }
+  }
+  for (int t = 0; t < nv; ++t) {
+    const ACC_T s = slot_sum(acc[t], scratch);
+    if (lid < NRHS) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
+  }
+#else
   ACC_T acc[4][NRHS];
   int act[NRHS];
   for (int j = 0; j < NRHS; ++j) {
@@ -216,6 +238,7 @@ void dot_part(const int nv, int n, int slot, __global const rhs_state* st,
       const ACC_T s = wg_sum(acc[t][j], scratch);
       if (lid == 0) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
     }
+#endif
 }
 
 #define DOT_PART_ARGS                                                                    \

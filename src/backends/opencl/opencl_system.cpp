@@ -637,7 +637,7 @@ class opencl_system final : public device_system {
     e.np = np_, e.units = units_, e.k = k_, e.wg = wg_, e.groups = groups_;
     e.prof = prof_.get();
     e.vec_f32 = vec_f32_, e.acc_f32 = acc_f32_, e.val_f32 = val_f32_, e.coef_args = coef_args_;
-    e.dot_v = dot_vectors(k_);
+    e.dot_v = dot_vectors(k_, wg_);
     e.max_alloc = dev_.max_alloc;
     cl_ulong mem = 0;  // a bound for drivers that promise buffers they cannot back
     if (cl_.GetDeviceInfo(dev_.id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, nullptr) ==

@@ -58,7 +58,10 @@ bool coef_args_fit(int k, std::size_t vec_size, std::size_t max_param) {
   return 4 * std::size_t(k) * vec_size + 64 <= max_param;
 }
 
-int dot_vectors(int k) { return k <= 8 ? 4 : k <= 16 ? 2 : 1; }
+int dot_vectors(int k, int wg) {
+  if (k <= wg) return 4;  // FLAT: a work-item keeps one sum a vector
+  return k <= 8 ? 4 : k <= 16 ? 2 : 1;
+}
 
 std::size_t vector_kernels_fit(const api& cl, cl_program prog, cl_device_id dev) {
   std::size_t fit = SIZE_MAX;

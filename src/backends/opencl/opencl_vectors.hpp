@@ -38,7 +38,7 @@ struct vector_env {
   int k = 1, wg = 1, groups = 1;
   bool vec_f32 = false, acc_f32 = false, val_f32 = false;  // val_f32: VAL_T is float
   bool coef_args = true;                                   // COEF_ARGS of the build
-  int dot_v = 1;                                           // dot_vectors(k)
+  int dot_v = 1;                                           // dot_vectors(k, wg)
   std::uint64_t max_alloc = 0;                             // 0: unknown
   std::uint64_t mem_left = 0;  // device memory minus the system's own buffers; 0: unknown
   cl_mem rowp = nullptr, col = nullptr, val = nullptr, d = nullptr;
@@ -60,8 +60,9 @@ bool coef_args_fit(int k, std::size_t vec_size, std::size_t max_param);
 // Host doubles <-> device element type (float or double) in a byte buffer, at element `index`.
 void put_value(unsigned char* dst, std::size_t index, double v, bool as_float);
 double get_value(const unsigned char* src, std::size_t index, bool as_float);
-// Vectors dotted with u per launch (1, 2 or 4): fewer for many columns (registers).
-int dot_vectors(int k);
+// Vectors dotted with u per launch (1, 2 or 4): fewer for many columns when a work-item walks
+// rows (wg < k: 4 k sums a work-item, in registers).
+int dot_vectors(int k, int wg);
 // The largest work-group every vector kernel of `prog` accepts (CL_KERNEL_WORK_GROUP_SIZE).
 std::size_t vector_kernels_fit(const api& cl, cl_program prog, cl_device_id dev);
 
