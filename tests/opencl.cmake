@@ -25,6 +25,12 @@ cnc_add_test(test_opencl_kernels TEST_NAME opencl_kernels_gpu_vector)
 set_tests_properties(opencl_kernels_gpu_vector PROPERTIES ENVIRONMENT
   "CNC_OPENCL_WG=32;CNC_OPENCL_CSR_WIDTH=4;${CNC_OPENCL_TEST_ENV}")
 
+# The SpMV with a work-item per row and column (spmv.cl's COLS, chosen from k = 16), forced for
+# the suite's k = 3.
+cnc_add_test(test_opencl_kernels TEST_NAME opencl_kernels_gpu_cols)
+set_tests_properties(opencl_kernels_gpu_cols PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_WG=64;CNC_OPENCL_SPMV_COLS=1;${CNC_OPENCL_TEST_ENV}")
+
 # Machines without OpenCL, simulated: no platform (an empty ICD folder), no loader at all.
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/opencl-empty-vendors)
 add_test(NAME opencl_no_platform COMMAND test_opencl_kernels --expect-absent "no OpenCL platform")

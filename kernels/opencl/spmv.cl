@@ -48,36 +48,52 @@ void row_epilogue(int mode, int i, const VEC_T* y, const int* run, __global VEC_
 // each row's NRHS entries in one work-item, and tile_epilogue then finishes the tile's entries
 // flat (common.cl's FLAT: consecutive work-items at consecutive addresses, one column each), so
 // out, p and b are streamed rather than strided by NRHS.
+//
+// COLS = 1 (the host's choice instead of STAGE for CSR with one work-item a row, or SELL): one
+// work-item per (row, column) instead, FLAT_ROWS rows a pass, column lid % NRHS: the k work-items
+// of a row read its entries (the same addresses: one load for them) and gather p at consecutive
+// addresses, each keeps one sum, and finishes its entry at once (no staging, no barrier). A
+// work-item that takes a row's k columns gathers k values an entry, strided across the warp, and
+// keeps k sums: at k = 16 that SpMV ran at a seventh of its floor on an H200.
 #ifndef STAGE
 #define STAGE 0
+#endif
+#ifndef COLS
+#define COLS 0
 #endif
 #if STAGE
 void stage_row(int r, const VEC_T* y, __local VEC_T* ytile) {
   for (int j = 0; j < NRHS; ++j) ytile[r * NRHS + j] = y[j];
 }
-
+#endif
+#if STAGE || COLS
+// The epilogue of one flat entry o (row o / NRHS, column o % NRHS) with its product y; a0, a1:
+// the column's running sums (d r^2 and r^2, or p.q).
+void flat_epilogue(int mode, OFF_T o, VEC_T y, __global VEC_T* out, __global VEC_T* p,
+                   __global const VEC_T* b, __global const VEC_T* d, ACC_T* a0, ACC_T* a1) {
+  if (mode == MODE_INIT) {
+    const VEC_T di = d[o / NRHS], ri = b[o] - y;
+    out[o] = ri;
+    p[o] = di * ri;
+    *a0 += (ACC_T)di * (ACC_T)ri * (ACC_T)ri;
+    *a1 += (ACC_T)ri * (ACC_T)ri;
+  } else {
+    out[o] = y;
+    if (mode == MODE_DOT) *a0 += (ACC_T)p[o] * (ACC_T)y;
+  }
+}
+#endif
+#if STAGE
 // The epilogue of rows [base, last) from ytile, for the caller's column (run_j: whether it runs
-// in this launch); a0, a1: its running sums (d r^2 and r^2, or p.q).
+// in this launch).
 void tile_epilogue(int mode, int base, int last, __local const VEC_T* ytile, int run_j,
                    __global VEC_T* out, __global VEC_T* p, __global const VEC_T* b,
                    __global const VEC_T* d, ACC_T* a0, ACC_T* a1) {
   const int lid = get_local_id(0), cnt = (last - base) * NRHS;
   if (lid >= FLAT_W || !run_j) return;
   const OFF_T o0 = (OFF_T)base * NRHS;
-  for (int t = lid; t < cnt; t += FLAT_W) {
-    const OFF_T o = o0 + t;
-    const VEC_T y = ytile[t];
-    if (mode == MODE_INIT) {
-      const VEC_T di = d[o / NRHS], ri = b[o] - y;
-      out[o] = ri;
-      p[o] = di * ri;
-      *a0 += (ACC_T)di * (ACC_T)ri * (ACC_T)ri;
-      *a1 += (ACC_T)ri * (ACC_T)ri;
-    } else {
-      out[o] = y;
-      if (mode == MODE_DOT) *a0 += (ACC_T)p[o] * (ACC_T)y;
-    }
-  }
+  for (int t = lid; t < cnt; t += FLAT_W)
+    flat_epilogue(mode, o0 + t, ytile[t], out, p, b, d, a0, a1);
 }
 // A row's product y done: staged as row r of the tile starting at row `base`, or finished here.
 #define ROW_DONE(i, y) stage_row((i) - base, y, ytile)
@@ -110,9 +126,27 @@ void sum_pieces(int i, int n_long, __global const int* lrow, __global const VEC_
   for (int t = first; t < last; ++t)
     for (int j = 0; j < NRHS; ++j) y[j] += psum[(long)t * NRHS + j];
 }
+#if COLS
+// Column j's entry of the same sum (the same bits as sum_pieces's y[j]).
+VEC_T sum_pieces_col(int i, int j, int n_long, __global const int* lrow,
+                     __global const VEC_T* psum) {
+  int lo = 0, hi = n_long - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (lrow[mid] < i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  VEC_T y = 0;
+  for (int t = lrow[n_long + lo]; t < lrow[n_long + lo + 1]; ++t) y += psum[(long)t * NRHS + j];
+  return y;
+}
+#endif
 #else
 #define IS_LONG(len) 0
 #define sum_pieces(i, n_long, lrow, psum, y) ((void)0)
+#define sum_pieces_col(i, j, n_long, lrow, psum) ((VEC_T)0)
 #endif
 
 // v: the multiplied vector (p, or x in MODE_INIT); out: q, or r in MODE_INIT.
@@ -143,6 +177,8 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   for (int j = 0; j < NRHS; ++j) acc0[j] = acc1[j] = 0;
 #if STAGE
   __local VEC_T ytile[WG * NRHS];
+#endif
+#if STAGE || COLS
   const int run_j = run[lid % NRHS];
   ACC_T sacc0 = 0, sacc1 = 0;  // column lid % NRHS's sums
 #endif
@@ -154,7 +190,47 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   const int end = mode == MODE_DOT && !any ? start : range_end(units);
 #endif
 
-#if FMT == 1 && CSR_W == 1
+#if COLS && FMT == 1 && CSR_W == 1
+  {
+    const int j = lid % NRHS;
+    for (int i = start + lid / NRHS; i < end; i += FLAT_ROWS) {
+      if (lid >= FLAT_W || !run_j) break;
+      const IDX_T s = rowp[i], e = rowp[i + 1];
+      VEC_T y = 0;
+      if (IS_LONG(e - s)) {
+        y = sum_pieces_col(i, j, n_long, lrow, psum);
+      } else {
+        for (IDX_T k = s; k < e; ++k) y += val[k] * v[(OFF_T)col[k] * NRHS + j];
+      }
+      flat_epilogue(mode, (OFF_T)i * NRHS + j, y, out, p, b, d, &sacc0, &sacc1);
+    }
+  }
+#elif COLS && FMT == SELL_C
+#ifndef SELL_U
+#define SELL_U 8
+#endif
+  {
+    const int j = lid % NRHS;
+    for (int i = start + lid / NRHS; i < end; i += FLAT_ROWS) {
+      if (lid >= FLAT_W || !run_j) break;
+      const int sl = i / SELL_C;
+      const IDX_T e = rowp[sl + 1];
+      IDX_T k = rowp[sl] + i % SELL_C;
+      VEC_T y = 0;
+      for (; k < e - (SELL_U - 1) * SELL_C; k += SELL_U * SELL_C) {  // no overflow near INT_MAX
+        VEC_T a[SELL_U];
+        OFF_T c[SELL_U];
+        for (int u = 0; u < SELL_U; ++u) {
+          a[u] = val[k + u * SELL_C];
+          c[u] = (OFF_T)col[k + u * SELL_C] * NRHS + j;
+        }
+        for (int u = 0; u < SELL_U; ++u) y += a[u] * v[c[u]];
+      }
+      for (; k < e; k += SELL_C) y += val[k] * v[(OFF_T)col[k] * NRHS + j];
+      flat_epilogue(mode, (OFF_T)i * NRHS + j, y, out, p, b, d, &sacc0, &sacc1);
+    }
+  }
+#elif FMT == 1 && CSR_W == 1
   for (int base = start; base < end; base += WG) {  // same trip count for the group
     const int i = base + lid;
     if (i < end) {
@@ -411,7 +487,7 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
 #endif
 
   const int groups = get_num_groups(0), g = get_group_id(0);
-#if STAGE
+#if STAGE || COLS
   {
     const int j = lid % NRHS;
     const ACC_T s0 = slot_sum(sacc0, scratch);

@@ -43,6 +43,8 @@ const char* name(var v) {
       return "CNC_OPENCL_CSR_WIDTH";
     case var::opencl_sell_unroll:
       return "CNC_OPENCL_SELL_U";
+    case var::opencl_spmv_columns:
+      return "CNC_OPENCL_SPMV_COLS";
     case var::opencl_coefficient_buffer:
       return "CNC_OPENCL_COEF_BUFFER";
     case var::opencl_profile:

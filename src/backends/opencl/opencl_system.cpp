@@ -47,6 +47,10 @@ struct rhs_state_f32 {
 };
 static_assert(sizeof(rhs_state_f32) == 28, "rhs_state_f32 must match common.cl");
 
+// Columns from which spmv_fused takes a work-item per row and column (COLS in spmv.cl): on an
+// H200 (run 111) slower at k = 4 and 8, faster at 16.
+constexpr int kColsMin = 16;
+
 int env_int(env::var v, int fallback) {
   return int(std::clamp<long long>(env::integer(v, fallback), INT_MIN, INT_MAX));
 }
@@ -309,9 +313,15 @@ class opencl_system final : public device_system {
       // rows' products fits in local memory beside the kernel's other arrays.
       const std::size_t vs = vs_, others = std::size_t(wg) * (acc_size() + vs) +
                                            (width_ == 0 ? std::size_t(tile) * k_ * vs : 0) + 256;
-      const bool stage = k_ > 1 && k_ <= wg && (fmt_ == 1 || fmt_ == sell_slice) &&
+      // COLS instead (a work-item per row and column): CSR with one work-item a row, or SELL,
+      // k <= wg, from k = kColsMin (CNC_OPENCL_SPMV_COLS forces it on or off).
+      const bool flat_fmt =
+          k_ > 1 && k_ <= wg && ((fmt_ == 1 && width_ == 1) || fmt_ == sell_slice);
+      const int cols_env = env_int(env::var::opencl_spmv_columns, -1);
+      const bool cols = flat_fmt && (cols_env < 0 ? k_ >= kColsMin : cols_env != 0);
+      const bool stage = !cols && k_ > 1 && k_ <= wg && (fmt_ == 1 || fmt_ == sell_slice) &&
                          std::size_t(wg) * k_ * vs + others <= dev_.local_mem;
-      opt += std::string(" -DSTAGE=") + (stage ? "1" : "0");
+      opt += std::string(" -DSTAGE=") + (stage ? "1" : "0") + " -DCOLS=" + (cols ? "1" : "0");
       opt += std::string(" -DLONG_ROWS=") + (plan_.n_long ? "1" : "0") +
              " -DBALANCED=" + (plan_.balance ? "1" : "0");
       cl_program prog = get_program(cl_, dev_, opt);
