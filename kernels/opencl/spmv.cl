@@ -109,10 +109,9 @@ void tile_epilogue(int mode, int base, int last, __local const VEC_T* ytile, int
 
 #if FMT == 1 && LONG_ROWS
 #define IS_LONG(len) ((len) > long_min)
-// y = the sum of long row i's piece sums, in piece order. lrow: the n_long long rows ascending,
-// then their first pieces (n_long + 1 offsets).
-void sum_pieces(int i, int n_long, __global const int* lrow, __global const VEC_T* psum,
-                VEC_T* y) {
+// The index of long row i among the n_long long rows (lrow: those rows ascending, then their
+// first pieces, n_long + 1 offsets).
+int long_row_index(int i, int n_long, __global const int* lrow) {
   int lo = 0, hi = n_long - 1;
   while (lo < hi) {
     const int mid = (lo + hi) >> 1;
@@ -121,25 +120,23 @@ void sum_pieces(int i, int n_long, __global const int* lrow, __global const VEC_
     else
       hi = mid;
   }
-  const int first = lrow[n_long + lo], last = lrow[n_long + lo + 1];
+  return lo;
+}
+// y = the sum of long row i's piece sums, in piece order.
+void sum_pieces(int i, int n_long, __global const int* lrow, __global const VEC_T* psum,
+                VEC_T* y) {
+  const int r = long_row_index(i, n_long, lrow);
   for (int j = 0; j < NRHS; ++j) y[j] = 0;
-  for (int t = first; t < last; ++t)
+  for (int t = lrow[n_long + r]; t < lrow[n_long + r + 1]; ++t)
     for (int j = 0; j < NRHS; ++j) y[j] += psum[(long)t * NRHS + j];
 }
 #if COLS
 // Column j's entry of the same sum (the same bits as sum_pieces's y[j]).
 VEC_T sum_pieces_col(int i, int j, int n_long, __global const int* lrow,
                      __global const VEC_T* psum) {
-  int lo = 0, hi = n_long - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (lrow[mid] < i)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  const int r = long_row_index(i, n_long, lrow);
   VEC_T y = 0;
-  for (int t = lrow[n_long + lo]; t < lrow[n_long + lo + 1]; ++t) y += psum[(long)t * NRHS + j];
+  for (int t = lrow[n_long + r]; t < lrow[n_long + r + 1]; ++t) y += psum[(long)t * NRHS + j];
   return y;
 }
 #endif
