@@ -26,10 +26,10 @@ set_tests_properties(opencl_kernels_gpu_vector PROPERTIES ENVIRONMENT
   "CNC_OPENCL_WG=32;CNC_OPENCL_CSR_WIDTH=4;${CNC_OPENCL_TEST_ENV}")
 
 # The SpMV with a work-item per row and column (spmv.cl's COLS, chosen from k = 16), forced for
-# the suite's k = 3.
+# the suite's k = 3 on SELL and on CSR (one work-item a row, which COLS needs).
 cnc_add_test(test_opencl_kernels TEST_NAME opencl_kernels_gpu_cols)
 set_tests_properties(opencl_kernels_gpu_cols PROPERTIES ENVIRONMENT
-  "CNC_OPENCL_WG=64;CNC_OPENCL_SPMV_COLS=1;${CNC_OPENCL_TEST_ENV}")
+  "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=1;CNC_OPENCL_SPMV_COLS=1;${CNC_OPENCL_TEST_ENV}")
 
 # Machines without OpenCL, simulated: no platform (an empty ICD folder), no loader at all.
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/opencl-empty-vendors)
@@ -47,6 +47,10 @@ set_tests_properties(backend_opencl PROPERTIES ENVIRONMENT "${CNC_OPENCL_TEST_EN
 cnc_add_test(test_backend TEST_NAME backend_opencl_gpu_stream ARGS opencl)
 set_tests_properties(backend_opencl_gpu_stream PROPERTIES ENVIRONMENT
   "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=-1;${CNC_OPENCL_TEST_ENV}")
+# And through COLS, forced (its long rows summed from their pieces, masked columns, k = 3, 8, 9).
+cnc_add_test(test_backend TEST_NAME backend_opencl_gpu_cols ARGS opencl)
+set_tests_properties(backend_opencl_gpu_cols PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=1;CNC_OPENCL_SPMV_COLS=1;${CNC_OPENCL_TEST_ENV}")
 
 # The main job on the OpenCL device, large enough (262 K unknowns, 14 MB of values) for the
 # staged (pinned) matrix upload: must converge to the known solution.

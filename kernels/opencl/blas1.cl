@@ -16,7 +16,8 @@
 //              (a struct of 2 NRHS, 4 NRHS VEC_T); 0: from slot `slot` (4 NRHS values) of a
 //              device buffer (NRHS too large for the device's kernel-argument space)
 // The host dots up to 4 vectors with u per launch (vec_dot_part1/2/4), fewer for large NRHS
-// when rows are walked (registers: 4 NRHS sums a work-item), and combines up to 8 vectors into y per launch (vec_combine).
+// when rows are walked (registers: 4 NRHS sums a work-item), and combines up to 8 vectors into
+// y per launch (vec_combine).
 
 #ifndef COEF_ARGS
 #define COEF_ARGS 1

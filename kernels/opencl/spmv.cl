@@ -61,6 +61,9 @@ void row_epilogue(int mode, int i, const VEC_T* y, const int* run, __global VEC_
 #ifndef COLS
 #define COLS 0
 #endif
+#if COLS && !((FMT == 1 && CSR_W == 1) || FMT == SELL_C)
+#error "COLS needs CSR with one work-item a row, or SELL"
+#endif
 #if STAGE
 void stage_row(int r, const VEC_T* y, __local VEC_T* ytile) {
   for (int j = 0; j < NRHS; ++j) ytile[r * NRHS + j] = y[j];
@@ -187,33 +190,25 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
   const int end = mode == MODE_DOT && !any ? start : range_end(units);
 #endif
 
-#if COLS && FMT == 1 && CSR_W == 1
-  {
-    const int j = lid % NRHS;
-    for (int i = start + lid / NRHS; i < end; i += FLAT_ROWS) {
-      if (lid >= FLAT_W || !run_j) break;
-      const IDX_T s = rowp[i], e = rowp[i + 1];
-      VEC_T y = 0;
-      if (IS_LONG(e - s)) {
-        y = sum_pieces_col(i, j, n_long, lrow, psum);
-      } else {
-        for (IDX_T k = s; k < e; ++k) y += val[k] * v[(OFF_T)col[k] * NRHS + j];
-      }
-      flat_epilogue(mode, (OFF_T)i * NRHS + j, y, out, p, b, d, &sacc0, &sacc1);
-    }
-  }
-#elif COLS && FMT == SELL_C
+#if COLS && ((FMT == 1 && CSR_W == 1) || FMT == SELL_C)
 #ifndef SELL_U
 #define SELL_U 8
 #endif
   {
+    // Idle work-items (past FLAT_W, or a column not running) start past the end.
     const int j = lid % NRHS;
-    for (int i = start + lid / NRHS; i < end; i += FLAT_ROWS) {
-      if (lid >= FLAT_W || !run_j) break;
-      const int sl = i / SELL_C;
-      const IDX_T e = rowp[sl + 1];
-      IDX_T k = rowp[sl] + i % SELL_C;
+    for (int i = lid < FLAT_W && run_j ? start + lid / NRHS : end; i < end; i += FLAT_ROWS) {
       VEC_T y = 0;
+#if FMT == 1
+      const IDX_T s = rowp[i], e = rowp[i + 1];
+      if (IS_LONG(e - s))
+        y = sum_pieces_col(i, j, n_long, lrow, psum);
+      else
+        for (IDX_T k = s; k < e; ++k) y += val[k] * v[(OFF_T)col[k] * NRHS + j];
+#else
+      // The SELL walk below (one row, SELL_U entries loaded before use), for column j only.
+      const IDX_T e = rowp[i / SELL_C + 1];
+      IDX_T k = rowp[i / SELL_C] + i % SELL_C;
       for (; k < e - (SELL_U - 1) * SELL_C; k += SELL_U * SELL_C) {  // no overflow near INT_MAX
         VEC_T a[SELL_U];
         OFF_T c[SELL_U];
@@ -224,6 +219,7 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
         for (int u = 0; u < SELL_U; ++u) y += a[u] * v[c[u]];
       }
       for (; k < e; k += SELL_C) y += val[k] * v[(OFF_T)col[k] * NRHS + j];
+#endif
       flat_epilogue(mode, (OFF_T)i * NRHS + j, y, out, p, b, d, &sacc0, &sacc1);
     }
   }

@@ -27,7 +27,7 @@ enum class var {
   opencl_groups,                  // CNC_OPENCL_GROUPS (tuning)
   opencl_csr_width,               // CNC_OPENCL_CSR_WIDTH (tuning)
   opencl_sell_unroll,             // CNC_OPENCL_SELL_U (tuning)
-  opencl_spmv_columns,            // CNC_OPENCL_SPMV_COLS: 1 or 0 forces COLS for k > 1 (tuning)
+  opencl_spmv_columns,            // CNC_OPENCL_SPMV_COLS: 1 or 0 where COLS can run (tuning)
   opencl_coefficient_buffer,      // CNC_OPENCL_COEF_BUFFER: the buffer path for any k (tests)
   opencl_profile,                 // CNC_OPENCL_PROFILE: 1 prints kernel times (diagnosis)
   memory_limit_bytes,             // CNC_MEMORY_LIMIT_BYTES: cap on host memory (containment, tests)

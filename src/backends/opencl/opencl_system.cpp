@@ -313,14 +313,13 @@ class opencl_system final : public device_system {
       // rows' products fits in local memory beside the kernel's other arrays.
       const std::size_t vs = vs_, others = std::size_t(wg) * (acc_size() + vs) +
                                            (width_ == 0 ? std::size_t(tile) * k_ * vs : 0) + 256;
-      // COLS instead (a work-item per row and column): CSR with one work-item a row, or SELL,
-      // k <= wg, from k = kColsMin (CNC_OPENCL_SPMV_COLS forces it on or off).
-      const bool flat_fmt =
-          k_ > 1 && k_ <= wg && ((fmt_ == 1 && width_ == 1) || fmt_ == sell_slice);
+      // Or COLS (a work-item per row and column) for CSR with one work-item a row, or SELL,
+      // from k = kColsMin; CNC_OPENCL_SPMV_COLS=0|1 decides instead where COLS can run.
+      const bool flat = k_ > 1 && k_ <= wg && (fmt_ == 1 || fmt_ == sell_slice);
       const int cols_env = env_int(env::var::opencl_spmv_columns, -1);
-      const bool cols = flat_fmt && (cols_env < 0 ? k_ >= kColsMin : cols_env != 0);
-      const bool stage = !cols && k_ > 1 && k_ <= wg && (fmt_ == 1 || fmt_ == sell_slice) &&
-                         std::size_t(wg) * k_ * vs + others <= dev_.local_mem;
+      const bool cols = flat && (fmt_ == sell_slice || width_ == 1) &&
+                        (cols_env < 0 ? k_ >= kColsMin : cols_env != 0);
+      const bool stage = flat && !cols && std::size_t(wg) * k_ * vs + others <= dev_.local_mem;
       opt += std::string(" -DSTAGE=") + (stage ? "1" : "0") + " -DCOLS=" + (cols ? "1" : "0");
       opt += std::string(" -DLONG_ROWS=") + (plan_.n_long ? "1" : "0") +
              " -DBALANCED=" + (plan_.balance ? "1" : "0");
