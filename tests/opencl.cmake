@@ -52,6 +52,15 @@ cnc_add_test(test_backend TEST_NAME backend_opencl_gpu_cols ARGS opencl)
 set_tests_properties(backend_opencl_gpu_cols PROPERTIES ENVIRONMENT
   "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=1;CNC_OPENCL_SPMV_COLS=1;${CNC_OPENCL_TEST_ENV}")
 
+# The complex kernels with several lanes a complex row (GPUs' choice; PoCL takes one a row),
+# their sums met in local memory: 4 lanes in groups of 32, and 8 in groups of 64.
+cnc_add_test(test_backend TEST_NAME backend_opencl_gpu_zcsr_lanes4 ARGS opencl "test_zcsr*")
+set_tests_properties(backend_opencl_gpu_zcsr_lanes4 PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_WG=32;CNC_OPENCL_CSR_WIDTH=4;${CNC_OPENCL_TEST_ENV}")
+cnc_add_test(test_backend TEST_NAME backend_opencl_gpu_zcsr_lanes8 ARGS opencl "test_zcsr*")
+set_tests_properties(backend_opencl_gpu_zcsr_lanes8 PROPERTIES ENVIRONMENT
+  "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=8;${CNC_OPENCL_TEST_ENV}")
+
 # The main job on the OpenCL device, large enough (262 K unknowns, 14 MB of values) for the
 # staged (pinned) matrix upload: must converge to the known solution.
 if(TARGET cnc-solve)

@@ -538,7 +538,8 @@ void test_zcsr_zprecondition(void**);  // backend_zcsr.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s cpu|opencl|cuda\n", argv[0]);
+    std::fprintf(stderr, "usage: %s cpu|opencl|cuda [test name pattern, e.g. 'test_zcsr*']\n",
+                 argv[0]);
     return 2;
   }
   g_name = argv[1];
@@ -592,6 +593,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_zcsr_fused),
       cmocka_unit_test(test_zcsr_zprecondition),
   };
+  if (argc > 2) cmocka_set_test_filter(argv[2]);
   int rc = cmocka_run_group_tests(tests, nullptr, nullptr);
   for (test_matrix& m : g_matrices) ts_csr_free(&m.a);
   g_backend.reset();

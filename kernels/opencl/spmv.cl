@@ -381,8 +381,15 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     TILE_DONE(min(base + WG / CSR_W, end));
   }
 #elif FMT == 3
+  // A value's (re, im) in one 16-byte load (the buffer's start is aligned far beyond that), and
+  // with one system x's pair too. The lanes' sums meet in local memory, in two buffers used in
+  // turn: one barrier a sum instead of two (a buffer is written again only after the barrier
+  // that follows its reads).
+#define ZPASTE(t) t##2
+#define ZPAIR(t) ZPASTE(t)
 #if CSR_W > 1
-  __local VEC_T lanes[2 * WG];
+  __local VEC_T lanes[2][2 * WG];
+  int buf = 0;
 #endif
   const int lane = lid % CSR_W;
   for (int base = start; base < end; base += WG / CSR_W) {  // same trip count for the group
@@ -392,26 +399,33 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     if (i < end) {
       const IDX_T e = rowp[i + 1];
       for (IDX_T k = rowp[i] + lane; k < e; k += CSR_W) {
-        const VEC_T ar = val[2 * k], ai = val[2 * k + 1];
+        const ZPAIR(VAL_T) a = ((__global const ZPAIR(VAL_T)*)val)[k];
+#if NRHS == 1
+        const ZPAIR(VEC_T) x = ((__global const ZPAIR(VEC_T)*)v)[col[k]];
+        yr[0] += a.x * x.x - a.y * x.y;
+        yi[0] += a.x * x.y + a.y * x.x;
+#else
         const OFF_T c = (OFF_T)col[k] * (2 * NRHS);
         for (int j = 0; j < NRHS; ++j) {
           const VEC_T xr = v[c + j], xi = v[c + NRHS + j];
-          yr[j] += ar * xr - ai * xi;
-          yi[j] += ar * xi + ai * xr;
+          yr[j] += a.x * xr - a.y * xi;
+          yi[j] += a.x * xi + a.y * xr;
         }
+#endif
       }
     }
 #if CSR_W > 1
     for (int j = 0; j < NRHS; ++j) {
-      lanes[lid] = yr[j];
-      lanes[WG + lid] = yi[j];
+      __local VEC_T* l = lanes[buf];
+      buf ^= 1;
+      l[lid] = yr[j];
+      l[WG + lid] = yi[j];
       barrier(CLK_LOCAL_MEM_FENCE);
       if (lane == 0) {
-        VEC_T sr = lanes[lid], si = lanes[WG + lid];
-        for (int l = 1; l < CSR_W; ++l) sr += lanes[lid + l], si += lanes[WG + lid + l];
+        VEC_T sr = l[lid], si = l[WG + lid];
+        for (int q = 1; q < CSR_W; ++q) sr += l[lid + q], si += l[WG + lid + q];
         yr[j] = sr, yi[j] = si;
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
     if (i < end && lane == 0) {
