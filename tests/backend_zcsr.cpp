@@ -265,8 +265,8 @@ void test_zcsr_zaxpby(void**) {
 // the real-equivalent in CSR, every precision, 1, 3 and 9 systems (9: two groups on CUDA) with
 // system 1 (and 5) masked out (dots 0, y left bit for bit), 1, 3 and 11 vectors (11: two combine
 // passes), beta 0 (a NaN in
-// y overwritten) and beta != 0. The CPU and CUDA backends must have them; another backend
-// without them (krylov_ops then composes: the complex Krylov tests) is said and skipped.
+// y overwritten) and beta != 0. The CPU, CUDA and OpenCL backends must have them; another
+// backend without them (krylov_ops then composes: the complex Krylov tests) is said and skipped.
 void test_zcsr_fused(void**) {
   const cnc::complex_csr a = complex_matrix(9001, false, 91);
   const std::int32_t nr = 2 * a.n;
@@ -278,7 +278,7 @@ void test_zcsr_fused(void**) {
       for (int k : {1, 3, 9}) {
         auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
         if (!sys->fused_complex()) {
-          if (g_name == "cpu" || g_name == "cuda")
+          if (g_name == "cpu" || g_name == "cuda" || g_name == "opencl")
             fail_msg("the %s backend has no fused complex operations", g_name.c_str());
           std::printf("backend %s: no fused complex operations (composed by krylov_ops)\n",
                       g_name.c_str());

@@ -17,7 +17,8 @@
 //              device buffer (NRHS too large for the device's kernel-argument space)
 // The host dots up to 4 vectors with u per launch (vec_dot_part1/2/4), fewer for large NRHS
 // when rows are walked (registers: 4 NRHS sums a work-item), and combines up to 8 vectors into
-// y per launch (vec_combine).
+// y per launch (vec_combine). The complex forms (vec_zdot_part1/2: 1 or 2 vectors, two sums
+// each; vec_zcombine) walk (re, im) pairs as vec_zaxpby does.
 
 #ifndef COEF_ARGS
 #define COEF_ARGS 1
@@ -139,6 +140,43 @@ __kernel void vec_combine(int n, int slot, int nv, int overwrite, __global const
   }
 }
 
+// The complex form over (re, im) pairs (walked as in vec_zaxpby): y_j = beta_j y_j + sum over
+// t < nv of c_t,j v_t, c_t,j complex, beta_j real; otherwise as vec_combine. Slot `slot` of cf
+// holds 17 NRHS values: beta, then c_0 .. c_7 as (re, im) per column.
+__kernel void vec_zcombine(int n, int slot, int nv, int overwrite, __global const VEC_T* cf,
+                           __global const rhs_state* st, __global const VEC_T* v0,
+                           __global const VEC_T* v1, __global const VEC_T* v2,
+                           __global const VEC_T* v3, __global const VEC_T* v4,
+                           __global const VEC_T* v5, __global const VEC_T* v6,
+                           __global const VEC_T* v7, __global VEC_T* y) {
+  __local int lstat[NRHS];
+  const int any = snapshot_status(st, lstat);
+  __global const VEC_T* c = cf + (OFF_T)slot * (17 * NRHS);
+  const OFF_T s = (OFF_T)(range_begin(n) / 2) * NRHS;
+  const OFF_T e = any ? (OFF_T)(range_end(n) / 2) * NRHS : s;
+  for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
+    const OFF_T q = o / NRHS;
+    const int j = (int)(o - q * NRHS);
+    if (lstat[j] != CNC_ST_RUNNING) continue;
+    const OFF_T re = o + q * NRHS, im = re + NRHS;
+    const VEC_T b = c[j];
+    VEC_T sr = 0, si = 0;
+    if (!overwrite && b != 0) sr = b * y[re], si = b * y[im];
+#define ZTERM(t, v)                                                      \
+  if (nv > t) {                                                          \
+    const VEC_T cr = c[NRHS + 2 * (t * NRHS + j)], ci = c[NRHS + 2 * (t * NRHS + j) + 1]; \
+    const VEC_T vr = v[re], vi = v[im];                                  \
+    sr += cr * vr - ci * vi;                                             \
+    si += cr * vi + ci * vr;                                             \
+  }
+    ZTERM(0, v0) ZTERM(1, v1) ZTERM(2, v2) ZTERM(3, v3)
+    ZTERM(4, v4) ZTERM(5, v5) ZTERM(6, v6) ZTERM(7, v7)
+#undef ZTERM
+    y[re] = sr;
+    y[im] = si;
+  }
+}
+
 // out = d . in (d: one value per row). in may be out.
 __kernel void vec_precondition(int n, __global const rhs_state* st, __global const VEC_T* d,
                                __global const VEC_T* in, __global VEC_T* out) {
@@ -253,6 +291,77 @@ void dot_part(const int nv, int n, int slot, __global const rhs_state* st,
 __kernel void vec_dot_part1(DOT_PART_ARGS) { DOT_PART_BODY(1); }
 __kernel void vec_dot_part2(DOT_PART_ARGS) { DOT_PART_BODY(2); }
 __kernel void vec_dot_part4(DOT_PART_ARGS) { DOT_PART_BODY(4); }
+
+// Per-group partials of conj(u) . v_t over the (re, im) pairs (walked as in vec_zaxpby) for
+// t < nv (1 or 2): the real part to quantity slot + 2t of dot_part's layout, the imaginary part
+// to slot + 2t + 1; vec_dot_finish then sums them as it does dot_part's.
+void zdot_part(const int nv, int n, int slot, __global const rhs_state* st,
+               __global const VEC_T* u, __global const VEC_T* v0, __global const VEC_T* v1,
+               __global ACC_T* part, __local ACC_T* scratch, __local int* lstat) {
+  const int any = snapshot_status(st, lstat);
+  const int lid = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+#if FLAT
+  const int j = lid % NRHS;
+  ACC_T acc[4] = {0, 0, 0, 0};
+  if (any && lid < FLAT_W && lstat[j] == CNC_ST_RUNNING) {
+    const OFF_T e = (OFF_T)(range_end(n) / 2) * NRHS;
+    for (OFF_T o = (OFF_T)(range_begin(n) / 2) * NRHS + lid; o < e; o += FLAT_W) {
+      const OFF_T re = o + o / NRHS * NRHS, im = re + NRHS;
+      const ACC_T ur = u[re], ui = u[im];
+      ACC_T vr = v0[re], vi = v0[im];
+      acc[0] += ur * vr + ui * vi;
+      acc[1] += ur * vi - ui * vr;
+      if (nv > 1) {
+        vr = v1[re], vi = v1[im];
+        acc[2] += ur * vr + ui * vi;
+        acc[3] += ur * vi - ui * vr;
+      }
+    }
+  }
+  for (int t = 0; t < 2 * nv; ++t) {
+    const ACC_T s = slot_sum(acc[t], scratch);
+    if (lid < NRHS) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
+  }
+#else
+  ACC_T acc[4][NRHS];
+  int act[NRHS];
+  for (int j = 0; j < NRHS; ++j) {
+    act[j] = lstat[j] == CNC_ST_RUNNING;
+    for (int t = 0; t < 4; ++t) acc[t][j] = 0;
+  }
+  const int start = range_begin(n) / 2, end = any ? range_end(n) / 2 : start;
+  for (int q = start + lid; q < end; q += WG) {
+    for (int j = 0; j < NRHS; ++j) {
+      if (!act[j]) continue;
+      const OFF_T re = (OFF_T)(2 * q) * NRHS + j, im = re + NRHS;
+      const ACC_T ur = u[re], ui = u[im];
+      ACC_T vr = v0[re], vi = v0[im];
+      acc[0][j] += ur * vr + ui * vi;
+      acc[1][j] += ur * vi - ui * vr;
+      if (nv > 1) {
+        vr = v1[re], vi = v1[im];
+        acc[2][j] += ur * vr + ui * vi;
+        acc[3][j] += ur * vi - ui * vr;
+      }
+    }
+  }
+  for (int t = 0; t < 2 * nv; ++t)
+    for (int j = 0; j < NRHS; ++j) {
+      const ACC_T s = wg_sum(acc[t][j], scratch);
+      if (lid == 0) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
+    }
+#endif
+}
+
+#define ZDOT_PART_ARGS                                                                   \
+  int n, int slot, __global const rhs_state *st, __global const VEC_T *u,                \
+      __global const VEC_T *v0, __global const VEC_T *v1, __global ACC_T *part
+#define ZDOT_PART_BODY(nv)                                                   \
+  __local ACC_T scratch[WG];                                                 \
+  __local int lstat[NRHS];                                                   \
+  zdot_part(nv, n, slot, st, u, v0, v1, part, scratch, lstat)
+__kernel void vec_zdot_part1(ZDOT_PART_ARGS) { ZDOT_PART_BODY(1); }
+__kernel void vec_zdot_part2(ZDOT_PART_ARGS) { ZDOT_PART_BODY(2); }
 
 // One work-group per vector t: out[t * NRHS + j] = the sum of its `groups` partials in group
 // order, 0 for masked-out columns.

@@ -112,7 +112,7 @@ class device_system {
   //     0 for masked-out columns. One host synchronization, like dots.
   //   zcombine: y_j = beta_j y_j + Σ_i c[i*k + j] v[i]_j, c[e] = (coef[2e], coef[2e + 1]),
   //     beta real (k values), otherwise as combine (summed in i order, beta_j == 0 overwrites,
-  //     y is none of v, y read and written once per combine_pass vectors on CUDA).
+  //     y is none of v, y read and written once per combine_pass vectors on the GPU backends).
   virtual bool fused_complex() const { return false; }
   // Jacobi on a complex diagonal (the complex methods' preconditioner where some a_qq is not
   // real): set_complex_jacobi takes D⁻¹, (re, im) of 1 / a_qq for each complex unknown q (the

@@ -220,6 +220,13 @@ class opencl_system final : public device_system {
   void zaxpby(const double* alpha, int x, const double* beta, int y) override {
     vops_->zaxpby(alpha, x, beta, y);
   }
+  bool fused_complex() const override { return true; }
+  void zdots(int u, const int* v, int count, double* out) override {
+    vops_->zdots(u, v, count, out);
+  }
+  void zcombine(const int* v, int count, const double* coef, const double* beta, int y) override {
+    vops_->zcombine(v, count, coef, beta, y);
+  }
   void combine(const int* v, int count, const double* coef, const double* beta, int y) override {
     vops_->combine(v, count, coef, beta, y);
   }

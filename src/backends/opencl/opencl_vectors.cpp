@@ -25,9 +25,10 @@ constexpr int mask_slots = 16, coef_slots = 64, comb_slots = 32;
 constexpr int comb_v = device_system::combine_pass;
 static_assert(comb_v == 8, "vec_combine (blas1.cl) takes 8 vectors");
 const cl_uint zero4 = 0;
-const char* const names[] = {"vec_axpby",     "vec_precondition", "vec_b_minus",   "vec_dot_finish",
-                             "vec_dot_part1", "vec_dot_part2",    "vec_dot_part4", "vec_combine",
-                             "vec_zaxpby",    "vec_zprecondition"};
+const char* const names[] = {
+    "vec_axpby",      "vec_precondition", "vec_b_minus", "vec_dot_finish", "vec_dot_part1",
+    "vec_dot_part2",  "vec_dot_part4",    "vec_combine", "vec_zaxpby",     "vec_zprecondition",
+    "vec_zdot_part1", "vec_zdot_part2",   "vec_zcombine"};
 
 }  // namespace
 
@@ -85,8 +86,9 @@ vector_ops::vector_ops(const vector_env& e)
       vecs_(e.fixed),
       mask_(std::size_t(e.k), 1) {
   try {
-    cl_kernel* ks[] = {&k_axpby_,  &k_precond_, &k_bminus_, &k_fin_,    &k_dot_[0],
-                       &k_dot_[1], &k_dot_[2],  &k_comb_,   &k_zaxpby_, &k_zprecond_};
+    cl_kernel* ks[] = {&k_axpby_,   &k_precond_, &k_bminus_, &k_fin_,    &k_dot_[0],
+                       &k_dot_[1],  &k_dot_[2],  &k_comb_,   &k_zaxpby_, &k_zprecond_,
+                       &k_zdot_[0], &k_zdot_[1], &k_zcomb_};
     static_assert(std::size(ks) == std::size(names), "a kernel per name");
     for (std::size_t i = 0; i < std::size(ks); ++i) {
       cl_int err = CL_SUCCESS;
@@ -152,14 +154,16 @@ vector_ops::vector_ops(const vector_env& e)
     arg(k_bminus_, 0, n);
     arg(k_bminus_, 1, mask_st_);
     arg(k_bminus_, 2, vecs_[device_system::vec_b]);
-    for (cl_kernel k : k_dot_) {
+    for (cl_kernel k : {k_dot_[0], k_dot_[1], k_dot_[2], k_zdot_[0], k_zdot_[1]}) {
       arg(k, 0, n);
       arg(k, 2, mask_st_);
     }
     arg(k_fin_, 0, groups);
     arg(k_fin_, 1, mask_st_);
-    arg(k_comb_, 0, n);
-    arg(k_comb_, 5, mask_st_);
+    for (cl_kernel k : {k_comb_, k_zcomb_}) {
+      arg(k, 0, n);
+      arg(k, 5, mask_st_);
+    }
   } catch (...) {
     release();
     throw;
@@ -173,16 +177,18 @@ void vector_ops::release() {
   release_ring(mask_ring_);
   release_ring(coef_ring_);
   release_ring(comb_ring_);
+  release_ring(zcomb_ring_);
   release_ring(bcomb_ring_);
   release_block();
   release_halo();
-  for (cl_kernel* k : {&k_pieces_, &k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_,
-                       &k_dot_[0], &k_dot_[1], &k_dot_[2], &k_comb_, &k_zaxpby_, &k_zprecond_}) {
+  for (cl_kernel* k :
+       {&k_pieces_, &k_spmv_, &k_axpby_, &k_precond_, &k_bminus_, &k_fin_, &k_dot_[0], &k_dot_[1],
+        &k_dot_[2], &k_comb_, &k_zaxpby_, &k_zprecond_, &k_zdot_[0], &k_zdot_[1], &k_zcomb_}) {
     if (*k) e_.cl->ReleaseKernel(*k);
     *k = nullptr;
   }
   release_vectors();
-  for (cl_mem* m : {&mask_st_, &part_, &out_, &coef_, &comb_, &bcomb_}) drop_buffer(*m, 0);
+  for (cl_mem* m : {&mask_st_, &part_, &out_, &coef_, &comb_, &zcomb_, &bcomb_}) drop_buffer(*m, 0);
   drop_buffer(zd_, std::size_t(e_.np) * vs_);
 }
 
@@ -377,6 +383,74 @@ void vector_ops::dots(int u, const int* v, int count, double* out) {
   dot_host_.resize(values * as_);
   read_now(*e_.cl, e_.queue, out_, values * as_, dot_host_.data());
   for (std::size_t i = 0; i < values; ++i) out[i] = get_value(dot_host_.data(), i, e_.acc_f32);
+}
+
+void vector_ops::zdots(int u, const int* v, int count, double* out) {
+  if (count <= 0) return;
+  const cl_mem um = vec(u);
+  for (int t = 0; t < count; ++t) vec(v[t]);  // every index checked before anything is queued
+  // Launches of up to 2 vectors (4 sums a work-item, as dots' 4 vectors), each vector's real and
+  // imaginary parts as two quantities of the partials; vec_dot_finish sums the 2 count of them.
+  const int per = e_.dot_v >= 2 ? 2 : 1;
+  ensure_dot_space(2 * count);
+  for (int t0 = 0; t0 < count; t0 += per) {
+    const int nv = std::min(per, count - t0);
+    const cl_kernel k = k_zdot_[nv - 1];
+    arg(k, 1, cl_int(2 * t0));
+    arg(k, 3, um);
+    arg(k, 4, vec(v[t0]));
+    arg(k, 5, vec(v[t0 + nv - 1]));
+    arg(k, 6, part_);
+    launch(k, e_.groups, "zdots");
+  }
+  arg(k_fin_, 2, part_);
+  arg(k_fin_, 3, out_);
+  launch(k_fin_, 2 * count, "zdots (sum)");
+  const std::size_t k = std::size_t(e_.k), values = 2 * std::size_t(count) * k;
+  dot_host_.resize(values * as_);
+  read_now(*e_.cl, e_.queue, out_, values * as_, dot_host_.data());
+  // Quantity 2i + s, column j -> out[2(i k + j) + s].
+  for (std::size_t i = 0; i < std::size_t(count); ++i)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t s = 0; s < 2; ++s)
+        out[2 * (i * k + j) + s] = get_value(dot_host_.data(), (2 * i + s) * k + j, e_.acc_f32);
+}
+
+void vector_ops::zcombine(const int* v, int count, const double* coef, const double* beta, int y) {
+  if (count <= 0) return;
+  const cl_mem ym = vec(y);
+  for (int i = 0; i < count; ++i)  // every index checked before anything is queued
+    if (vec(v[i]) == ym)
+      throw error(CNC_ERR_INVALID_VALUE, "OpenCL: zcombine into one of its vectors");
+  const std::size_t k = std::size_t(e_.k);
+  if (!zcomb_) {  // only complex GMRES and BiCGSTAB combine so
+    const std::size_t bytes = 17 * k * vs_;
+    zcomb_ = make_buffer(comb_slots * bytes, "zcombine coefficients");
+    zcomb_host_.assign(bytes, 0);
+    init_ring(zcomb_ring_, comb_slots, bytes);
+    arg(k_zcomb_, 4, zcomb_);
+  }
+  // As combine: a launch per 8 vectors, beta applied by the first (real beta, complex c).
+  for (int i0 = 0; i0 < count; i0 += comb_v) {
+    const int nv = std::min(comb_v, count - i0);
+    cl_int overwrite = 1;
+    for (std::size_t j = 0; j < k; ++j) {
+      const double b = i0 == 0 ? beta[j] : 1.0;
+      put_value(zcomb_host_.data(), j, b, e_.vec_f32);
+      if (mask_[j] && (e_.vec_f32 ? double(float(b)) : b) != 0) overwrite = 0;
+    }
+    for (int t = 0; t < nv; ++t)
+      for (std::size_t e = 0; e < 2 * k; ++e)
+        put_value(zcomb_host_.data(), k + 2 * k * std::size_t(t) + e,
+                  coef[2 * k * std::size_t(i0 + t) + e], e_.vec_f32);
+    arg(k_zcomb_, 1, cl_int(put(zcomb_ring_, zcomb_, true, zcomb_host_.data())));
+    arg(k_zcomb_, 2, cl_int(nv));
+    arg(k_zcomb_, 3, overwrite);
+    for (int t = 0; t < comb_v; ++t)
+      arg(k_zcomb_, cl_uint(6 + t), vec(v[i0 + std::min(t, nv - 1)]));
+    arg(k_zcomb_, 14, ym);
+    launch(k_zcomb_, e_.groups, "zcombine");
+  }
 }
 
 void vector_ops::init_ring(ring& r, int slots, std::size_t bytes) {

@@ -2,8 +2,9 @@
 // from opencl_system.cpp: the system owns one vector_ops and forwards the surface's calls to it.
 //
 // Every operation is one kernel (kernels/opencl/blas1.cl; spmv is spmv_fused of spmv.cl in
-// MODE_DOT, the residual adds vec_b_minus, combine is one vec_combine per 8 vectors) enqueued on
-// the system's in-order queue without waiting.
+// MODE_DOT, the residual adds vec_b_minus, combine is one vec_combine per 8 vectors, zdots and
+// zcombine their complex forms over (re, im) pairs) enqueued on the system's in-order queue
+// without waiting.
 // The mask lives on the device as an rhs_state array whose statuses say running (active) or not,
 // which is what spmv_fused's MODE_DOT and the blas1 kernels read; it is written (a non-blocking
 // write) when it changes. axpby's and zaxpby's coefficients are a kernel argument by value (a
@@ -86,6 +87,9 @@ class vector_ops {
   void set_complex_jacobi(const double* dinv, std::int32_t n);
   void zprecondition(int in, int out);
   void combine(const int* v, int count, const double* coef, const double* beta, int y);
+  // backend.hpp's fused complex forms (vec_zdot_part1/2 + vec_dot_finish, vec_zcombine).
+  void zdots(int u, const int* v, int count, double* out);
+  void zcombine(const int* v, int count, const double* coef, const double* beta, int y);
   // Cross-column products (opencl_block.cpp, kernels/opencl/block.cl).
   void block_dots(int u, int v, double* out);
   void block_combine(int v, const double* coef, const double* beta, int y);
@@ -129,15 +133,18 @@ class vector_ops {
   std::vector<cl_mem> vecs_;  // by index: the system's five, then add()'s (owned)
   std::vector<std::uint8_t> mask_;
   std::uint64_t used_ = 0;  // bytes of the buffers made here
-  cl_mem mask_st_ = nullptr, part_ = nullptr, out_ = nullptr, coef_ = nullptr, comb_ = nullptr;
+  cl_mem mask_st_ = nullptr, part_ = nullptr, out_ = nullptr, coef_ = nullptr, comb_ = nullptr,
+         zcomb_ = nullptr;
   int dot_cap_ = 0;  // vectors part_ and out_ have room for
-  ring mask_ring_, coef_ring_, comb_ring_;
-  std::vector<unsigned char> coef_host_, comb_host_, dot_host_;
+  ring mask_ring_, coef_ring_, comb_ring_, zcomb_ring_;
+  std::vector<unsigned char> coef_host_, comb_host_, zcomb_host_, dot_host_;
   cl_kernel k_pieces_ = nullptr;  // csr_pieces, where rows are cut
   cl_kernel k_spmv_ = nullptr, k_axpby_ = nullptr, k_precond_ = nullptr, k_bminus_ = nullptr,
             k_fin_ = nullptr, k_comb_ = nullptr, k_zaxpby_ = nullptr, k_zprecond_ = nullptr;
   cl_mem zd_ = nullptr;  // set_complex_jacobi's D⁻¹ (np values in the vectors' precision)
   cl_kernel k_dot_[3] = {nullptr, nullptr, nullptr};  // vec_dot_part1, 2, 4
+  cl_kernel k_zdot_[2] = {nullptr, nullptr};          // vec_zdot_part1, 2
+  cl_kernel k_zcomb_ = nullptr;                       // vec_zcombine
   // block_dots / block_combine: made at their first call.
   cl_kernel k_bgram_ = nullptr, k_bcomb_ = nullptr;
   cl_mem bcomb_ = nullptr;
