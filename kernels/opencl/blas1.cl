@@ -48,6 +48,15 @@ void entry_range(int n, int any, OFF_T* s, OFF_T* e) {
   *e = any ? (OFF_T)range_end(n) * NRHS : *s;
 }
 
+// The flat pair entries [*s, *e) of this group's rows (pair o / NRHS of column o % NRHS: its re
+// at o + (o / NRHS) NRHS, im NRHS further; an odd last row has no pair), for the complex kernels.
+// Group ranges start at multiples of 64 rows, so no pair straddles two groups. Empty when no
+// column is active.
+void pair_range(int n, int any, OFF_T* s, OFF_T* e) {
+  *s = (OFF_T)(range_begin(n) / 2) * NRHS;
+  *e = any ? (OFF_T)(range_end(n) / 2) * NRHS : *s;
+}
+
 // y_j = alpha_j x_j + beta_j y_j; beta_j == 0 overwrites (y is not used). x may be y.
 // overwrite: every active beta_j is 0 (y is then not read at all: one vector less to stream).
 __kernel void vec_axpby(int n, int slot, int overwrite, COEF_PARAM(vec_coefs),
@@ -87,9 +96,8 @@ __kernel void vec_zaxpby(int n, int slot, int overwrite, COEF_PARAM(vec_zcoefs),
   for (int j = get_local_id(0); j < 2 * NRHS; j += WG)
     la[j] = COEF_ALPHA(j), lb[j] = COEF_BETA(2 * NRHS, j);
   const int any = snapshot_status(st, lstat);  // its barrier publishes la and lb too
-  // Flat pair entries (pair o / NRHS of column o % NRHS); an odd last row has no pair.
-  const OFF_T s = (OFF_T)(range_begin(n) / 2) * NRHS;
-  const OFF_T e = any ? (OFF_T)(range_end(n) / 2) * NRHS : s;
+  OFF_T s, e;
+  pair_range(n, any, &s, &e);
   for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
     const OFF_T q = o / NRHS;
     const int j = (int)(o - q * NRHS);
@@ -113,12 +121,13 @@ __kernel void vec_zaxpby(int n, int slot, int overwrite, COEF_PARAM(vec_zcoefs),
 // slot `slot` of cf, NRHS each: beta, then c_0 .. c_7. They are read where used rather than
 // staged in local memory: 9 NRHS values would not fit there for large NRHS, and every work-item
 // reads the same few (cached). overwrite: every active beta_j is 0 (y is not read).
-__kernel void vec_combine(int n, int slot, int nv, int overwrite, __global const VEC_T* cf,
-                          __global const rhs_state* st, __global const VEC_T* v0,
-                          __global const VEC_T* v1, __global const VEC_T* v2,
-                          __global const VEC_T* v3, __global const VEC_T* v4,
-                          __global const VEC_T* v5, __global const VEC_T* v6,
-                          __global const VEC_T* v7, __global VEC_T* y) {
+#define COMBINE_ARGS                                                                      \
+  int n, int slot, int nv, int overwrite, __global const VEC_T *cf,                       \
+      __global const rhs_state *st, __global const VEC_T *v0, __global const VEC_T *v1,   \
+      __global const VEC_T *v2, __global const VEC_T *v3, __global const VEC_T *v4,       \
+      __global const VEC_T *v5, __global const VEC_T *v6, __global const VEC_T *v7,       \
+      __global VEC_T *y
+__kernel void vec_combine(COMBINE_ARGS) {
   __local int lstat[NRHS];
   const int any = snapshot_status(st, lstat);
   __global const VEC_T* c = cf + (OFF_T)slot * (9 * NRHS);
@@ -143,17 +152,12 @@ __kernel void vec_combine(int n, int slot, int nv, int overwrite, __global const
 // The complex form over (re, im) pairs (walked as in vec_zaxpby): y_j = beta_j y_j + sum over
 // t < nv of c_t,j v_t, c_t,j complex, beta_j real; otherwise as vec_combine. Slot `slot` of cf
 // holds 17 NRHS values: beta, then c_0 .. c_7 as (re, im) per column.
-__kernel void vec_zcombine(int n, int slot, int nv, int overwrite, __global const VEC_T* cf,
-                           __global const rhs_state* st, __global const VEC_T* v0,
-                           __global const VEC_T* v1, __global const VEC_T* v2,
-                           __global const VEC_T* v3, __global const VEC_T* v4,
-                           __global const VEC_T* v5, __global const VEC_T* v6,
-                           __global const VEC_T* v7, __global VEC_T* y) {
+__kernel void vec_zcombine(COMBINE_ARGS) {
   __local int lstat[NRHS];
   const int any = snapshot_status(st, lstat);
   __global const VEC_T* c = cf + (OFF_T)slot * (17 * NRHS);
-  const OFF_T s = (OFF_T)(range_begin(n) / 2) * NRHS;
-  const OFF_T e = any ? (OFF_T)(range_end(n) / 2) * NRHS : s;
+  OFF_T s, e;
+  pair_range(n, any, &s, &e);
   for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
     const OFF_T q = o / NRHS;
     const int j = (int)(o - q * NRHS);
@@ -197,8 +201,8 @@ __kernel void vec_zprecondition(int n, __global const rhs_state* st, __global co
                                 __global const VEC_T* in, __global VEC_T* out) {
   __local int lstat[NRHS];
   const int any = snapshot_status(st, lstat);
-  const OFF_T s = (OFF_T)(range_begin(n) / 2) * NRHS;
-  const OFF_T e = any ? (OFF_T)(range_end(n) / 2) * NRHS : s;
+  OFF_T s, e;
+  pair_range(n, any, &s, &e);
   for (OFF_T o = s + get_local_id(0); o < e; o += WG) {
     const OFF_T q = o / NRHS;
     const int j = (int)(o - q * NRHS);
@@ -221,6 +225,36 @@ __kernel void vec_b_minus(int n, __global const rhs_state* st, __global const VE
     if (lstat[(int)(o % NRHS)] == CNC_ST_RUNNING) out[o] = b[o] - out[o];
 }
 
+// The group's partials of `count` quantities, each summed over the group in a fixed tree, to
+// part[((slot + t) * NRHS + j) * groups + g]. FLAT: acc[t] is the work-item's sum for its column;
+// else acc[t][j] for every column, with act[j] whether column j runs (0 then for masked ones).
+#if FLAT
+void flat_partials(int count, const ACC_T* acc, int slot, __global ACC_T* part,
+                   __local ACC_T* scratch) {
+  const int lid = get_local_id(0), j = lid % NRHS;
+  for (int t = 0; t < count; ++t) {
+    const ACC_T s = slot_sum(acc[t], scratch);
+    if (lid < NRHS) part[((long)(slot + t) * NRHS + j) * get_num_groups(0) + get_group_id(0)] = s;
+  }
+}
+#else
+void row_sums_init(ACC_T acc[4][NRHS], int* act, __local const int* lstat) {
+  for (int j = 0; j < NRHS; ++j) {
+    act[j] = lstat[j] == CNC_ST_RUNNING;
+    for (int t = 0; t < 4; ++t) acc[t][j] = 0;
+  }
+}
+void row_partials(int count, ACC_T acc[4][NRHS], int slot, __global ACC_T* part,
+                  __local ACC_T* scratch) {
+  for (int t = 0; t < count; ++t)
+    for (int j = 0; j < NRHS; ++j) {
+      const ACC_T s = wg_sum(acc[t][j], scratch);
+      if (get_local_id(0) == 0)
+        part[((long)(slot + t) * NRHS + j) * get_num_groups(0) + get_group_id(0)] = s;
+    }
+}
+#endif
+
 // Per-group partials of u . v_t for t < nv, to part[((slot + t) * NRHS + j) * groups + g]: every
 // column's, 0 for masked-out ones. nv is 1, 2 or 4, a constant in each kernel below once inlined
 // (one per nv: no reduction is spent on absent vectors); v_t for t >= nv are not read. FLAT: each
@@ -231,7 +265,7 @@ void dot_part(const int nv, int n, int slot, __global const rhs_state* st,
               __global const VEC_T* v2, __global const VEC_T* v3, __global ACC_T* part,
               __local ACC_T* scratch, __local int* lstat) {
   const int any = snapshot_status(st, lstat);
-  const int lid = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+  const int lid = get_local_id(0);
 #if FLAT
   const int j = lid % NRHS;
   ACC_T acc[4] = {0, 0, 0, 0};
@@ -247,17 +281,11 @@ void dot_part(const int nv, int n, int slot, __global const rhs_state* st,
       }
     }
   }
-  for (int t = 0; t < nv; ++t) {
-    const ACC_T s = slot_sum(acc[t], scratch);
-    if (lid < NRHS) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
-  }
+  flat_partials(nv, acc, slot, part, scratch);
 #else
   ACC_T acc[4][NRHS];
   int act[NRHS];
-  for (int j = 0; j < NRHS; ++j) {
-    act[j] = lstat[j] == CNC_ST_RUNNING;
-    for (int t = 0; t < 4; ++t) acc[t][j] = 0;
-  }
+  row_sums_init(acc, act, lstat);
   const int start = range_begin(n), end = any ? range_end(n) : start;
   for (int i = start + lid; i < end; i += WG) {
     for (int j = 0; j < NRHS; ++j) {
@@ -272,11 +300,7 @@ void dot_part(const int nv, int n, int slot, __global const rhs_state* st,
       }
     }
   }
-  for (int t = 0; t < nv; ++t)
-    for (int j = 0; j < NRHS; ++j) {
-      const ACC_T s = wg_sum(acc[t][j], scratch);
-      if (lid == 0) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
-    }
+  row_partials(nv, acc, slot, part, scratch);
 #endif
 }
 
@@ -299,13 +323,14 @@ void zdot_part(const int nv, int n, int slot, __global const rhs_state* st,
                __global const VEC_T* u, __global const VEC_T* v0, __global const VEC_T* v1,
                __global ACC_T* part, __local ACC_T* scratch, __local int* lstat) {
   const int any = snapshot_status(st, lstat);
-  const int lid = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+  const int lid = get_local_id(0);
 #if FLAT
   const int j = lid % NRHS;
   ACC_T acc[4] = {0, 0, 0, 0};
   if (any && lid < FLAT_W && lstat[j] == CNC_ST_RUNNING) {
-    const OFF_T e = (OFF_T)(range_end(n) / 2) * NRHS;
-    for (OFF_T o = (OFF_T)(range_begin(n) / 2) * NRHS + lid; o < e; o += FLAT_W) {
+    OFF_T s, e;
+    pair_range(n, any, &s, &e);
+    for (OFF_T o = s + lid; o < e; o += FLAT_W) {
       const OFF_T re = o + o / NRHS * NRHS, im = re + NRHS;
       const ACC_T ur = u[re], ui = u[im];
       ACC_T vr = v0[re], vi = v0[im];
@@ -318,17 +343,11 @@ void zdot_part(const int nv, int n, int slot, __global const rhs_state* st,
       }
     }
   }
-  for (int t = 0; t < 2 * nv; ++t) {
-    const ACC_T s = slot_sum(acc[t], scratch);
-    if (lid < NRHS) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
-  }
+  flat_partials(2 * nv, acc, slot, part, scratch);
 #else
   ACC_T acc[4][NRHS];
   int act[NRHS];
-  for (int j = 0; j < NRHS; ++j) {
-    act[j] = lstat[j] == CNC_ST_RUNNING;
-    for (int t = 0; t < 4; ++t) acc[t][j] = 0;
-  }
+  row_sums_init(acc, act, lstat);
   const int start = range_begin(n) / 2, end = any ? range_end(n) / 2 : start;
   for (int q = start + lid; q < end; q += WG) {
     for (int j = 0; j < NRHS; ++j) {
@@ -345,11 +364,7 @@ void zdot_part(const int nv, int n, int slot, __global const rhs_state* st,
       }
     }
   }
-  for (int t = 0; t < 2 * nv; ++t)
-    for (int j = 0; j < NRHS; ++j) {
-      const ACC_T s = wg_sum(acc[t][j], scratch);
-      if (lid == 0) part[((long)(slot + t) * NRHS + j) * groups + g] = s;
-    }
+  row_partials(2 * nv, acc, slot, part, scratch);
 #endif
 }
 

@@ -381,8 +381,8 @@ __kernel void spmv_fused(int mode, int units, __global const IDX_T* rowp, __glob
     TILE_DONE(min(base + WG / CSR_W, end));
   }
 #elif FMT == 3
-  // A value's (re, im) in one 16-byte load (the buffer's start is aligned far beyond that), and
-  // with one system x's pair too. The lanes' sums meet in local memory, in two buffers used in
+  // A value's (re, im) in one load (16 bytes in double; every buffer is a whole cl_mem, aligned
+  // far beyond that), and with one system x's pair too. The lanes' sums meet in local memory, in two buffers used in
   // turn: one barrier a sum instead of two (a buffer is written again only after the barrier
   // that follows its reads).
 #define ZPASTE(t) t##2

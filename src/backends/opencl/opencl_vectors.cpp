@@ -323,18 +323,30 @@ void vector_ops::coef_launch(cl_kernel kern, int per, const double* alpha, int x
 }
 
 void vector_ops::combine(const int* v, int count, const double* coef, const double* beta, int y) {
+  combine_launches(k_comb_, 1, comb_, comb_ring_, comb_host_, v, count, coef, beta, y, "combine");
+}
+
+void vector_ops::zcombine(const int* v, int count, const double* coef, const double* beta, int y) {
+  combine_launches(k_zcomb_, 2, zcomb_, zcomb_ring_, zcomb_host_, v, count, coef, beta, y,
+                   "zcombine");
+}
+
+void vector_ops::combine_launches(cl_kernel kern, int per, cl_mem& buf, ring& r,
+                                  std::vector<unsigned char>& host, const int* v, int count,
+                                  const double* coef, const double* beta, int y, const char* what) {
   if (count <= 0) return;
   const cl_mem ym = vec(y);
   for (int i = 0; i < count; ++i)  // every index checked before anything is queued
     if (vec(v[i]) == ym)
-      throw error(CNC_ERR_INVALID_VALUE, "OpenCL: combine into one of its vectors");
-  const std::size_t k = std::size_t(e_.k);
-  if (!comb_) {  // only GMRES combines: no buffer for the other methods
-    const std::size_t bytes = 9 * k * vs_;
-    comb_ = make_buffer(comb_slots * bytes, "combine coefficients");
-    comb_host_.assign(bytes, 0);
-    init_ring(comb_ring_, comb_slots, bytes);
-    arg(k_comb_, 4, comb_);
+      throw error(CNC_ERR_INVALID_VALUE,
+                  std::string("OpenCL: ") + what + " into one of its vectors");
+  const std::size_t k = std::size_t(e_.k), pk = std::size_t(per) * k;
+  if (!buf) {  // only GMRES and BiCGSTAB combine: no buffer for the other methods
+    const std::size_t bytes = (k + comb_v * pk) * vs_;
+    buf = make_buffer(comb_slots * bytes, "combine coefficients");
+    host.assign(bytes, 0);
+    init_ring(r, comb_slots, bytes);
+    arg(kern, 4, buf);
   }
   // A launch per 8 vectors: the first applies beta, the later ones add to what it wrote (beta 1),
   // so the sum runs in i order whatever the split.
@@ -343,20 +355,20 @@ void vector_ops::combine(const int* v, int count, const double* coef, const doub
     cl_int overwrite = 1;  // every active beta is 0 in the vector precision: y is not read
     for (std::size_t j = 0; j < k; ++j) {
       const double b = i0 == 0 ? beta[j] : 1.0;
-      put_value(comb_host_.data(), j, b, e_.vec_f32);
+      put_value(host.data(), j, b, e_.vec_f32);
       if (mask_[j] && (e_.vec_f32 ? double(float(b)) : b) != 0) overwrite = 0;
     }
     for (int t = 0; t < nv; ++t)  // rows past nv are not read
-      for (std::size_t j = 0; j < k; ++j)
-        put_value(comb_host_.data(), (1 + std::size_t(t)) * k + j,
-                  coef[std::size_t(i0 + t) * k + j], e_.vec_f32);
-    arg(k_comb_, 1, cl_int(put(comb_ring_, comb_, true, comb_host_.data())));
-    arg(k_comb_, 2, cl_int(nv));
-    arg(k_comb_, 3, overwrite);
+      for (std::size_t e = 0; e < pk; ++e)
+        put_value(host.data(), k + pk * std::size_t(t) + e, coef[pk * std::size_t(i0 + t) + e],
+                  e_.vec_f32);
+    arg(kern, 1, cl_int(put(r, buf, true, host.data())));
+    arg(kern, 2, cl_int(nv));
+    arg(kern, 3, overwrite);
     // Unused slots repeat the last vector (valid arguments, never read).
-    for (int t = 0; t < comb_v; ++t) arg(k_comb_, cl_uint(6 + t), vec(v[i0 + std::min(t, nv - 1)]));
-    arg(k_comb_, 14, ym);
-    launch(k_comb_, e_.groups, "combine");
+    for (int t = 0; t < comb_v; ++t) arg(kern, cl_uint(6 + t), vec(v[i0 + std::min(t, nv - 1)]));
+    arg(kern, 14, ym);
+    launch(kern, e_.groups, what);
   }
 }
 
@@ -414,43 +426,6 @@ void vector_ops::zdots(int u, const int* v, int count, double* out) {
     for (std::size_t j = 0; j < k; ++j)
       for (std::size_t s = 0; s < 2; ++s)
         out[2 * (i * k + j) + s] = get_value(dot_host_.data(), (2 * i + s) * k + j, e_.acc_f32);
-}
-
-void vector_ops::zcombine(const int* v, int count, const double* coef, const double* beta, int y) {
-  if (count <= 0) return;
-  const cl_mem ym = vec(y);
-  for (int i = 0; i < count; ++i)  // every index checked before anything is queued
-    if (vec(v[i]) == ym)
-      throw error(CNC_ERR_INVALID_VALUE, "OpenCL: zcombine into one of its vectors");
-  const std::size_t k = std::size_t(e_.k);
-  if (!zcomb_) {  // only complex GMRES and BiCGSTAB combine so
-    const std::size_t bytes = 17 * k * vs_;
-    zcomb_ = make_buffer(comb_slots * bytes, "zcombine coefficients");
-    zcomb_host_.assign(bytes, 0);
-    init_ring(zcomb_ring_, comb_slots, bytes);
-    arg(k_zcomb_, 4, zcomb_);
-  }
-  // As combine: a launch per 8 vectors, beta applied by the first (real beta, complex c).
-  for (int i0 = 0; i0 < count; i0 += comb_v) {
-    const int nv = std::min(comb_v, count - i0);
-    cl_int overwrite = 1;
-    for (std::size_t j = 0; j < k; ++j) {
-      const double b = i0 == 0 ? beta[j] : 1.0;
-      put_value(zcomb_host_.data(), j, b, e_.vec_f32);
-      if (mask_[j] && (e_.vec_f32 ? double(float(b)) : b) != 0) overwrite = 0;
-    }
-    for (int t = 0; t < nv; ++t)
-      for (std::size_t e = 0; e < 2 * k; ++e)
-        put_value(zcomb_host_.data(), k + 2 * k * std::size_t(t) + e,
-                  coef[2 * k * std::size_t(i0 + t) + e], e_.vec_f32);
-    arg(k_zcomb_, 1, cl_int(put(zcomb_ring_, zcomb_, true, zcomb_host_.data())));
-    arg(k_zcomb_, 2, cl_int(nv));
-    arg(k_zcomb_, 3, overwrite);
-    for (int t = 0; t < comb_v; ++t)
-      arg(k_zcomb_, cl_uint(6 + t), vec(v[i0 + std::min(t, nv - 1)]));
-    arg(k_zcomb_, 14, ym);
-    launch(k_zcomb_, e_.groups, "zcombine");
-  }
 }
 
 void vector_ops::init_ring(ring& r, int slots, std::size_t bytes) {

@@ -125,6 +125,11 @@ class vector_ops {
   // or through coef_ (COEF_ARGS), and the launch.
   void coef_launch(cl_kernel kern, int per, const double* alpha, int x, const double* beta, int y,
                    const char* what);
+  // vec_combine (per = 1) or vec_zcombine (per = 2): a launch per 8 vectors, beta (k values) and
+  // 8 per k coefficients from a slot of `buf` (made at the first call, ring `r`, staged in `host`).
+  void combine_launches(cl_kernel kern, int per, cl_mem& buf, ring& r,
+                        std::vector<unsigned char>& host, const int* v, int count,
+                        const double* coef, const double* beta, int y, const char* what);
   template <typename T>
   void arg(cl_kernel k, cl_uint index, const T& v);
 
