@@ -288,7 +288,7 @@ class opencl_system final : public device_system {
       width = env_int(env::var::opencl_csr_width, t.csr_width);
       if (width <= 0) {
         const double mean = a.zcsr->n ? static_cast<double>(a.zcsr->nnz()) / a.zcsr->n : 1.0;
-        const long root = floor_pow2(std::max(1L, std::lround(std::floor(std::sqrt(mean)))));
+        const long root = floor_pow2(std::max(1L, long(std::sqrt(mean))));
         width = !dev_.gpu ? 1 : mean >= 4 ? std::max(4L, root) : root;
       }
       width = std::clamp(floor_pow2(width), 1, 32);

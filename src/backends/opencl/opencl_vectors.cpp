@@ -388,12 +388,8 @@ void vector_ops::dots(int u, const int* v, int count, double* out) {
     arg(k, 8, part_);
     launch(k, e_.groups, "dots");
   }
-  arg(k_fin_, 2, part_);
-  arg(k_fin_, 3, out_);
-  launch(k_fin_, count, "dots (sum)");
+  finish_dots(count, "dots (sum)");
   const std::size_t values = std::size_t(count) * e_.k;
-  dot_host_.resize(values * as_);
-  read_now(*e_.cl, e_.queue, out_, values * as_, dot_host_.data());
   for (std::size_t i = 0; i < values; ++i) out[i] = get_value(dot_host_.data(), i, e_.acc_f32);
 }
 
@@ -415,17 +411,22 @@ void vector_ops::zdots(int u, const int* v, int count, double* out) {
     arg(k, 6, part_);
     launch(k, e_.groups, "zdots");
   }
-  arg(k_fin_, 2, part_);
-  arg(k_fin_, 3, out_);
-  launch(k_fin_, 2 * count, "zdots (sum)");
-  const std::size_t k = std::size_t(e_.k), values = 2 * std::size_t(count) * k;
-  dot_host_.resize(values * as_);
-  read_now(*e_.cl, e_.queue, out_, values * as_, dot_host_.data());
+  finish_dots(2 * count, "zdots (sum)");
+  const std::size_t k = std::size_t(e_.k);
   // Quantity 2i + s, column j -> out[2(i k + j) + s].
   for (std::size_t i = 0; i < std::size_t(count); ++i)
     for (std::size_t j = 0; j < k; ++j)
       for (std::size_t s = 0; s < 2; ++s)
         out[2 * (i * k + j) + s] = get_value(dot_host_.data(), (2 * i + s) * k + j, e_.acc_f32);
+}
+
+void vector_ops::finish_dots(int quantities, const char* what) {
+  arg(k_fin_, 2, part_);
+  arg(k_fin_, 3, out_);
+  launch(k_fin_, quantities, what);
+  const std::size_t bytes = std::size_t(quantities) * std::size_t(e_.k) * as_;
+  dot_host_.resize(bytes);
+  read_now(*e_.cl, e_.queue, out_, bytes, dot_host_.data());
 }
 
 void vector_ops::init_ring(ring& r, int slots, std::size_t bytes) {

@@ -120,6 +120,9 @@ class vector_ops {
   cl_mem make_buffer(std::size_t bytes, const char* what);
   void drop_buffer(cl_mem& m, std::size_t bytes);
   void ensure_dot_space(int count);
+  // vec_dot_finish over the partials of `quantities` sums, then the one blocking read: the
+  // quantities' k values each, in the accumulator precision, as doubles in dot_host_ order.
+  void finish_dots(int quantities, const char* what);
   void launch(cl_kernel k, int groups, const char* what);
   // vec_axpby (per = 1) or vec_zaxpby (per = 2, (re, im)): per * k alphas then betas, by value
   // or through coef_ (COEF_ARGS), and the launch.
