@@ -7,6 +7,8 @@
  *   - the same arrays again: the kept ordering is reused (no reordering time), same x bits;
  *   - new values of the same pattern: solved correctly with the kept ordering;
  *   - RCM then NONE on the same matrix: the kept (permuted) system is not used for NONE;
+ *   - mixed precision with RCM (P A Pᵀ then made on the host, where a GPU backend makes it on
+ *     the device in double), twice: the second solve from the kept ordering;
  *   - locked variables through the assembly API: locked values unchanged, free values equal to
  *     the natural-order solve's;
  *   - CNC_REORDER_AUTO: rcm for the randomly numbered matrix, natural order for the same matrix
@@ -127,6 +129,24 @@ static void rcm_round(CNCenum backend) {
   /* Back to NONE on the first matrix: the permuted system must not be taken for it. */
   double* x_none = solve(&a, ci, b, 2, CNC_REORDER_NONE);
   if (!(max_diff(x_none, x_nat, 2 * n) < 1e-8)) fail_msg("NONE after RCM differs");
+
+  /* Mixed precision reads the reordered CSR on the host too (P A Pᵀ made there, not on the
+   * device, and kept with the ordering): ordered anew, then the kept ordering and CSR. */
+  assert_int_equal(cncSolverParameteri(CNC_PRECISION, CNC_MIXED), CNC_OK);
+  assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, 1e-8), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_REORDER, CNC_REORDER_RCM), CNC_OK);
+  double* x_mixed = (double*)calloc(2 * n, sizeof(double));
+  for (int round = 0; round < 2; ++round) {
+    memset(x_mixed, 0, 2 * n * sizeof(double));
+    assert_int_equal(cncSolveCSR((CNCuint)a.n, a.row_ptr, ci, a.val, 0, 2, b, x_mixed), CNC_OK);
+    assert_int_equal(cncGetDoublev(CNC_REORDER_TIME, &t), CNC_OK);
+    if (round == 0 ? !(t > 0) : t != 0) fail_msg("mixed, round %d: reordering time %g", round, t);
+    for (int j = 0; j < 2; ++j) {
+      const double res = ts_rel_residual(&a, x_mixed + (size_t)j * n, b + (size_t)j * n);
+      if (!(res < 1e-6)) fail_msg("mixed, round %d, system %d: true residual %.3e", round, j, res);
+    }
+  }
+  free(x_mixed);
 
   cncDeleteContext(c);
   free(v), free(x_new), free(x_none), free(x_again), free(x_rcm), free(x_nat), free(b), free(ci);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -292,6 +293,10 @@ class backend {
   // (view.row_ptr and view.col stay null), for device_system::refill_values.
   virtual std::unique_ptr<device_csr_copy> upload_csr(const csr_view& raw,
                                                       bool values_only = false);
+  // P A Pᵀ of a canonical device CSR (perm[new] = old, a.n values on the host), made on the
+  // device: a new device CSR equal to what permute_csr (conversion/reorder.hpp) makes on the host.
+  virtual std::unique_ptr<device_csr_copy> permute_device_csr(const device_csr& a,
+                                                              std::span<const std::int32_t> perm);
   // A double-precision device_system built from a canonical device CSR in any format (zcsr: a
   // complex CSR, whose values are (re, im) pairs, the system its real-equivalent's),
   // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or

@@ -61,6 +61,10 @@ std::int64_t backend::device_block_count(const device_csr&, int) const { no_devi
 std::unique_ptr<device_csr_copy> backend::upload_csr(const csr_view&, bool) {
   no_device_arrays(*this);
 }
+std::unique_ptr<device_csr_copy> backend::permute_device_csr(const device_csr&,
+                                                             std::span<const std::int32_t>) {
+  no_device_arrays(*this);
+}
 void device_system::ssor(int, int, double) {
   throw error(CNC_ERR_UNSUPPORTED,
               ": SSOR runs on the CPU backend only (its sweeps are sequential)");

@@ -467,13 +467,13 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced) {
 }
 
 format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64_t sell_stored,
-                     const std::function<std::int64_t(int)>& exact_blocks) {
+                     const std::function<std::int64_t(int)>& exact_blocks, bool screen) {
   const format scalar = choose_scalar_format(a.n, a.nnz(), sell_stored, value_bytes, sliced);
   const double scalar_bytes = matrix_bytes(a, scalar, sell_stored, value_bytes);
   // Past 8192 rows, a sample of block rows (1 in 32, at most about 8192 of them) rules out
   // blocking when it clearly does not pay (scalar stencils), so the exact count below runs only
   // for plausible candidates.
-  if (a.n > 8192) {
+  if (screen && a.n > 8192) {
     bool plausible = false;
     for (format f : {format::bcrs2, format::bcrs4}) {
       const std::int32_t nbr = (a.n + block_size(f) - 1) / block_size(f);

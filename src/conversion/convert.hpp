@@ -60,8 +60,10 @@ double matrix_bytes(std::int32_t n, std::int64_t nnz, format f, std::int64_t sto
 format choose_format(const csr_view& a, int value_bytes, bool sliced);
 // The same with the SELL entry count and the exact block counts supplied by the caller (the
 // device computes them when the matrix is there); the sampled screen still reads `a` on the host.
+// Without `screen`, only a's n and nnz are read (the matrix is not on the host in that form: made
+// on the device) and the exact counts decide.
 format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64_t sell_stored,
-                     const std::function<std::int64_t(int)>& exact_blocks);
+                     const std::function<std::int64_t(int)>& exact_blocks, bool screen = true);
 // The scalar part of that choice (CSR or SELL), given the entries SELL would store: also used
 // for a matrix in device memory, whose block structure is not scanned.
 format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_stored,

@@ -12,6 +12,7 @@
 #include "cnc.h"
 #include "conversion/complex.hpp"
 #include "conversion/convert.hpp"
+#include "conversion/reorder.hpp"
 #include "direct/direct.hpp"
 #include "pipeline/pipeline_internal.hpp"
 #include "solver/krylov.hpp"
@@ -470,7 +471,7 @@ void pipeline::solve_user(const solve_options& o, const caller_csr& in, std::uin
 void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
                               const caller_csr* raw, std::uint64_t version, int k, const double* b,
                               double* x, solve_stats& stats, const std::function<void()>& alongside,
-                              bool new_values) {
+                              bool new_values, permuted_csr* pm) {
   const double t0 = now_seconds();
   struct release_at_end {  // CNC_KEEP_MATRIX off: nothing stays, whatever happens
     pipeline* p;
@@ -479,20 +480,29 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       if (on) p->release_matrix();
     }
   } guard{this, !o.keep_matrix};
-  const std::int32_t n = canonical ? canonical->n : raw->rows();
+  const std::int32_t n = canonical ? canonical->n : pm ? pm->n : raw->rows();
   user_csr host;  // the caller's CSR made canonical on the host, when a stage needs it
-  csr_view a = canonical ? *canonical : csr_view{};
-  bool have = canonical != nullptr;
+  const bool made = pm && !pm->host->row_ptr.empty();  // P A Pᵀ already made on the host
+  csr_view a = canonical ? *canonical : made ? csr_view(*pm->host) : csr_view{};
+  bool have = canonical != nullptr || made;
   double host_conversion = 0;
   auto canonical_view = [&]() -> const csr_view& {
     if (!have) {
       const double t = now_seconds();
-      try {
-        host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
-      } catch (const error& e) {
-        throw input_error(e.status(), std::string(": ") + e.what());
+      if (pm) {
+        *pm->host = permute_csr(pm->source(), pm->perm, host_threads(o.threads));
+        a = *pm->host, have = true;
+        pm->seconds = now_seconds() - t;
+        log_to(o, CNC_LOG_INFO,
+               "P A Pᵀ on the host: " + std::to_string(1e3 * (now_seconds() - t)) + " ms");
+      } else {
+        try {
+          host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
+        } catch (const error& e) {
+          throw input_error(e.status(), std::string(": ") + e.what());
+        }
+        a = host.view, have = true;
       }
-      a = host.view, have = true;
       host_conversion = now_seconds() - t;
     }
     return a;
@@ -510,7 +520,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
     candidates = {CNC_BACKEND_CPU};
   } else if (requested != CNC_BACKEND_AUTO) {
     candidates = {requested};
-  } else if ((canonical ? canonical->nnz() : raw->entries()) < auto_gpu_min_nnz)
+  } else if ((canonical ? canonical->nnz() : pm ? pm->nnz : raw->entries()) < auto_gpu_min_nnz)
     candidates = {CNC_BACKEND_CPU};
   else
     candidates = {CNC_BACKEND_CUDA, CNC_BACKEND_OPENCL, CNC_BACKEND_CPU};
@@ -525,10 +535,17 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       // double (its true residual is then computed on the device too).
       // An assembled CSR (canonical, kept by the context) takes the same route: its blocks and
       // diagonal are then computed on the device too.
-      const caller_csr in =
-          have ? caller_csr{a.n, a.row_ptr.data(),
-                            reinterpret_cast<const std::uint32_t*>(a.col.data()), a.val.data(), 0}
-               : *raw;
+      // With pm and nothing made on the host yet, the caller's order: P A Pᵀ is made on the
+      // device after the upload.
+      const bool device_permutes = pm && !have;
+      auto intake_csr = [&]() -> caller_csr {  // made canonical only when taken in
+        if (!have && !pm) return *raw;
+        const csr_view from = device_permutes ? pm->source() : a;
+        return caller_csr{from.n, from.row_ptr.data(),
+                          reinterpret_cast<const std::uint32_t*>(from.col.data()), from.val.data(),
+                          0};
+      };
+      const int base = have || pm ? 0 : raw->base;
       bool cached = prep_.dev && prep_.key == key_for(o, version, be_.get(), k);
       if (cached && new_values) cached = refill(o, *raw, stats);  // false: nothing prepared
       // What a solver reads on the host: the CSR, for a true residual not computed on the device
@@ -536,7 +553,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       const bool host_csr_read = o.prec != precision::f64;
       // ZCSR: a complex caller_csr takes complex_device_intake below; the real-equivalent is
       // never taken in by the device.
-      const bool intake = !cached && in.base == 0 && be_->takes_device_arrays() &&
+      const bool intake = !cached && base == 0 && be_->takes_device_arrays() &&
                           o.prec == precision::f64 && !host_csr_read && o.format != CNC_FORMAT_ZCSR;
       const csr_view none{n, {}, {}, {}};
       if (cached && !new_values)
@@ -546,7 +563,10 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       if (cached && !have && !host_csr_read) {
         if (!new_values) stats.conversion = 0, stats.upload = 0;  // the device holds this matrix
         run(o, none, k, b, x, false, stats, alongside);
-      } else if (intake && device_intake(o, in, version, k, raw && o.keep_matrix, stats)) {
+      } else if (intake &&
+                 device_intake(o, intake_csr(), version, k, raw && o.keep_matrix, stats,
+                               device_permutes ? pm->perm : std::span<const std::int32_t>{},
+                               device_permutes ? &pm->seconds : nullptr)) {
         run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex && raw->base == 0 && be_->takes_device_arrays() &&
                  complex_device_intake(o, *raw, version, k, stats)) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -220,15 +221,32 @@ class pipeline {
   void solve_any(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
                  std::uint64_t version, int k, const double* b, double* x, solve_stats& stats,
                  const std::function<void()>& alongside = {}, bool new_values = false);
-  // The solve in the matrix's own order (the permuted one when reordered).
+  // A matrix to be solved as P A Pᵀ (pipeline_order.cpp), perm[new] = old. P A Pᵀ made on the
+  // host is kept in *host by the ordering (with the prepared system), and reused from there.
+  struct permuted_csr {
+    std::int32_t n = 0;
+    std::int64_t nnz = 0;
+    std::function<const csr_view&()> source;  // A (made canonical at its first call)
+    std::span<const std::int32_t> perm;
+    csr_matrix* host = nullptr;  // P A Pᵀ made on the host: empty until a path needs it
+    double seconds = 0;          // what making P A Pᵀ took, where it was made (0: not made)
+  };
+  // The solve in the matrix's own order (the permuted one when reordered). With `pm` (and
+  // neither `canonical` nor `raw`), P A Pᵀ is made on the device where the backend takes it in
+  // (device_intake), and on the host (permute_csr) only where another path needs it.
   void solve_in_order(const solve_options& o, const csr_view* canonical, const caller_csr* raw,
                       std::uint64_t version, int k, const double* b, double* x, solve_stats& stats,
-                      const std::function<void()>& alongside, bool new_values);
+                      const std::function<void()>& alongside, bool new_values,
+                      permuted_csr* pm = nullptr);
   // Host CSR (row offsets already checked) -> device as it is -> checked and converted there.
   // False (nothing kept) when the device finds the CSR not canonical: the host path follows.
   // keep_pattern: the system can be refilled (create_system_from_device).
+  // With `perm` (perm[new] = old; `in` canonical), P A Pᵀ is made on the device from the upload
+  // and taken in instead (false also when the device memory is too small for it); the time it
+  // took goes to *permute_seconds.
   bool device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
-                     bool keep_pattern, solve_stats& stats);
+                     bool keep_pattern, solve_stats& stats, std::span<const std::int32_t> perm = {},
+                     double* permute_seconds = nullptr);
   // The same for a complex caller_csr (0-based): uploaded as it is, checked there (Hermitian
   // for CG) and kept as zcsr. False (nothing kept) when the device cannot tell it is canonical
   // (and Hermitian): the host path follows, and names what is wrong.

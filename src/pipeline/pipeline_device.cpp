@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,45 +66,65 @@ bool pipeline::built_from_device(const solve_options& o, const device_csr& a, fo
 }
 
 bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
-                             int k, bool keep_pattern, solve_stats& stats) {
+                             int k, bool keep_pattern, solve_stats& stats,
+                             std::span<const std::int32_t> perm, double* permute_seconds) {
   const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
   const csr_view raw = caller_view(in);
   const double tu = now_seconds();
   const std::unique_ptr<device_csr_copy> up = upload_caller(*be_, o, raw, "CSR");
   if (!up) return false;
+  const double tp = now_seconds();
+  // Reordered: P A Pᵀ made here from the upload (the caller's numbering, canonical on the host
+  // already), checked and converted as the caller's own would be.
+  std::unique_ptr<device_csr_copy> permuted;
+  if (!perm.empty()) {
+    try {
+      permuted = be_->permute_device_csr(up->view, perm);
+    } catch (const error& e) {
+      if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+      log_to(o, CNC_LOG_INFO,
+             std::string("device memory too small for P A Pᵀ (") + e.what() + "): host path");
+      return false;
+    }
+  }
+  const device_csr& view = permuted ? permuted->view : up->view;
   const double ts = now_seconds();
-  const device_csr_scan scan = be_->scan_device_csr(up->view);
+  if (permuted && permute_seconds) *permute_seconds = ts - tp;
+  const device_csr_scan scan = be_->scan_device_csr(view);
   if (!scan.canonical) {
     log_to(o, CNC_LOG_INFO, "CSR is not canonical (sorted, no duplicates, valid): host path");
     return false;
   }
-  // Checked: the host may now read the entries (the sampled block screen); exact counts come
-  // from the device.
+  // Checked: the host may now read the entries (the sampled block screen; not for P A Pᵀ, which
+  // only the device holds); exact counts come from the device.
   const double tf = now_seconds();
   double exact = 0;  // of the format choice, the device's exact block counts
   const format fmt = o.format == CNC_FORMAT_AUTO
-                         ? choose_format(raw, 8, be_->prefers_sliced(), scan.sell_entries,
-                                         [&](int b) {
-                                           const double t = now_seconds();
-                                           const std::int64_t c =
-                                               be_->device_block_count(up->view, b);
-                                           exact += now_seconds() - t;
-                                           return c;
-                                         })
+                         ? choose_format(
+                               raw, 8, be_->prefers_sliced(), scan.sell_entries,
+                               [&](int b) {
+                                 const double t = now_seconds();
+                                 const std::int64_t c = be_->device_block_count(view, b);
+                                 exact += now_seconds() - t;
+                                 return c;
+                               },
+                               !permuted)
                          : from_api_format(o.format);
   const double tb = now_seconds();
-  if (!built_from_device(o, up->view, fmt, version, k, keep_pattern, "CSR and its conversion"))
+  if (!built_from_device(o, view, fmt, version, k, keep_pattern, "CSR and its conversion"))
     return false;
   const double te = now_seconds();
-  stats.conversion = (tu - tc) + (tb - ts) + (te - tb);  // host checks, device check, build
-  char line[200];
+  // host checks, P A Pᵀ, device check, build
+  stats.conversion = (tu - tc) + (ts - tp) + (tb - ts) + (te - tb);
+  char line[240];
   std::snprintf(line, sizeof line,
-                "device intake: row offsets %.3f ms, upload %.3f ms, check %.3f ms, format choice "
-                "%.3f ms (exact block counts %.3f ms), %s build %.3f ms",
-                1e3 * (tu - tc), 1e3 * (ts - tu), 1e3 * (tf - ts), 1e3 * (tb - tf), 1e3 * exact,
-                format_name(fmt), 1e3 * (te - tb));
+                "device intake: row offsets %.3f ms, upload %.3f ms, %s%.3f ms, check %.3f ms, "
+                "format choice %.3f ms (exact block counts %.3f ms), %s build %.3f ms",
+                1e3 * (tu - tc), 1e3 * (tp - tu), permuted ? "P A Pᵀ " : "no permutation ",
+                1e3 * (ts - tp), 1e3 * (tf - ts), 1e3 * (tb - tf), 1e3 * exact, format_name(fmt),
+                1e3 * (te - tb));
   log_to(o, CNC_LOG_INFO, line);
-  stats.upload = ts - tu;
+  stats.upload = tp - tu;
   return true;
 }
 

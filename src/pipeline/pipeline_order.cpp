@@ -73,8 +73,28 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     if (o.keep_matrix) order_ = std::move(ord);
     return;
   }
-  // Reordered: the permuted CSR from the caller's (made canonical on the host first).
+  // Reordered. The caller's CSR made canonical on the host (in place when it is), when the
+  // ordering or P A Pᵀ needs it.
   const bool complex = raw && raw->complex;
+  user_csr host;
+  csr_view source;
+  bool have_source = false;
+  auto source_view = [&]() -> const csr_view& {
+    if (!have_source) {
+      if (canonical) {
+        source = *canonical;
+      } else {
+        try {
+          host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
+        } catch (const error& e) {
+          throw error(e.status(), std::string(": ") + e.what());
+        }
+        source = host.view;
+      }
+      have_source = true;
+    }
+    return source;
+  };
   double t_rcm = t0;  // when the ordering was known: before it, intake and RCM; after, P A Pᵀ
   if (complex && decided_now) {
     // The complex CSR itself renumbered (RCM of its pattern); b and x move by (re, im) pairs.
@@ -84,25 +104,17 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     ord.zcsr = permute_zcsr(z.view, perm, threads);
     ord.perm = pair_permutation(perm);
   } else if (!complex && (decided_now || new_values)) {
-    user_csr host;
-    csr_view a;
-    if (canonical) {
-      a = *canonical;
-    } else {
-      try {
-        host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
-      } catch (const error& e) {
-        throw error(e.status(), std::string(": ") + e.what());
-      }
-      a = host.view;
-    }
     // ZCSR reads the unknowns as (re, im) pairs: the complex unknowns are renumbered (RCM of
     // the complex pattern), each pair moving as one, so P A Pᵀ keeps the real-equivalent shape.
-    if (decided_now)
+    if (decided_now) {
+      const csr_view& a = source_view();
       ord.perm =
           pairs ? pair_permutation(rcm_order(complex_pattern(a), threads)) : rcm_order(a, threads);
+    }
     t_rcm = now_seconds();
-    ord.csr = permute_csr(a, ord.perm, threads);
+    // P A Pᵀ is made with the matrix's intake (solve_in_order): on the device where the backend
+    // takes the caller's CSR in, on the host (kept here) where a path needs it.
+    ord.csr = csr_matrix{};
     if (new_values) {
       log_to(o, CNC_LOG_INFO,
              "same pattern, new values, but the matrix is reordered: values permuted with the "
@@ -125,7 +137,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   host_vector<double> dp(o.complex_dinv ? std::size_t(n) : 0);  // the complex diagonal too
   if (o.complex_dinv) permute_vectors(ord.perm, 1, o.complex_dinv, dp.data(), false, threads);
   double vectors_time = now_seconds() - t_permuted;
-  const csr_view pa = ord.csr;
+  permuted_csr pm{n, nnz, source_view, ord.perm, &ord.csr};
   const caller_csr praw{ord.zcsr.n,
                         ord.zcsr.row_ptr.data(),
                         reinterpret_cast<const std::uint32_t*>(ord.zcsr.col.data()),
@@ -146,23 +158,26 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
       };
       return o.progress(it, res, &unpermuted);
     };
-  solve_in_order(po, complex ? nullptr : &pa, complex ? &praw : nullptr, version, k, bp.data(),
-                 xp.data(), stats, alongside, false);
+  solve_in_order(po, nullptr, complex ? &praw : nullptr, version, k, bp.data(), xp.data(), stats,
+                 alongside, false, complex ? nullptr : &pm);
   const double t_back = now_seconds();
   permute_vectors(ord.perm, k, xp.data(), x, true, threads);
   vectors_time += now_seconds() - t_back;
-  stats.reorder_time = reorder_time;
+  // Applying the ordering includes P A Pᵀ, made (and counted in the conversion) with the intake.
+  stats.reorder_time = reorder_time + pm.seconds;
   stats.conversion += reorder_time;
   stats.elapsed = now_seconds() - t0;
   stats.reorder_used = CNC_REORDER_RCM;
   stats.choice_reason += "; ordering " + ord.why;
-  // The split only when the stage ran (a kept ordering and matrix cost nothing here).
-  const std::string split = reorder_time > 0
+  // The split only when the stage ran (a kept ordering and matrix cost nothing here). P A Pᵀ of
+  // a real matrix is made with its intake (on the device, or on the host).
+  const double papt = complex ? t_permuted - t_rcm : pm.seconds;
+  const std::string split = stats.reorder_time > 0
                                 ? " (intake and ordering " + std::to_string(1e3 * (t_rcm - t0)) +
-                                      ", P A Pᵀ " + std::to_string(1e3 * (t_permuted - t_rcm)) + ")"
+                                      ", P A Pᵀ " + std::to_string(1e3 * papt) + ")"
                                 : " (kept)";
   log_to(o, CNC_LOG_INFO,
-         "ordering " + ord.why + ", " + std::to_string(1e3 * reorder_time) + " ms" + split +
+         "ordering " + ord.why + ", " + std::to_string(1e3 * stats.reorder_time) + " ms" + split +
              "; b and x renumbered in and x out " + std::to_string(1e3 * vectors_time) + " ms");
   if (o.keep_matrix && prep_.dev && prep_.key.version == version) order_ = std::move(ord);
 }

@@ -248,6 +248,38 @@ class cuda_backend final : public backend {
                          c->val.as<double>()};
     return c;
   }
+  std::unique_ptr<device_csr_copy> permute_device_csr(const device_csr& a,
+                                                      std::span<const std::int32_t> perm) override {
+    if (perm.size() != std::size_t(a.n))
+      throw error(CNC_ERR_INVALID_VALUE, ": permutation of the wrong length");
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    struct copy final : device_csr_copy {
+      device_buffer rp, col, val;
+    };
+    auto c = std::make_unique<copy>();
+    const std::size_t n = perm.size(), nnz = std::size_t(a.nnz);
+    device_buffer p(n * sizeof(std::int32_t)), inv(n * sizeof(std::int32_t));
+    device_buffer tcol(nnz * sizeof(std::int32_t)), tval(nnz * sizeof(double));
+    c->rp = device_buffer((n + 1) * sizeof(std::int64_t));
+    c->col = device_buffer(nnz * sizeof(std::int32_t));
+    c->val = device_buffer(nnz * sizeof(double));
+    std::size_t scratch_bytes = 0;
+    auto run = [&](void* scratch) {
+      return cuda::permute_csr(
+          a.n, a.nnz, a.row_ptr, a.col, a.val, p.as<std::int32_t>(), inv.as<std::int32_t>(),
+          c->rp.as<std::int64_t>(), c->col.as<std::int32_t>(), c->val.as<double>(),
+          tcol.as<std::int32_t>(), tval.as<double>(), scratch, &scratch_bytes, nullptr);
+    };
+    check(run(nullptr), "P A P^T on the device");
+    device_buffer scratch(std::max<std::size_t>(scratch_bytes, 1));
+    check(cudaMemcpy(p.get(), perm.data(), n * sizeof(std::int32_t), cudaMemcpyHostToDevice),
+          "permutation upload");
+    check(run(scratch.get()), "P A P^T on the device");
+    check(cudaStreamSynchronize(nullptr), "P A P^T on the device");
+    c->view = device_csr{a.n, a.nnz, c->rp.as<std::int64_t>(), c->col.as<std::int32_t>(),
+                         c->val.as<double>()};
+    return c;
+  }
   std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
                                                            bool jacobi, int nrhs, bool keep_pattern,
                                                            device_build& info) override {
