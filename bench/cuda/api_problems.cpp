@@ -61,7 +61,7 @@ problem stencil(int m, int points, int dof) {
   p.n = std::int32_t(cells * dof);
   p.rp.reserve(std::size_t(p.n) + 1);
   p.rp.push_back(0);
-  const int r = 1;
+  const int r = points == 125 ? 2 : 1;
   for (std::int64_t c = 0; c < cells; ++c) {
     const auto [x, y, z] = lattice(c, m);
     for (int a = 0; a < dof; ++a) {
@@ -76,7 +76,7 @@ problem stencil(int m, int points, int dof) {
             for (int b = 0; b < dof; ++b) {
               double v;
               if (nz == 0)
-                v = a == b ? (points == 7 ? 6.0 : 26.0) * 1.01 + (dof > 1 ? 1.0 * dof : 0.0)
+                v = a == b ? (points - 1.0) * 1.01 + (dof > 1 ? 1.0 * dof : 0.0)
                            : 0.5 / (1 + a + b);
               else
                 v = a == b ? -1.0 : -0.05;

@@ -38,7 +38,8 @@ template <class Edge>
 void graph_laplacian(const problem& graph, int width, Edge edge, std::vector<std::int64_t>& rp,
                      std::vector<std::uint32_t>& col, std::vector<double>& val);
 
-// Stencil Laplacian on m^3 (7 or 27 points), Dirichlet, SPD. `dof` > 1: each grid point carries
+// Stencil Laplacian on m^3 (7, 27 or 125 points: the 5 x 5 x 5 box, as Q2 hexahedra couple
+// their nodes), Dirichlet, SPD. `dof` > 1: each grid point carries
 // dof coupled unknowns (dense dof x dof blocks: 4 for elasticity-like systems).
 problem stencil(int m, int points, int dof);
 

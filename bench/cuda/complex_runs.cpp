@@ -63,10 +63,11 @@ std::string cnc_text(CNCenum what) {
 
 const char* const complex_usage =
     "[--backend cuda|opencl|cpu|auto] [--reps R] [--iters N] [--tol T] [--max-it N]\n"
-    "  [--grid7 M] [--grid27 M] [--mesh M] [--only NAME] [--matrices DIR|none]\n"
+    "  [--grid7 M] [--grid27 M] [--grid125 M] [--mesh M] [--only NAME] [--matrices DIR|none]\n"
     "  [--flux F] [--bandwidth GB/s] [--format auto|zcsr|bcrs2] [--verbose] [--quick]\n"
-    "(--grid7/--grid27/--mesh M: the m^3 magnetic Laplacians, 0 leaves one out; defaults 128, "
-    "128, 0; --flux: flux quanta per unit square of the magnetic field, default 1/64)";
+    "(--grid7/--grid27/--grid125/--mesh M: the m^3 magnetic Laplacians, 0 leaves one out; "
+    "defaults 128, 128, 0, 0; --flux: flux quanta per unit square of the magnetic field, default "
+    "1/64)";
 
 bool parse_complex_options(int argc, char** argv, complex_options* o) {
   for (int a = 1; a < argc; ++a) {
@@ -98,6 +99,8 @@ bool parse_complex_options(int argc, char** argv, complex_options* o) {
       o->grid7 = std::atoi(v);
     else if (k == "--grid27")
       o->grid27 = std::atoi(v);
+    else if (k == "--grid125")
+      o->grid125 = std::atoi(v);
     else if (k == "--mesh")
       o->mesh = std::atoi(v);
     else if (k == "--only")
@@ -138,6 +141,7 @@ std::vector<case_source> complex_sources(const complex_options& o) {
   };
   if (o.grid7 > 0) graph("7-pt", o.grid7, [](int m) { return stencil(m, 7, 1); });
   if (o.grid27 > 0) graph("27-pt", o.grid27, [](int m) { return stencil(m, 27, 1); });
+  if (o.grid125 > 0) graph("125-pt", o.grid125, [](int m) { return stencil(m, 125, 1); });
   if (o.mesh > 0) graph("mesh", o.mesh, [](int m) { return mesh(m); });
   if (o.matrices == "none") return s;
   std::string why;

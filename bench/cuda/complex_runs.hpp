@@ -18,19 +18,19 @@ struct complex_options {
   std::string backend;  // cuda, opencl, cpu or auto: CNC_BACKEND of the cnc side
   int reps = 3, iters = 200, max_it = 20000;
   double tol = 1e-8;
-  int grid7 = 128, grid27 = 128, mesh = 0;           // sizes m of the m^3 graphs; 0: left out
-  double flux = 1.0 / 64;                            // magnetic_laplacian's field
-  std::string only;                                  // the problems whose name contains it
-  std::string matrices = "../shared/data/matrices";  // complex .mtx files; "none": left out
+  int grid7 = 128, grid27 = 128, grid125 = 0, mesh = 0;  // m of the m^3 graphs; 0: left out
+  double flux = 1.0 / 64;                                // magnetic_laplacian's field
+  std::string only;                                      // the problems whose name contains it
+  std::string matrices = "../shared/data/matrices";      // complex .mtx files; "none": left out
   double bandwidth_gbs = 0;     // the floors' bandwidth in GB/s; 0: measured (copy or triad)
   bool verbose = false;         // cnc's log (CNC_VERBOSE) and CNC_CHOICE_REASON per problem
   std::string format = "auto";  // CNC_MATRIX_FORMAT of the complex solves: auto, zcsr or bcrs2
 };
 
 // Reads the options above from argv (--backend, --reps, --iters, --tol, --max-it, --grid7,
-// --grid27, --mesh, --flux, --only, --matrices, --bandwidth, --format, --verbose; --quick: grids of
-// 32^3 and 3 reps for a smoke test). False, with a message on stderr, on an unknown or malformed
-// option.
+// --grid27, --grid125, --mesh, --flux, --only, --matrices, --bandwidth, --format, --verbose;
+// --quick: grids of 32^3 and 3 reps for a smoke test). False, with a message on stderr, on an
+// unknown or malformed option.
 bool parse_complex_options(int argc, char** argv, complex_options* o);
 extern const char* const complex_usage;
 

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -280,16 +279,15 @@ class opencl_system final : public device_system {
       width = width < 0 ? 0 : std::clamp(floor_pow2(width), 1, 32);  // 0 = stream
       plan_ = plan_rows(a.csr, dev_.gpu, std::min(width, wg), group_count(t, wg));
     } else if (a.fmt == format::zcsr) {
-      // The lanes of a complex row (no stream mode, no long-row pieces): on GPUs about the
-      // square root of the mean row, at least 4 from rows of 4 entries; one work-item per row on
-      // CPUs. H200, runs 112-115: rows of 7 and 8 entries fastest at 4 lanes (2 and 8 slower
-      // by 1.03-1.3x), rows of 27 as fast at 4 as at 8, and 1.3x slower at 16 (CSR's rule of
-      // about a lane an entry; run 112, before the sums' one barrier).
+      // The lanes of a complex row (no stream mode, no long-row pieces): on GPUs about one lane
+      // for 6 entries of the mean row, at least 4 from rows of 4 entries; one work-item per row
+      // on CPUs. H200: rows of 7 and 8 entries fastest at 4 lanes (2 and 8 slower by
+      // 1.03-1.3x), rows of 25-27 as fast at 4 as at 8 and 1.3x slower at 16 (runs 112-115),
+      // rows of ~118 (the 125-point stencil) fastest at 16 (8: 1.2x slower, 32: 1.06x; run 120).
       width = env_int(env::var::opencl_csr_width, t.csr_width);
       if (width <= 0) {
         const double mean = a.zcsr->n ? static_cast<double>(a.zcsr->nnz()) / a.zcsr->n : 1.0;
-        const long root = floor_pow2(std::max(1L, long(std::sqrt(mean))));
-        width = !dev_.gpu ? 1 : mean >= 4 ? std::max(4L, root) : root;
+        width = !dev_.gpu || mean < 4 ? 1 : std::max(4, floor_pow2(long(mean / 6)));
       }
       width = std::clamp(floor_pow2(width), 1, 32);
     }
