@@ -1,9 +1,11 @@
 // Persistent fork-join pool (see thread_pool.hpp).
 #include "util/thread_pool.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace cnc {
 
@@ -13,10 +15,30 @@ inline void cpu_relax() {
   __builtin_ia32_pause();
 #endif
 }
+// Under an address-space cap (RLIMIT_AS) every worker's stack (RLIMIT_STACK's size, glibc's
+// default) takes address space that the solve's arrays need too: the stacks get at most half of
+// what is left, so a pool asked for more threads than fit still leaves room for the data.
+int fitting_threads(int threads) {
+  rlimit as{}, st{};
+  if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) return threads;
+  constexpr double unlimited_stack = 32.0 * (1 << 20);  // what glibc takes without a stack limit
+  const double stack = getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur != RLIM_INFINITY
+                           ? double(st.rlim_cur)
+                           : unlimited_stack;
+  unsigned long pages = 0;  // the address space in use: /proc/self/statm's first field
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  const double used = double(pages) * double(sysconf(_SC_PAGESIZE));
+  const double left = std::max(0.0, double(as.rlim_cur) - used);
+  const double fit = left / 2 / std::max(stack, 1.0);
+  return fit >= threads - 1 ? threads : 1 + int(fit);
+}
 }  // namespace
 
 thread_pool::thread_pool(int threads, int spin_rounds)
-    : size_(threads < 1 ? 1 : threads), spin_rounds_(spin_rounds) {
+    : size_(fitting_threads(threads < 1 ? 1 : threads)), spin_rounds_(spin_rounds) {
   // A thread the system refuses (address space, process limits) ends the pool where it is: the
   // pool runs with the workers it got. Letting the exception leave would destroy the started,
   // joinable threads, which is std::terminate.
