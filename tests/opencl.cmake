@@ -61,6 +61,14 @@ cnc_add_test(test_backend TEST_NAME backend_opencl_gpu_zcsr_lanes8 ARGS opencl "
 set_tests_properties(backend_opencl_gpu_zcsr_lanes8 PROPERTIES ENVIRONMENT
   "CNC_OPENCL_WG=64;CNC_OPENCL_CSR_WIDTH=8;${CNC_OPENCL_TEST_ENV}")
 
+# The re-runs above with a GPU's work-group shapes: the same host code as opencl_kernels and
+# backend_opencl, other kernels inside PoCL (compiled by it, not by the sanitizers' compiler), so
+# the sanitizer stages of scripts/test.sh leave them out by this label.
+set_tests_properties(opencl_kernels_gpu_stream opencl_kernels_gpu_vector opencl_kernels_gpu_cols
+                     backend_opencl_gpu_stream backend_opencl_gpu_cols
+                     backend_opencl_gpu_zcsr_lanes4 backend_opencl_gpu_zcsr_lanes8
+                     PROPERTIES LABELS opencl_shape)
+
 # The main job on the OpenCL device, large enough (262 K unknowns, 14 MB of values) for the
 # staged (pinned) matrix upload: must converge to the known solution.
 if(TARGET cnc-solve)

@@ -12,7 +12,10 @@
  *   - locked variables through the assembly API: locked values unchanged, free values equal to
  *     the natural-order solve's;
  *   - CNC_REORDER_AUTO: rcm for the randomly numbered matrix, natural order for the same matrix
- *     numbered along the grid. */
+ *     numbered along the grid;
+ *   - a reordered solve refused part way (no memory for the renumbered b and x) keeps nothing
+ *     that the next solve of the same matrix could take for its own: same x bits as before. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -237,11 +240,50 @@ static void test_auto_decision(void** state) {
   ts_csr_free(&a), ts_csr_free(&grid);
 }
 
+/* The kept ordering and system of a matrix, then a solve of it refused after the ordering was
+ * taken up (the renumbered b and x, 64 MiB here, above CNC_MEMORY_LIMIT_BYTES): the next solve
+ * must not read the kept (renumbered) system with b and x in the caller's numbering. */
+static void test_refused_solve_keeps_no_order(void** state) {
+  (void)state;
+  ts_csr a = ts_laplacian_2d((1 << 21) + 4096, 1); /* 2 rows x 16 bytes x 2 systems > 64 MiB */
+  CNCuint* ci = columns(&a);
+  const size_t n = (size_t)a.n;
+  double* b = random_vector(2 * n, 17);
+  double* x1 = (double*)calloc(2 * n, sizeof(double));
+  double* x2 = (double*)calloc(2 * n, sizeof(double));
+  double* x3 = (double*)calloc(2 * n, sizeof(double));
+  CNCcontext c = cncNewContext();
+  assert_int_equal(cncMakeCurrent(c), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_BACKEND, CNC_BACKEND_CPU), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_REORDER, CNC_REORDER_RCM), CNC_OK);
+  assert_int_equal(cncSolverParameteri(CNC_MAX_ITERATIONS, 5), CNC_OK); /* x's bits, not x* */
+  assert_int_equal(cncSolveCSR((CNCuint)a.n, a.row_ptr, ci, a.val, 0, 2, b, x1), CNC_OK);
+  CNCint used = 0;
+  assert_int_equal(cncGetIntegerv(CNC_REORDER_USED, &used), CNC_OK);
+  assert_int_equal(used, CNC_REORDER_RCM);
+  setenv("CNC_MEMORY_LIMIT_BYTES", "1", 1);
+  const CNCstatus refused = cncSolveCSR((CNCuint)a.n, a.row_ptr, ci, a.val, 0, 2, b, x2);
+  unsetenv("CNC_MEMORY_LIMIT_BYTES");
+  assert_int_equal(refused, CNC_ERR_OUT_OF_MEMORY);
+  for (size_t i = 0; i < 2 * n; ++i)
+    if (x2[i] != 0) fail_msg("the refused solve wrote x[%zu] = %g", i, x2[i]);
+  assert_int_equal(cncSolveCSR((CNCuint)a.n, a.row_ptr, ci, a.val, 0, 2, b, x3), CNC_OK);
+  assert_int_equal(cncGetIntegerv(CNC_REORDER_USED, &used), CNC_OK);
+  assert_int_equal(used, CNC_REORDER_RCM);
+  if (memcmp(x1, x3, 2 * n * sizeof(double)) != 0)
+    fail_msg("after the refused solve: x differs from the same solve's before it (max %.3e)",
+             max_diff(x1, x3, 2 * n));
+  cncDeleteContext(c);
+  free(x1), free(x2), free(x3), free(b), free(ci);
+  ts_csr_free(&a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rcm_in_callers_numbering),
       cmocka_unit_test(test_locked_variables),
       cmocka_unit_test(test_auto_decision),
+      cmocka_unit_test(test_refused_solve_keeps_no_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,11 +30,6 @@ using namespace pipeline_detail;
 
 namespace {
 
-// A bad matrix handed over by the caller (reported as it is, whatever the backend).
-struct input_error : error {
-  using error::error;
-};
-
 int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
 
 // Stored blocks (BCRS) or entries (SELL) of a converted matrix: what matrix_bytes counts.
@@ -183,6 +178,14 @@ build_times build_system(backend& be, const zcsr_view& a, precision p, bool jaco
   prep.nnz = 4 * a.nnz();  // the real-equivalent's entries, as the other complex path counts
   prep.n_padded = hm.n_padded();
   return t;
+}
+
+user_csr pipeline_detail::caller_canonical(const caller_csr& raw) {
+  try {
+    return csr_from_user(raw.n, raw.row_ptr, raw.col, raw.val, raw.base);
+  } catch (const error& e) {
+    throw input_error(e.status(), std::string(": ") + e.what());
+  }
 }
 
 user_zcsr pipeline_detail::complex_canonical(const solve_options& o, const caller_csr& raw) {
@@ -496,11 +499,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         log_to(o, CNC_LOG_INFO,
                "P A Pᵀ on the host: " + std::to_string(1e3 * (now_seconds() - t)) + " ms");
       } else {
-        try {
-          host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
-        } catch (const error& e) {
-          throw input_error(e.status(), std::string(": ") + e.what());
-        }
+        host = caller_canonical(*raw);
         a = host.view, have = true;
       }
       host_conversion = now_seconds() - t;

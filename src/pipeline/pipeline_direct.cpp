@@ -67,11 +67,7 @@ void pipeline::solve_direct(const solve_options& o, const csr_view* canonical,
   csr_view a = canonical ? *canonical : csr_view{};
   if (!canonical) {
     const double tc = now_seconds();
-    try {
-      host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
-    } catch (const error& e) {
-      throw error(e.status(), std::string(": ") + e.what());
-    }
+    host = caller_canonical(*raw);
     a = host.view;
     stats.conversion = now_seconds() - tc;
   }

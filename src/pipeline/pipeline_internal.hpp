@@ -10,12 +10,23 @@
 #include "backends/backend.hpp"
 #include "cnc.h"
 #include "conversion/complex.hpp"
+#include "conversion/convert.hpp"
 #include "matrix/matrix.hpp"
 #include "pipeline/pipeline.hpp"
 #include "solver/pcg.hpp"
 #include "util/error.hpp"
 
 namespace cnc::pipeline_detail {
+
+// A bad matrix handed over by the caller: reported as it is, whatever the backend (no fallback
+// to another one, which would refuse it the same way).
+struct input_error : error {
+  using error::error;
+};
+
+// The caller's CSR made canonical on the host (csr_from_user), its faults the caller's
+// (input_error).
+user_csr caller_canonical(const caller_csr& raw);
 
 inline format from_api_format(int f) {
   return f == CNC_FORMAT_BCRS2   ? format::bcrs2

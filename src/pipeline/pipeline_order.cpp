@@ -38,10 +38,13 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   const bool pairs = o.complex_system;
   if (order_.version == version && version != 0 && order_.requested == o.reorder &&
       order_.pairs == pairs) {
-    ord = std::move(order_);  // the same matrix, or its pattern with new values
+    // The same matrix, or its pattern with new values. Taken out: a solve that does not complete
+    // keeps no ordering (and so no system made in it, below).
+    ord = std::exchange(order_, kept_order{});
   } else {
-    // The kept system (if any, of this version) was made in the other ordering.
-    if (order_.version == version) prep_ = prepared_system{};
+    // A kept system of this version was made in another ordering, or by a solve whose ordering
+    // was not kept (it threw): never taken with this ordering's b and x.
+    if (version != 0 && prep_.key.version == version) prep_ = prepared_system{};
     order_ = kept_order{};
     ord.version = version;
     ord.requested = o.reorder;
@@ -84,11 +87,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
       if (canonical) {
         source = *canonical;
       } else {
-        try {
-          host = csr_from_user(raw->n, raw->row_ptr, raw->col, raw->val, raw->base);
-        } catch (const error& e) {
-          throw error(e.status(), std::string(": ") + e.what());
-        }
+        host = caller_canonical(*raw);
         source = host.view;
       }
       have_source = true;
