@@ -2,7 +2,8 @@
 # sets up the GPU environment (gpu_env.sh), builds /tmp/b (this tree) with the targets in $T and,
 # when $T0 is set, /tmp/b0 with the targets in $T0 from a copy of this tree with
 # device_runs/baseline_bcg/ put back over it (the files before the change, put there by hand,
-# not committed); exits on a failed build. bb b|b0: that build's bench_block_cg; ocl_tests.
+# not committed); exits on a failed build. bb b|b0: that build's bench_block_cg; ocl_tests;
+# cols_ab K...: COLS against the per-row SpMV on NVIDIA's OpenCL.
 . device_runs/gpu_env.sh
 cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 &&
   ninja -C /tmp/b $T > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -60; exit 1; }
@@ -21,4 +22,19 @@ ocl_tests() {
   echo "== ctest on OpenCL (kernels, block CG, complex)"
   (cd /tmp/b && CNC_BACKEND=opencl ctest -j4 --timeout 300 --output-on-failure \
      -R "opencl_kernels$|block|complex_opencl") 2>&1 | tail -6
+}
+# COLS (a work-item per row and column) against the work-item per row on NVIDIA's OpenCL, same
+# build (bench_block_cg in $T), switched by CNC_OPENCL_SPMV_COLS=0|1 and alternated twice:
+# bench_block_cg 128^3 lock-step at each k given.
+cols_ab() {
+  local bench k round c
+  bench=$(bb b)
+  for k in "$@"; do
+    for round in 1 2; do
+      for c in 0 1; do
+        echo "== k = $k round $round CNC_OPENCL_SPMV_COLS=$c"
+        CNC_OPENCL_SPMV_COLS=$c $bench --backend opencl --n 128 --k $k --reps 1 | grep -E "^\| [klb]" | head -3
+      done
+    done
+  done
 }

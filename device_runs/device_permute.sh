@@ -8,8 +8,10 @@
 #          suites);
 #   bench: the whole call with --reorder rcm on the randomly numbered mesh and 7-point stencil,
 #          base / new alternated twice, the textbook cuSPARSE PCG in each run, with cnc's log of
-#          the ordering and intake stages.
-# Usage: OUT=... [FULL=1] bash device_runs/device_permute.sh [tests] [bench] (FULL: every
+#          the ordering and intake stages;
+#   faults: test_fault_injection cuda rcm with the N-th device allocation failing, N = 1..16
+#          (which N falls in P A Pᵀ on the device, worked around on the host).
+# Usage: OUT=... [FULL=1] bash device_runs/device_permute.sh [tests] [bench] [faults] (FULL: every
 # target built, the CUDA-forced public-API suites and test_backend cuda in full). Carried: .devfull/mid,
 # .devfull/matrices.
 set -uo pipefail
@@ -19,7 +21,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
 . device_runs/gpu_env.sh
 [ -e ../shared ] || { mkdir -p ../shared/data && ln -s $R/.devfull/matrices ../shared/data/matrices; }
-T="cnc test_backend test_solve_reorder test_reorder_rcm bench/cuda/bench_api"
+T="cnc test_backend test_solve_reorder test_reorder_rcm test_fault_injection bench/cuda/bench_api"
 cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 || { tail -30 /tmp/cfg.log; exit 1; }
 ninja -C /tmp/b ${FULL:+all} $T > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -60; exit 1; }
 if [ -d device_runs/baseline_perm ]; then
@@ -46,6 +48,16 @@ for what in "$@"; do
       /tmp/b/tests/test_backend cuda 2>&1 | grep -E "SKIP|PASSED|FAILED|ERROR|Failure" | head -12
     fi
     echo "tests done at ${SECONDS} s"
+  fi
+  if [ "$what" = faults ]; then
+    nvcc --version | tail -2
+    for n in $(seq 1 16); do
+      echo "-- device-alloc:$n, RCM"
+      CNC_FAULT_INJECT=device-alloc:$n CNC_BACKEND=auto /tmp/b/tests/test_fault_injection cuda rcm \
+        "P A Pᵀ not made on the device" 2>&1 |
+        grep -E "absorbed|injected|PASSED|FAILED|Failure|P A P|host path" | cut -c1-300 | head -6
+    done
+    echo "faults done at ${SECONDS} s"
   fi
   if [ "$what" = bench ]; then
     for only in "mesh 128" "7-pt 192"; do

@@ -24,7 +24,6 @@ T="cnc test_backend bench_complex bench_block_cg"
 . device_runs/ab_build.sh
 echo "built at ${SECONDS} s"
 BC=$(find /tmp/b -name bench_complex -type f | head -1)
-BB=$(bb b)
 P="--grid7 0 --grid27 0 --grid125 64 --matrices none --reps 3"
 for what in "$@"; do
   if [ "$what" = refactor ]; then
@@ -61,14 +60,7 @@ for what in "$@"; do
     echo "(${SECONDS} s)"
   fi
   if [ "$what" = cols ]; then
-    for k in 10 12 14; do
-      for round in 1 2; do
-        for c in 0 1; do
-          echo "== k = $k round $round CNC_OPENCL_SPMV_COLS=$c"
-          CNC_OPENCL_SPMV_COLS=$c $BB --backend opencl --n 128 --k $k --reps 1 | grep -E "^\| [klb]" | head -3
-        done
-      done
-    done
+    cols_ab 10 12 14
     echo "(${SECONDS} s)"
   fi
 done

@@ -17,14 +17,7 @@ if [ "${1:-}" = tests ]; then
   echo "== test_backend opencl, CNC_OPENCL_SPMV_COLS=1"
   CNC_OPENCL_SPMV_COLS=1 /tmp/b/tests/test_backend opencl 2>&1 | grep -E "PASSED|FAILED|ERROR|Failure" | head
 fi
+cols_ab 2 4 8 16
 BB=$(bb b)
-for k in 2 4 8 16; do
-  for round in 1 2; do
-    for c in 0 1; do
-      echo "== k = $k round $round CNC_OPENCL_SPMV_COLS=$c"
-      CNC_OPENCL_SPMV_COLS=$c $BB --backend opencl --n 128 --k $k --reps 1 | grep -E "^\| [klb]" | head -3
-    done
-  done
-done
 echo "== k = 16, automatic, CNC_OPENCL_PROFILE=1"
 CNC_OPENCL_PROFILE=1 $BB --backend opencl --n 128 --k 16 --reps 1 2>&1 | grep -E "kernel times|spmv|update" | grep -v "^|"

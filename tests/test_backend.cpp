@@ -503,8 +503,9 @@ void test_device_built_sell(void**) {
 }
 
 // P A Pᵀ made on the device (permute_device_csr) against permute_csr on the host, array for
-// array: identity, reversed and random permutations of every test matrix, one with empty rows and
-// a large one; a permutation of the wrong length is refused.
+// array: identity, reversed and random permutations of every test matrix, one with empty rows,
+// none without rows or without entries, and a large one; a permutation of the wrong length is
+// refused.
 void test_device_permute(void**) {
   if (!g_backend->takes_device_arrays()) {
     std::printf("[  SKIP    ] %s takes no device arrays (P A Pᵀ is made on the host)\n",
@@ -528,6 +529,12 @@ void test_device_permute(void**) {
     }
     cases.emplace_back("gen:empty-rows", std::move(e));
     ts_csr_free(&r);
+    cnc::csr_matrix none, no_entries;  // no rows; rows without entries
+    none.row_ptr.assign(1, 0);
+    no_entries.n = 5;
+    no_entries.row_ptr.assign(6, 0);
+    cases.emplace_back("gen:no-rows", std::move(none));
+    cases.emplace_back("gen:no-entries", std::move(no_entries));
     ts_csr big = ts_random_spd(70003, 6, 72);
     cases.emplace_back("gen:random70003", cnc_test::from_ts(big));
     ts_csr_free(&big);

@@ -4,7 +4,9 @@
  * with CNC_ERR_OUT_OF_MEMORY or CNC_ERR_DEVICE, a message that says so, and x untouched; after a
  * single fault the same context solves again correctly; after a lost device it keeps failing
  * cleanly and solves on the CPU when asked; the automatic backend always answers correctly (it
- * falls back to the CPU). Under AddressSanitizer, nothing may leak on any of these paths. */
+ * falls back to the CPU). Under AddressSanitizer, nothing may leak on any of these paths.
+ * argv[2], optional: "rcm" solves with CNC_REORDER_RCM, and argv[3] is then text the log must
+ * hold when the fault is worked around (which stage took the other path). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,7 +31,9 @@ static void keep_log(int level, const char* message, void* user) {
 }
 
 static CNCenum g_backend;
-static const char* g_mode; /* CNC_FAULT_INJECT */
+static const char* g_mode;     /* CNC_FAULT_INJECT */
+static int g_rcm;              /* reordered solves */
+static const char* g_absorbed; /* with g_rcm: what the log says when the fault is worked around */
 
 typedef struct {
   ts_csr a;
@@ -84,6 +88,7 @@ static void test_faults_answered(void** state) {
   assert_non_null(c);
   assert_int_equal(cncMakeCurrent(c), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)g_backend), CNC_OK);
+  if (g_rcm) assert_int_equal(cncSolverParameteri(CNC_REORDER, CNC_REORDER_RCM), CNC_OK);
   assert_int_equal(cncSetLogCallback(keep_log, NULL), CNC_OK);
   g_log[0] = 0;
   CNCstatus st = solve(&p, 7.0);
@@ -92,6 +97,8 @@ static void test_faults_answered(void** state) {
     /* A failed allocation the backend works around (CUDA: the CSR converted on the host when the
      * device cannot hold it beside its converted form): correct, and logged. */
     printf("%s absorbed: %s", g_mode, g_log);
+    if (g_absorbed && !strstr(g_log, g_absorbed))
+      fail_msg("the log does not say \"%s\"", g_absorbed);
     check_solved(&p, "fault worked around");
     cncDeleteContext(c);
     free_problem(&p);
@@ -137,11 +144,13 @@ int main(int argc, char** argv) {
   if (argc < 2 || !g_mode) {
     fprintf(stderr,
             "usage: CNC_FAULT_INJECT=device-alloc:N|device-call:N|device-lost:N %s "
-            "opencl|cuda\n",
+            "opencl|cuda [rcm TEXT]\n",
             argv[0]);
     return 2;
   }
   g_backend = strcmp(argv[1], "cuda") == 0 ? CNC_BACKEND_CUDA : CNC_BACKEND_OPENCL;
+  g_rcm = argc > 2 && strcmp(argv[2], "rcm") == 0;
+  g_absorbed = g_rcm && argc > 3 ? argv[3] : NULL;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_faults_answered)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

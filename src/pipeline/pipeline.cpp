@@ -537,9 +537,12 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       // With pm and nothing made on the host yet, the caller's order: P A Pᵀ is made on the
       // device after the upload.
       const bool device_permutes = pm && !have;
+      double source_time = 0;  // the caller's CSR made canonical for P A Pᵀ, when not yet
       auto intake_csr = [&]() -> caller_csr {  // made canonical only when taken in
         if (!have && !pm) return *raw;
+        const double t = now_seconds();
         const csr_view from = device_permutes ? pm->source() : a;
+        source_time = now_seconds() - t;
         return caller_csr{from.n, from.row_ptr.data(),
                           reinterpret_cast<const std::uint32_t*>(from.col.data()), from.val.data(),
                           0};
@@ -566,6 +569,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
                  device_intake(o, intake_csr(), version, k, raw && o.keep_matrix, stats,
                                device_permutes ? pm->perm : std::span<const std::int32_t>{},
                                device_permutes ? &pm->seconds : nullptr)) {
+        stats.conversion += source_time;
         run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex && raw->base == 0 && be_->takes_device_arrays() &&
                  complex_device_intake(o, *raw, version, k, stats)) {

@@ -71,23 +71,24 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
   const csr_view raw = caller_view(in);
   const double tu = now_seconds();
-  const std::unique_ptr<device_csr_copy> up = upload_caller(*be_, o, raw, "CSR");
+  std::unique_ptr<device_csr_copy> up = upload_caller(*be_, o, raw, "CSR");
   if (!up) return false;
   const double tp = now_seconds();
   // Reordered: P A Pᵀ made here from the upload (the caller's numbering, canonical on the host
   // already), checked and converted as the caller's own would be.
-  std::unique_ptr<device_csr_copy> permuted;
-  if (!perm.empty()) {
+  const bool permuted = !perm.empty();
+  if (permuted) {
     try {
-      permuted = be_->permute_device_csr(up->view, perm);
+      // The upload, in the caller's numbering, is read no more: freed before the build.
+      up = be_->permute_device_csr(up->view, perm);
     } catch (const error& e) {
-      if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+      if (e.status() != CNC_ERR_OUT_OF_MEMORY && e.status() != CNC_ERR_UNSUPPORTED) throw;
       log_to(o, CNC_LOG_INFO,
-             std::string("device memory too small for P A Pᵀ (") + e.what() + "): host path");
+             std::string("P A Pᵀ not made on the device (") + e.what() + "): host path");
       return false;
     }
   }
-  const device_csr& view = permuted ? permuted->view : up->view;
+  const device_csr& view = up->view;
   const double ts = now_seconds();
   if (permuted && permute_seconds) *permute_seconds = ts - tp;
   const device_csr_scan scan = be_->scan_device_csr(view);

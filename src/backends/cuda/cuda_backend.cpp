@@ -252,23 +252,31 @@ class cuda_backend final : public backend {
                                                       std::span<const std::int32_t> perm) override {
     if (perm.size() != std::size_t(a.n))
       throw error(CNC_ERR_INVALID_VALUE, ": permutation of the wrong length");
+    if (a.nnz > cuda::permute_max_entries())
+      throw error(CNC_ERR_UNSUPPORTED,
+                  ": P A Pᵀ on the device: " + std::to_string(a.nnz) +
+                      " entries, more than this CUB's segmented sort counts (" +
+                      std::to_string(cuda::permute_max_entries()) + ")");
     check(cudaSetDevice(dev_), "cudaSetDevice");
     struct copy final : device_csr_copy {
-      device_buffer rp, col, val;
+      device_buffer rp, col[2], val[2];
     };
     auto c = std::make_unique<copy>();
     const std::size_t n = perm.size(), nnz = std::size_t(a.nnz);
     device_buffer p(n * sizeof(std::int32_t)), inv(n * sizeof(std::int32_t));
-    device_buffer tcol(nnz * sizeof(std::int32_t)), tval(nnz * sizeof(double));
     c->rp = device_buffer((n + 1) * sizeof(std::int64_t));
-    c->col = device_buffer(nnz * sizeof(std::int32_t));
-    c->val = device_buffer(nnz * sizeof(double));
+    for (int i = 0; i < 2; ++i) {
+      c->col[i] = device_buffer(nnz * sizeof(std::int32_t));
+      c->val[i] = device_buffer(nnz * sizeof(double));
+    }
+    std::int32_t* const cols[2] = {c->col[0].as<std::int32_t>(), c->col[1].as<std::int32_t>()};
+    double* const vals[2] = {c->val[0].as<double>(), c->val[1].as<double>()};
     std::size_t scratch_bytes = 0;
+    int result = 0;
     auto run = [&](void* scratch) {
-      return cuda::permute_csr(
-          a.n, a.nnz, a.row_ptr, a.col, a.val, p.as<std::int32_t>(), inv.as<std::int32_t>(),
-          c->rp.as<std::int64_t>(), c->col.as<std::int32_t>(), c->val.as<double>(),
-          tcol.as<std::int32_t>(), tval.as<double>(), scratch, &scratch_bytes, nullptr);
+      return cuda::permute_csr(a.n, a.nnz, a.row_ptr, a.col, a.val, p.as<std::int32_t>(),
+                               inv.as<std::int32_t>(), c->rp.as<std::int64_t>(), cols, vals,
+                               &result, scratch, &scratch_bytes, nullptr);
     };
     check(run(nullptr), "P A P^T on the device");
     device_buffer scratch(std::max<std::size_t>(scratch_bytes, 1));
@@ -276,8 +284,10 @@ class cuda_backend final : public backend {
           "permutation upload");
     check(run(scratch.get()), "P A P^T on the device");
     check(cudaStreamSynchronize(nullptr), "P A P^T on the device");
-    c->view = device_csr{a.n, a.nnz, c->rp.as<std::int64_t>(), c->col.as<std::int32_t>(),
-                         c->val.as<double>()};
+    c->col[1 - result] = device_buffer();  // the sort's other pair
+    c->val[1 - result] = device_buffer();
+    c->view = device_csr{a.n, a.nnz, c->rp.as<std::int64_t>(), c->col[result].as<std::int32_t>(),
+                         c->val[result].as<double>()};
     return c;
   }
   std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,

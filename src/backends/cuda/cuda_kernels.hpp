@@ -147,14 +147,16 @@ cudaError_t scan_zcsr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_
                       const std::int32_t* col, const double* val, bool hermitian,
                       unsigned long long* out, cudaStream_t s);
 // P A Pᵀ of a canonical device CSR (perm[new] = old, on the device), the host's permute_csr
-// (conversion/reorder.hpp) bit for bit: out_ptr gets n + 1 offsets, out_col and out_val nnz
-// entries; inv (n), tmp_col and tmp_val (nnz) are work space. Size query first (scratch ==
-// nullptr), as sell_slice_offsets.
+// (conversion/reorder.hpp) bit for bit: out_ptr gets n + 1 offsets; the entries are written into
+// cols[0] and vals[0] (nnz each), sorted between them and the other pair, and *result (0 or 1)
+// says which pair holds them; inv (n) is work space. Size query first (scratch == nullptr), as
+// sell_slice_offsets. At most permute_max_entries() entries.
 cudaError_t permute_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
                         const std::int32_t* col, const double* val, const std::int32_t* perm,
-                        std::int32_t* inv, std::int64_t* out_ptr, std::int32_t* out_col,
-                        double* out_val, std::int32_t* tmp_col, double* tmp_val, void* scratch,
+                        std::int32_t* inv, std::int64_t* out_ptr, std::int32_t* const cols[2],
+                        double* const vals[2], int* result, void* scratch,
                         std::size_t* scratch_bytes, cudaStream_t s);
+std::int64_t permute_max_entries();
 // CSR -> BCRS b x b (b = 2 or 4) on the device from a canonical CSR, the host layout
 // (matrix/matrix.hpp) bit for bit: block_ptr gets (n+b-1)/b + 1 offsets in blocks (size
 // query first, as sell_slice_offsets), then bcrs_fill writes block_ptr[last] blocks.
