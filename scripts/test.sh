@@ -27,16 +27,35 @@ export PATH="$PATH:/usr/local/cuda/bin"
 stage "format and tidy"
 bash scripts/check-format.sh
 bash scripts/check-tidy.sh build-tidy
+# One PoCL kernel cache for every stage (tests/CMakeLists.txt, CNC_TEST_POCL_CACHE): the
+# sanitizer stages' OpenCL tests then compile no kernel the Release stage compiled.
 export POCL_CACHE_DIR="${TMPDIR:-/tmp}/cnc-pocl-cache"
 jobs=$(nproc)
+# With TESTED_ONLY=1, only the programs the selected tests run are built (from ctest's JSON
+# listing of them; their targets are named as their files, test_* and cnc-*).
 run_suite() {  # name, build dir, cmake args..., then ctest args after --
   local name=$1 dir=$2; shift 2
-  local cfg=() ct=()
+  local cfg=() ct=() targets=()
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do cfg+=("$1"); shift; done
   [ $# -gt 0 ] && shift && ct=("$@")
   stage "$name"
-  cmake -S . -B "$dir" -G Ninja -DCNC_WERROR=ON -DCNC_BUILD_BENCH=OFF "${cfg[@]}" >/dev/null
-  cmake --build "$dir" -j"$jobs"
+  cmake -S . -B "$dir" -G Ninja -DCNC_WERROR=ON -DCNC_BUILD_BENCH=OFF \
+    -DCNC_TEST_POCL_CACHE="$POCL_CACHE_DIR" "${cfg[@]}" >/dev/null
+  if [ "${TESTED_ONLY:-0}" = 1 ]; then
+    mapfile -t targets < <(cd "$dir" && ctest -N --show-only=json-v1 "${ct[@]}" | python3 -c '
+import json, os, sys
+build = os.getcwd()
+for t in json.load(sys.stdin)["tests"]:
+    for word in t.get("command") or []:  # the program, or one a CMake script runs (-DPROG=)
+        exe = word[len("-DPROG="):] if word.startswith("-DPROG=") else word
+        if exe.startswith(build + "/") and os.path.basename(exe).startswith(("test_", "cnc-")):
+            print(os.path.basename(exe))' | sort -u)
+    [ ${#targets[@]} -gt 0 ] || { echo "test.sh: no programs found for $name's tests"; exit 1; }
+    echo "building the ${#targets[@]} programs its tests run: ${targets[*]}"
+    cmake --build "$dir" -j"$jobs" --target "${targets[@]}"
+  else
+    cmake --build "$dir" -j"$jobs"
+  fi
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 900 "${ct[@]}")
 }
 run_suite "release" build-test -DCMAKE_BUILD_TYPE=Release
@@ -51,7 +70,7 @@ export UBSAN_OPTIONS="print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=1"  # no suppressions: PoCL and the ICD included
 run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
   -DCNC_SANITIZE=address,undefined -- -E "pytest|python|mpi_solve|mpi_assembly" -LE opencl_shape
-run_suite "tsan" build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
+TESTED_ONLY=1 run_suite "tsan" build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNC_WITH_CUDA=OFF \
   -DCNC_SANITIZE=thread -- -R "thread|nonsymmetric|backend_cpu|backend_opencl|reorder" \
   -E prefetch -LE opencl_shape
 stage "fuzz"
