@@ -31,8 +31,8 @@ bash scripts/check-tidy.sh build-tidy
 # sanitizer stages' OpenCL tests then compile no kernel the Release stage compiled.
 export POCL_CACHE_DIR="${TMPDIR:-/tmp}/cnc-pocl-cache"
 jobs=$(nproc)
-# With TESTED_ONLY=1, only the programs the selected tests run are built (from ctest's JSON
-# listing of them; their targets are named as their files, test_* and cnc-*).
+# With TESTED_ONLY=1, only the programs the selected tests run are built
+# (scripts/tested-programs.py).
 run_suite() {  # name, build dir, cmake args..., then ctest args after --
   local name=$1 dir=$2; shift 2
   local cfg=() ct=() targets=()
@@ -42,14 +42,7 @@ run_suite() {  # name, build dir, cmake args..., then ctest args after --
   cmake -S . -B "$dir" -G Ninja -DCNC_WERROR=ON -DCNC_BUILD_BENCH=OFF \
     -DCNC_TEST_POCL_CACHE="$POCL_CACHE_DIR" "${cfg[@]}" >/dev/null
   if [ "${TESTED_ONLY:-0}" = 1 ]; then
-    mapfile -t targets < <(cd "$dir" && ctest -N --show-only=json-v1 "${ct[@]}" | python3 -c '
-import json, os, sys
-build = os.getcwd()
-for t in json.load(sys.stdin)["tests"]:
-    for word in t.get("command") or []:  # the program, or one a CMake script runs (-DPROG=)
-        exe = word[len("-DPROG="):] if word.startswith("-DPROG=") else word
-        if exe.startswith(build + "/") and os.path.basename(exe).startswith(("test_", "cnc-")):
-            print(os.path.basename(exe))' | sort -u)
+    mapfile -t targets < <(python3 scripts/tested-programs.py "$dir" "${ct[@]}")
     [ ${#targets[@]} -gt 0 ] || { echo "test.sh: no programs found for $name's tests"; exit 1; }
     echo "building the ${#targets[@]} programs its tests run: ${targets[*]}"
     cmake --build "$dir" -j"$jobs" --target "${targets[@]}"

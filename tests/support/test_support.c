@@ -313,34 +313,52 @@ int ts_lu_solve(int n, const double* a, const double* b, double* x) {
 
 /* ---- Dense Cholesky -------------------------------------------------------------------------- */
 int ts_cholesky_solve(int n, const double* a, const double* b, double* x) {
+  return ts_cholesky_solve_many(n, a, 1, b, x);
+}
+
+int ts_cholesky_solve_many(int n, const double* a, int k, const double* b, double* x) {
   double* l = (double*)malloc(sizeof(double) * (size_t)n * (size_t)n);
+  int* first = (int*)malloc(sizeof(int) * (size_t)(n ? n : 1));
   memcpy(l, a, sizeof(double) * (size_t)n * (size_t)n);
+  /* Row i's first entry left of the diagonal (its envelope's start): the factor has no entry
+   * left of it either, so every sum starts there (a banded matrix costs n bw^2, not n^3 / 3). */
+  for (int i = 0; i < n; ++i) {
+    int f = 0;
+    while (f < i && a[(size_t)i * n + f] == 0.0) ++f;
+    first[i] = f;
+  }
   for (int j = 0; j < n; ++j) {
     double d = l[(size_t)j * n + j];
-    for (int k = 0; k < j; ++k) d -= l[(size_t)j * n + k] * l[(size_t)j * n + k];
+    for (int q = first[j]; q < j; ++q) d -= l[(size_t)j * n + q] * l[(size_t)j * n + q];
     if (!(d > 0)) {
-      free(l);
+      free(l), free(first);
       return -1;
     }
     d = sqrt(d);
     l[(size_t)j * n + j] = d;
     for (int i = j + 1; i < n; ++i) {
+      if (first[i] > j) continue; /* l[i][j] is 0, as a's */
       double s = l[(size_t)i * n + j];
-      for (int k = 0; k < j; ++k) s -= l[(size_t)i * n + k] * l[(size_t)j * n + k];
+      for (int q = first[i] > first[j] ? first[i] : first[j]; q < j; ++q)
+        s -= l[(size_t)i * n + q] * l[(size_t)j * n + q];
       l[(size_t)i * n + j] = s / d;
     }
   }
-  for (int i = 0; i < n; ++i) { /* L y = b */
-    double s = b[i];
-    for (int k = 0; k < i; ++k) s -= l[(size_t)i * n + k] * x[k];
-    x[i] = s / l[(size_t)i * n + i];
+  for (int c = 0; c < k; ++c) {
+    const double* bc = b + (size_t)c * (size_t)n;
+    double* xc = x + (size_t)c * (size_t)n;
+    for (int i = 0; i < n; ++i) { /* L y = b */
+      double s = bc[i];
+      for (int q = first[i]; q < i; ++q) s -= l[(size_t)i * n + q] * xc[q];
+      xc[i] = s / l[(size_t)i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) { /* Lᵀ x = y */
+      double s = xc[i];
+      for (int q = i + 1; q < n; ++q) s -= l[(size_t)q * n + i] * xc[q];
+      xc[i] = s / l[(size_t)i * n + i];
+    }
   }
-  for (int i = n - 1; i >= 0; --i) { /* Lᵀ x = y */
-    double s = x[i];
-    for (int k = i + 1; k < n; ++k) s -= l[(size_t)k * n + i] * x[k];
-    x[i] = s / l[(size_t)i * n + i];
-  }
-  free(l);
+  free(l), free(first);
   return 0;
 }
 

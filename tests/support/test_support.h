@@ -65,6 +65,9 @@ ts_csr ts_nonsymmetric(int32_t n, uint64_t seed);
 /* Dense Cholesky solve of the n x n row-major SPD matrix `a` (not modified): returns 0, or -1 if
  * a pivot is not positive. */
 int ts_cholesky_solve(int n, const double* a, const double* b, double* x);
+/* The same for k right-hand sides (b and x: k columns of n, one after the other), A factored
+ * once. */
+int ts_cholesky_solve_many(int n, const double* a, int k, const double* b, double* x);
 
 /* Dense LU with partial pivoting of the n x n row-major `a` (not modified): x = A⁻¹ b; returns 0,
  * or -1 if a pivot is exactly zero (A singular). */
