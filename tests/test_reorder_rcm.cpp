@@ -249,6 +249,17 @@ void test_permutation(void**) {
   }
   const cnc::csr_matrix s = stencil(12, 7);
   check_rcm(s, cnc::rcm_order(s, 2));
+  {  // A hub of 20 000 children (a power-law graph's), some leaves linked: sorted as a long list.
+    edges h;
+    for (i32 k = 1; k <= 20000; ++k) h.emplace_back(0, k);
+    for (i32 k = 1; k < 20000; k += 3) h.emplace_back(k, k + 1);
+    const std::vector<i32> p = shuffled(20001, 3);
+    for (auto& [i, j] : h) i = p[std::size_t(i)], j = p[std::size_t(j)];
+    const cnc::csr_matrix hub = pattern(20001, std::move(h), {});
+    const std::vector<i32> one = cnc::rcm_order(hub, 1);
+    check_rcm(hub, one);
+    assert_true(cnc::rcm_order(hub, 3) == one);
+  }
   // n = 0; n = 1 with and without its diagonal; two isolated vertices.
   assert_true(cnc::rcm_order(pattern(0, {}, {}), 2).empty());
   assert_true(cnc::rcm_order(pattern(1, {}, {}), 1) == std::vector<i32>{0});
@@ -311,6 +322,63 @@ void test_threads(void**) {
     check_rcm(a, one);
     for (int t : {2, 3, 7}) assert_true(cnc::rcm_order(a, t) == one);
     assert_true(cnc::rcm_order(a, 2) == one);  // and from run to run
+  }
+}
+
+// rcm_finish (the host's completion of an ordering the CUDA backend began): given the positions
+// of the first j components of rcm_order's own result (a component's positions are contiguous),
+// and the rest of perm garbage, it returns rcm_order's result, for the cursor the device reports
+// (the lowest vertex of component j, or 0 after the first) and for cursor 0; given those
+// positions in another order, it keeps them.
+void test_finish(void**) {
+  for (std::uint64_t seed : {9, 21}) {
+    const cnc::csr_matrix a = components(seed);
+    const std::size_t n = std::size_t(a.n);
+    const std::vector<i32> full = cnc::rcm_order(a, 1);
+    std::vector<i32> comp(n, -1);  // component of each vertex, by a search
+    i32 ncomp = 0;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (comp[s] >= 0) continue;
+      std::vector<i32> stack{i32(s)};
+      comp[s] = ncomp;
+      while (!stack.empty()) {
+        const i32 u = stack.back();
+        stack.pop_back();
+        for (i64 k = a.row_ptr[std::size_t(u)]; k < a.row_ptr[std::size_t(u) + 1]; ++k)
+          if (comp[std::size_t(a.col[std::size_t(k)])] < 0) {
+            comp[std::size_t(a.col[std::size_t(k)])] = ncomp;
+            stack.push_back(a.col[std::size_t(k)]);
+          }
+      }
+      ++ncomp;
+    }
+    i64 placed = 0;
+    for (int j = 1; j <= 4; ++j) {
+      const i32 c = comp[std::size_t(full[n - 1 - std::size_t(placed)])];
+      while (placed < i64(n) && comp[std::size_t(full[n - 1 - std::size_t(placed)])] == c) ++placed;
+      if (placed == i64(n)) break;
+      i32 cursor = 0;  // after the first: the lowest vertex of component j
+      if (j > 1)
+        while (comp[std::size_t(cursor)] != c) ++cursor;
+      for (const i32 from : {cursor, i32(0)})
+        for (const int threads : {1, 3}) {
+          std::vector<i32> perm(n, -7);
+          std::copy(full.end() - placed, full.end(), perm.end() - placed);
+          cnc::rcm_finish(a, threads, perm, placed, from);
+          // The positions given are kept as they are, not made again: the same components
+          // placed in another order give that order, then the rest as before.
+          std::vector<i32> other(n, -7), want = full;
+          std::reverse_copy(full.end() - placed, full.end(), other.end() - placed);
+          std::reverse(want.end() - placed, want.end());
+          cnc::rcm_finish(a, threads, other, placed, from);
+          if (perm != full || other != want)
+            fail_msg(
+                "seed %llu: finished after %d components (%lld placed, cursor %d, %d "
+                "threads) it differs from rcm_order",
+                static_cast<unsigned long long>(seed), j, static_cast<long long>(placed), from,
+                threads);
+        }
+    }
   }
 }
 
@@ -443,8 +511,8 @@ void test_timing(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_permutation), cmocka_unit_test(test_bandwidth),
-      cmocka_unit_test(test_threads),     cmocka_unit_test(test_permute),
-      cmocka_unit_test(test_timing),
+      cmocka_unit_test(test_threads),     cmocka_unit_test(test_finish),
+      cmocka_unit_test(test_permute),     cmocka_unit_test(test_timing),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

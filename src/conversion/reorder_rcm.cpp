@@ -163,11 +163,21 @@ class rcm {
   rcm(const csr_view& a, int threads)
       : n_(a.n), threads_(host_threads(threads)), ptr_(a.row_ptr.data()), col_(a.col.data()) {}
 
-  std::vector<i32> run() {
+  // The ordering; or, with `placed` > 0, its rest: perm's first `placed` positions (components
+  // ordered the same way elsewhere) kept, the next component looked for from `cursor` on.
+  std::vector<i32> run(std::vector<i32> perm = {}, i64 placed = 0, i64 cursor = 0) {
+    perm_ = std::move(perm);
     perm_.resize(std::size_t(n_));
     if (n_ == 0) return std::move(perm_);
     i32 start = degrees();
-    i64 pos = 0, cursor = 0;
+    i64 pos = placed;
+    if (placed > 0) {
+      start = -1;
+      parallel_pieces(placed, row_grain, threads_, [&](i64, i64 b, i64 e) {
+        for (i64 p = b; p < e; ++p)
+          nodes_[std::size_t(perm_[std::size_t(n_ - 1 - p)])].claim = kPlaced;
+      });
+    }
     while (pos < n_) {
       if (start < 0) cursor = start = next_free(cursor);
       if (nodes_[std::size_t(start)].deg == 0) {
@@ -330,10 +340,16 @@ class rcm {
                   if (load(nodes[w].claim) == it[t].key)
                     mine.push_back(item{deg_key(nodes[w].deg, w), w, 0, 0});
                 }
-                // Insertion sort: short lists.
-                for (std::size_t j = first + 1; j < mine.size(); ++j)
-                  for (std::size_t h = j; h > first && mine[h].key < mine[h - 1].key; --h)
-                    std::swap(mine[h], mine[h - 1]);
+                // Insertion sort for short lists; a hub's children (a power-law graph's run to
+                // 10^5 and more: quadratic there, 100 s for one row) by std::sort. The keys
+                // are distinct, so either gives the same order.
+                if (mine.size() - first > 32)
+                  std::sort(mine.begin() + std::ptrdiff_t(first), mine.end(),
+                            [](const item& x, const item& y) { return x.key < y.key; });
+                else
+                  for (std::size_t j = first + 1; j < mine.size(); ++j)
+                    for (std::size_t h = j; h > first && mine[h].key < mine[h - 1].key; --h)
+                      std::swap(mine[h], mine[h - 1]);
                 for (std::size_t j = first; j < mine.size(); ++j)
                   mine[j].key = (p << 31) | i64(j - first);
               }
@@ -393,6 +409,12 @@ class rcm {
 
 std::vector<std::int32_t> rcm_order(const csr_view& a, int threads) {
   return rcm(a, threads).run();
+}
+
+void rcm_finish(const csr_view& a, int threads, std::vector<std::int32_t>& perm,
+                std::int64_t placed, std::int32_t cursor) {
+  if (placed >= a.n) return;
+  perm = rcm(a, threads).run(std::move(perm), placed, cursor);
 }
 
 }  // namespace cnc

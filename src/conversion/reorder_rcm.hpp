@@ -21,4 +21,11 @@ namespace cnc {
 // With a pattern that is not symmetric the result is still a permutation, of lesser quality.
 std::vector<std::int32_t> rcm_order(const csr_view& a, int threads);
 
+// The rest of an ordering made by another implementation of the same rules (the CUDA
+// backend's, which stops after some components): perm (n values) holds perm[n - 1 - p] for the
+// positions p < placed, whole components; the next component is looked for from vertex `cursor`
+// on, and the result is what rcm_order(a, threads) returns.
+void rcm_finish(const csr_view& a, int threads, std::vector<std::int32_t>& perm,
+                std::int64_t placed, std::int32_t cursor);
+
 }  // namespace cnc
