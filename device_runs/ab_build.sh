@@ -1,7 +1,7 @@
 # Sourced by the device scripts that build this tree and, for an A/B, the code before a change:
 # sets up the GPU environment (gpu_env.sh), builds /tmp/b (this tree) with the targets in $T and,
-# when $T0 is set, /tmp/b0 with the targets in $T0 from a copy of this tree with
-# device_runs/baseline_bcg/ put back over it (the files before the change, put there by hand,
+# when $T0 is set, /tmp/b0 with the targets in $T0 from a copy of this tree with $BASE (default
+# device_runs/baseline_bcg/) put back over it (the files before the change, put there by hand,
 # not committed); exits on a failed build. bb b|b0: that build's bench_block_cg; ocl_tests;
 # cols_ab K...: COLS against the per-row SpMV on NVIDIA's OpenCL.
 . device_runs/gpu_env.sh
@@ -9,7 +9,7 @@ cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 &&
   ninja -C /tmp/b $T > /tmp/build.log 2>&1 || { grep -B2 -A12 -E "error|FAILED" /tmp/build.log | head -60; exit 1; }
 if [ -n "${T0:-}" ]; then
   rm -rf /tmp/base && mkdir -p /tmp/base && cp -r "$PWD"/. /tmp/base/ && rm -rf /tmp/base/build*
-  cp -r device_runs/baseline_bcg/. /tmp/base/
+  cp -r "${BASE:-device_runs/baseline_bcg}"/. /tmp/base/
   (cd /tmp/base && cmake -S . -B /tmp/b0 -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg0.log 2>&1 &&
     ninja -C /tmp/b0 $T0 > /tmp/build0.log 2>&1) || { tail -30 /tmp/build0.log; exit 1; }
 fi

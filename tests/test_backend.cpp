@@ -35,7 +35,6 @@ extern "C" {
 #include "backend_harness.hpp"
 #include "backends/backend.hpp"
 #include "conversion/convert.hpp"
-#include "conversion/reorder.hpp"
 #include "host_reference.hpp"
 #include "matrix/matrix.hpp"
 #include "solver/pcg.hpp"
@@ -502,82 +501,6 @@ void test_device_built_sell(void**) {
   }
 }
 
-// P A Pᵀ made on the device (permute_device_csr) against permute_csr on the host, array for
-// array: identity, reversed and random permutations of every test matrix, one with empty rows,
-// none without rows or without entries, and a large one; a permutation of the wrong length is
-// refused.
-void test_device_permute(void**) {
-  if (!g_backend->takes_device_arrays()) {
-    std::printf("[  SKIP    ] %s takes no device arrays (P A Pᵀ is made on the host)\n",
-                g_backend->name());
-    return;
-  }
-  std::vector<std::pair<std::string, cnc::csr_matrix>> cases;
-  for (const test_matrix& m : g_matrices) cases.emplace_back(m.name, cnc_test::from_ts(m.a));
-  {  // empty rows (first, middle, last), the rest random
-    ts_csr r = ts_random_spd(50, 4, 71);
-    cnc::csr_matrix c = cnc_test::from_ts(r), e;
-    e.n = c.n;
-    e.row_ptr.assign(1, 0);
-    for (std::int32_t i = 0; i < c.n; ++i) {
-      if (i != 0 && i != 7 && i != 49)
-        for (std::int64_t t = c.row_ptr[std::size_t(i)]; t < c.row_ptr[std::size_t(i) + 1]; ++t) {
-          e.col.push_back(c.col[std::size_t(t)]);
-          e.val.push_back(c.val[std::size_t(t)]);
-        }
-      e.row_ptr.push_back(std::int64_t(e.col.size()));
-    }
-    cases.emplace_back("gen:empty-rows", std::move(e));
-    ts_csr_free(&r);
-    cnc::csr_matrix none, no_entries;  // no rows; rows without entries
-    none.row_ptr.assign(1, 0);
-    no_entries.n = 5;
-    no_entries.row_ptr.assign(6, 0);
-    cases.emplace_back("gen:no-rows", std::move(none));
-    cases.emplace_back("gen:no-entries", std::move(no_entries));
-    ts_csr big = ts_random_spd(70003, 6, 72);
-    cases.emplace_back("gen:random70003", cnc_test::from_ts(big));
-    ts_csr_free(&big);
-  }
-  for (const auto& [name, c] : cases) {
-    const std::size_t n = std::size_t(c.n);
-    std::vector<std::int32_t> ids(n), rev(n), shuffled(n);
-    for (std::size_t i = 0; i < n; ++i) ids[i] = rev[n - 1 - i] = shuffled[i] = std::int32_t(i);
-    std::uint64_t st = 0x9e3779b97f4a7c15ull ^ n;
-    for (std::size_t i = n; i > 1; --i) {  // Fisher-Yates with a fixed generator
-      st = st * 6364136223846793005ull + 1442695040888963407ull;
-      std::swap(shuffled[i - 1], shuffled[std::size_t((st >> 33) % i)]);
-    }
-    const auto up = g_backend->upload_csr(c);
-    for (const auto* perm : {&ids, &rev, &shuffled}) {
-      const cnc::csr_matrix want = cnc::permute_csr(c, *perm, 1);
-      const auto got = g_backend->permute_device_csr(up->view, *perm);
-      assert_int_equal(got->view.n, c.n);
-      assert_int_equal(got->view.nnz, c.nnz());
-      std::vector<std::int64_t> rp(n + 1);
-      std::vector<std::int32_t> col(std::size_t(c.nnz()));
-      std::vector<double> val(col.size());
-      g_backend->copy_to_host(rp.data(), got->view.row_ptr, rp.size() * sizeof(std::int64_t));
-      if (!col.empty()) {
-        g_backend->copy_to_host(col.data(), got->view.col, col.size() * sizeof(std::int32_t));
-        g_backend->copy_to_host(val.data(), got->view.val, val.size() * sizeof(double));
-      }
-      if (rp != want.row_ptr || !std::equal(col.begin(), col.end(), want.col.begin()) ||
-          std::memcmp(val.data(), want.val.data(), val.size() * sizeof(double)) != 0)
-        fail_msg("%s: P A Pᵀ made on the device differs from the host's", name.c_str());
-    }
-    if (n > 1) {
-      const std::vector<std::int32_t> short_perm(n - 1, 0);
-      try {
-        g_backend->permute_device_csr(up->view, short_perm);
-        fail_msg("%s: a permutation of the wrong length was taken", name.c_str());
-      } catch (const cnc::error& e) {
-        assert_int_equal(e.status(), CNC_ERR_INVALID_VALUE);
-      }
-    }
-  }
-}
-
 void load_matrices() {
   g_matrices.push_back({"gen:random37", ts_random_spd(37, 5, 1)});
   g_matrices.push_back({"gen:random300", ts_random_spd(300, 6, 2)});
@@ -608,6 +531,8 @@ void load_matrices() {
 void test_vector_surface(void**);      // backend_vectors.cpp
 void test_block_products(void**);      // backend_block.cpp
 void test_halo_operations(void**);     // backend_halo.cpp
+void test_device_permute(void**);      // backend_device_order.cpp
+void test_device_rcm(void**);          // backend_device_order.cpp
 void test_long_rows(void**);           // backend_long_rows.cpp
 void test_long_rows_threads(void**);   // backend_long_rows.cpp
 void test_zcsr_apply(void**);          // backend_zcsr.cpp
@@ -666,6 +591,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_halo_operations),
       cmocka_unit_test(test_device_built_sell),
       cmocka_unit_test(test_device_permute),
+      cmocka_unit_test(test_device_rcm),
       cmocka_unit_test(test_long_rows),
       cmocka_unit_test(test_long_rows_threads),
       cmocka_unit_test(test_zcsr_apply),

@@ -230,6 +230,15 @@ struct device_csr_copy {
   device_csr view;
 };
 
+// A reverse Cuthill–McKee ordering made on the device (backend::rcm_device): perm[new] = old
+// (n values) for the positions the device placed, whole components, and where the host goes on.
+struct device_ordering {
+  std::vector<std::int32_t> perm;
+  std::int64_t placed = 0;      // positions made on the device (perm[n - 1 - p], p < placed)
+  std::int32_t cursor = 0;      // where the host looks for the next component (rcm_finish)
+  std::int32_t components = 0;  // components ordered on the device (a lone vertex counts)
+};
+
 // What create_system_from_device reports about the matrix it built.
 struct device_build {
   std::int64_t zero_diagonals = 0;  // zero, absent or subnormal diagonal entries (Jacobi uses 1)
@@ -297,6 +306,11 @@ class backend {
   // device: a new device CSR equal to what permute_csr (conversion/reorder.hpp) makes on the host.
   virtual std::unique_ptr<device_csr_copy> permute_device_csr(const device_csr& a,
                                                               std::span<const std::int32_t> perm);
+  // Reverse Cuthill–McKee of a canonical device CSR's pattern, computed on the device by the
+  // rules of rcm_order (conversion/reorder_rcm.hpp), which rcm_finish completes on the host from
+  // what it leaves. CNC_ERR_UNSUPPORTED where the device cannot order this pattern (a row
+  // longer than it ranks), CNC_ERR_OUT_OF_MEMORY when its work space does not fit.
+  virtual device_ordering rcm_device(const device_csr& a);
   // A double-precision device_system built from a canonical device CSR in any format (zcsr: a
   // complex CSR, whose values are (re, im) pairs, the system its real-equivalent's),
   // with its Jacobi inverse diagonal computed on the device (1 where the diagonal is 0 or

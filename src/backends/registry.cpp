@@ -65,6 +65,7 @@ std::unique_ptr<device_csr_copy> backend::permute_device_csr(const device_csr&,
                                                              std::span<const std::int32_t>) {
   no_device_arrays(*this);
 }
+device_ordering backend::rcm_device(const device_csr&) { no_device_arrays(*this); }
 void device_system::ssor(int, int, double) {
   throw error(CNC_ERR_UNSUPPORTED,
               ": SSOR runs on the CPU backend only (its sweeps are sequential)");

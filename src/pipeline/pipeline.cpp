@@ -491,9 +491,10 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
   double host_conversion = 0;
   auto canonical_view = [&]() -> const csr_view& {
     if (!have) {
+      if (pm) pm->ready();  // the ordering, when not made yet (timed as the ordering)
       const double t = now_seconds();
       if (pm) {
-        *pm->host = permute_csr(pm->source(), pm->perm, host_threads(o.threads));
+        *pm->host = permute_csr(pm->source(), *pm->perm, host_threads(o.threads));
         a = *pm->host, have = true;
         pm->seconds = now_seconds() - t;
         log_to(o, CNC_LOG_INFO,
@@ -564,11 +565,10 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
                    " already holds this matrix: nothing converted or uploaded");
       if (cached && !have && !host_csr_read) {
         if (!new_values) stats.conversion = 0, stats.upload = 0;  // the device holds this matrix
+        if (pm) pm->ready();
         run(o, none, k, b, x, false, stats, alongside);
-      } else if (intake &&
-                 device_intake(o, intake_csr(), version, k, raw && o.keep_matrix, stats,
-                               device_permutes ? pm->perm : std::span<const std::int32_t>{},
-                               device_permutes ? &pm->seconds : nullptr)) {
+      } else if (intake && device_intake(o, intake_csr(), version, k, raw && o.keep_matrix, stats,
+                                         device_permutes ? pm : nullptr)) {
         stats.conversion += source_time;
         run(o, none, k, b, x, false, stats, alongside);
       } else if (raw && raw->complex && raw->base == 0 && be_->takes_device_arrays() &&
@@ -636,6 +636,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         prepare(o, a, nullptr, version, k, stats);
         if (own) prep_.csr = std::move(host.owned);  // the buffers (and `a`) stay where they are
         stats.conversion += host_conversion;
+        if (pm) pm->ready();
         run(o, a, k, b, x, false, stats, alongside);
       }
       stats.elapsed = now_seconds() - t0;

@@ -227,9 +227,16 @@ class pipeline {
     std::int32_t n = 0;
     std::int64_t nnz = 0;
     std::function<const csr_view&()> source;  // A (made canonical at its first call)
-    std::span<const std::int32_t> perm;
+    // perm[new] = old. Empty until ordered: on the device from the intake's upload (with
+    // device_order), else by `ready`, which orders on the host if it is still empty and then
+    // renumbers b and x; every solve path calls it before the solve reads them.
+    std::vector<std::int32_t>* perm = nullptr;
+    std::function<void()> ready;
+    bool device_order = false;
     csr_matrix* host = nullptr;  // P A Pᵀ made on the host: empty until a path needs it
     double seconds = 0;          // what making P A Pᵀ took, where it was made (0: not made)
+    double order_seconds = 0;    // what the ordering took where it was deferred to (0: not)
+    std::string order_where;     // where it was made, for the log
   };
   // The solve in the matrix's own order (the permuted one when reordered). With `pm` (and
   // neither `canonical` nor `raw`), P A Pᵀ is made on the device where the backend takes it in
@@ -241,12 +248,14 @@ class pipeline {
   // Host CSR (row offsets already checked) -> device as it is -> checked and converted there.
   // False (nothing kept) when the device finds the CSR not canonical: the host path follows.
   // keep_pattern: the system can be refilled (create_system_from_device).
-  // With `perm` (perm[new] = old; `in` canonical), P A Pᵀ is made on the device from the upload
-  // and taken in instead (false also when the device memory is too small for it); the time it
-  // took goes to *permute_seconds.
+  // With `pm` (`in` canonical, in the caller's numbering), the ordering is made on the device
+  // from the upload when pm asks for it and is not made yet, then P A Pᵀ, which is taken in
+  // instead (false also when the device memory is too small for it); the times go to pm.
   bool device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version, int k,
-                     bool keep_pattern, solve_stats& stats, std::span<const std::int32_t> perm = {},
-                     double* permute_seconds = nullptr);
+                     bool keep_pattern, solve_stats& stats, permuted_csr* pm = nullptr);
+  // pm's ordering made on the device from a, completed on the host where the device leaves
+  // components to it; left empty (logged) where the device cannot make it.
+  void order_on_device(const solve_options& o, permuted_csr& pm, const device_csr& a);
   // The same for a complex caller_csr (0-based): uploaded as it is, checked there (Hermitian
   // for CG) and kept as zcsr. False (nothing kept) when the device cannot tell it is canonical
   // (and Hermitian): the host path follows, and names what is wrong.

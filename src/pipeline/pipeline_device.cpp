@@ -12,6 +12,7 @@
 #include "backends/registry.hpp"
 #include "cnc.h"
 #include "conversion/convert.hpp"
+#include "conversion/reorder_rcm.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/pipeline_internal.hpp"
 #include "solver/scaling.hpp"
@@ -65,22 +66,48 @@ bool pipeline::built_from_device(const solve_options& o, const device_csr& a, fo
   }
 }
 
+void pipeline::order_on_device(const solve_options& o, permuted_csr& pm, const device_csr& a) {
+  const double t = now_seconds();
+  try {
+    device_ordering d = be_->rcm_device(a);
+    pm.order_where = "on the device " + std::to_string(1e3 * (now_seconds() - t)) + " ms";
+    if (d.placed < a.n) {
+      const double th = now_seconds();
+      rcm_finish(pm.source(), host_threads(o.threads), d.perm, d.placed, d.cursor);
+      pm.order_where += " (" + std::to_string(d.components) + " components, " +
+                        std::to_string(d.placed) + " of " + std::to_string(a.n) +
+                        " unknowns), the rest on the host " +
+                        std::to_string(1e3 * (now_seconds() - th)) + " ms";
+    }
+    *pm.perm = std::move(d.perm);
+  } catch (const error& e) {
+    if (e.status() != CNC_ERR_OUT_OF_MEMORY && e.status() != CNC_ERR_UNSUPPORTED) throw;
+    log_to(o, CNC_LOG_INFO,
+           std::string("ordering not made on the device (") + e.what() + "): on the host");
+  }
+  pm.order_seconds += now_seconds() - t;
+}
+
 bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::uint64_t version,
-                             int k, bool keep_pattern, solve_stats& stats,
-                             std::span<const std::int32_t> perm, double* permute_seconds) {
+                             int k, bool keep_pattern, solve_stats& stats, permuted_csr* pm) {
   const double tc = now_seconds();  // row offsets already checked (solve_user) or canonical
   const csr_view raw = caller_view(in);
   const double tu = now_seconds();
   std::unique_ptr<device_csr_copy> up = upload_caller(*be_, o, raw, "CSR");
   if (!up) return false;
   const double tp = now_seconds();
-  // Reordered: P A Pᵀ made here from the upload (the caller's numbering, canonical on the host
-  // already), checked and converted as the caller's own would be.
-  const bool permuted = !perm.empty();
+  // Reordered: the ordering (when not made yet) and P A Pᵀ made here from the upload (the
+  // caller's numbering, canonical on the host already), checked and converted as the caller's
+  // own would be.
+  const bool permuted = pm != nullptr;
+  double tq = tp;  // after the ordering and the vectors' renumbering, before P A Pᵀ
   if (permuted) {
+    if (pm->perm->empty() && pm->device_order) order_on_device(o, *pm, up->view);
+    pm->ready();  // the ordering on the host if the device did not make it; b and x renumbered
+    tq = now_seconds();
     try {
       // The upload, in the caller's numbering, is read no more: freed before the build.
-      up = be_->permute_device_csr(up->view, perm);
+      up = be_->permute_device_csr(up->view, *pm->perm);
     } catch (const error& e) {
       if (e.status() != CNC_ERR_OUT_OF_MEMORY && e.status() != CNC_ERR_UNSUPPORTED) throw;
       log_to(o, CNC_LOG_INFO,
@@ -90,7 +117,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   }
   const device_csr& view = up->view;
   const double ts = now_seconds();
-  if (permuted && permute_seconds) *permute_seconds = ts - tp;
+  if (permuted) pm->seconds = ts - tq;
   const device_csr_scan scan = be_->scan_device_csr(view);
   if (!scan.canonical) {
     log_to(o, CNC_LOG_INFO, "CSR is not canonical (sorted, no duplicates, valid): host path");
@@ -115,16 +142,19 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   if (!built_from_device(o, view, fmt, version, k, keep_pattern, "CSR and its conversion"))
     return false;
   const double te = now_seconds();
-  // host checks, P A Pᵀ, device check, build
-  stats.conversion = (tu - tc) + (ts - tp) + (tb - ts) + (te - tb);
+  // host checks, P A Pᵀ, device check, build (an ordering made here: the pipeline counts it)
+  stats.conversion = (tu - tc) + (ts - tq) + (tb - ts) + (te - tb);
   char line[240];
   std::snprintf(line, sizeof line,
                 "device intake: row offsets %.3f ms, upload %.3f ms, %s%.3f ms, check %.3f ms, "
                 "format choice %.3f ms (exact block counts %.3f ms), %s build %.3f ms",
                 1e3 * (tu - tc), 1e3 * (tp - tu), permuted ? "P A Pᵀ " : "no permutation ",
-                1e3 * (ts - tp), 1e3 * (tf - ts), 1e3 * (tb - tf), 1e3 * exact, format_name(fmt),
+                1e3 * (ts - tq), 1e3 * (tf - ts), 1e3 * (tb - tf), 1e3 * exact, format_name(fmt),
                 1e3 * (te - tb));
-  log_to(o, CNC_LOG_INFO, line);
+  log_to(o, CNC_LOG_INFO,
+         permuted ? "ordering " + (pm->order_where.empty() ? "kept" : pm->order_where) +
+                        " and b, x renumbered " + std::to_string(1e3 * (tq - tp)) + " ms; " + line
+                  : std::string(line));
   stats.upload = tp - tu;
   return true;
 }

@@ -95,6 +95,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     return source;
   };
   double t_rcm = t0;  // when the ordering was known: before it, intake and RCM; after, P A Pᵀ
+  // A real matrix's ordering is made with its intake (solve_in_order): on the device where the
+  // backend takes the caller's CSR in (from its upload), on the host otherwise.
+  bool deferred = false;
   if (complex && decided_now) {
     // The complex CSR itself renumbered (RCM of its pattern); b and x move by (re, im) pairs.
     const user_zcsr z = complex_canonical(o, *raw);
@@ -105,11 +108,10 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   } else if (!complex && (decided_now || new_values)) {
     // ZCSR reads the unknowns as (re, im) pairs: the complex unknowns are renumbered (RCM of
     // the complex pattern), each pair moving as one, so P A Pᵀ keeps the real-equivalent shape.
-    if (decided_now) {
-      const csr_view& a = source_view();
-      ord.perm =
-          pairs ? pair_permutation(rcm_order(complex_pattern(a), threads)) : rcm_order(a, threads);
-    }
+    if (decided_now && pairs)
+      ord.perm = pair_permutation(rcm_order(complex_pattern(source_view()), threads));
+    deferred = decided_now && !pairs;
+    if (deferred) ord.perm.clear();  // (the mark "computed below")
     t_rcm = now_seconds();
     // P A Pᵀ is made with the matrix's intake (solve_in_order): on the device where the backend
     // takes the caller's CSR in, on the host (kept here) where a path needs it.
@@ -131,12 +133,32 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   // Not zeroed first: written by the permutes, in parallel (zeroing 16 bytes a row on one
   // thread first cost more than the permutes).
   host_vector<double> bp(len), xp(len);
-  permute_vectors(ord.perm, k, b, bp.data(), false, threads);
-  permute_vectors(ord.perm, k, x, xp.data(), false, threads);
   host_vector<double> dp(o.complex_dinv ? std::size_t(n) : 0);  // the complex diagonal too
-  if (o.complex_dinv) permute_vectors(ord.perm, 1, o.complex_dinv, dp.data(), false, threads);
-  double vectors_time = now_seconds() - t_permuted;
-  permuted_csr pm{n, nnz, source_view, ord.perm, &ord.csr};
+  double vectors_time = 0;
+  permuted_csr pm;
+  pm.n = n;
+  pm.nnz = nnz;
+  pm.source = source_view;
+  pm.perm = &ord.perm;
+  pm.device_order = deferred;
+  pm.host = &ord.csr;
+  bool renumbered = false;
+  pm.ready = [&] {
+    if (renumbered) return;
+    if (ord.perm.empty()) {  // deferred, and not made on the device
+      const double t = now_seconds();
+      ord.perm = rcm_order(source_view(), threads);
+      pm.order_seconds += now_seconds() - t;
+      pm.order_where = "on the host " + std::to_string(1e3 * (now_seconds() - t)) + " ms";
+    }
+    const double t = now_seconds();
+    permute_vectors(ord.perm, k, b, bp.data(), false, threads);
+    permute_vectors(ord.perm, k, x, xp.data(), false, threads);
+    if (o.complex_dinv) permute_vectors(ord.perm, 1, o.complex_dinv, dp.data(), false, threads);
+    vectors_time += now_seconds() - t;
+    renumbered = true;
+  };
+  if (!deferred) pm.ready();
   const caller_csr praw{ord.zcsr.n,
                         ord.zcsr.row_ptr.data(),
                         reinterpret_cast<const std::uint32_t*>(ord.zcsr.col.data()),
@@ -159,21 +181,25 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     };
   solve_in_order(po, nullptr, complex ? &praw : nullptr, version, k, bp.data(), xp.data(), stats,
                  alongside, false, complex ? nullptr : &pm);
+  pm.ready();  // (made by every path that solved; a path that returned without: nothing to undo)
   const double t_back = now_seconds();
   permute_vectors(ord.perm, k, xp.data(), x, true, threads);
   vectors_time += now_seconds() - t_back;
-  // Applying the ordering includes P A Pᵀ, made (and counted in the conversion) with the intake.
-  stats.reorder_time = reorder_time + pm.seconds;
-  stats.conversion += reorder_time;
+  // Applying the ordering includes P A Pᵀ, made (and counted in the conversion) with the intake,
+  // and an ordering deferred to it.
+  stats.reorder_time = reorder_time + pm.order_seconds + pm.seconds;
+  stats.conversion += reorder_time + pm.order_seconds;
   stats.elapsed = now_seconds() - t0;
   stats.reorder_used = CNC_REORDER_RCM;
   stats.choice_reason += "; ordering " + ord.why;
   // The split only when the stage ran (a kept ordering and matrix cost nothing here). P A Pᵀ of
   // a real matrix is made with its intake (on the device, or on the host).
   const double papt = complex ? t_permuted - t_rcm : pm.seconds;
+  const std::string where = pm.order_where.empty() ? "" : " (ordering " + pm.order_where + ")";
   const std::string split = stats.reorder_time > 0
-                                ? " (intake and ordering " + std::to_string(1e3 * (t_rcm - t0)) +
-                                      ", P A Pᵀ " + std::to_string(1e3 * papt) + ")"
+                                ? " (intake and ordering " +
+                                      std::to_string(1e3 * (t_rcm - t0 + pm.order_seconds)) +
+                                      where + ", P A Pᵀ " + std::to_string(1e3 * papt) + ")"
                                 : " (kept)";
   log_to(o, CNC_LOG_INFO,
          "ordering " + ord.why + ", " + std::to_string(1e3 * stats.reorder_time) + " ms" + split +

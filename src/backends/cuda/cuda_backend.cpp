@@ -290,6 +290,35 @@ class cuda_backend final : public backend {
                          c->val[result].as<double>()};
     return c;
   }
+  device_ordering rcm_device(const device_csr& a) override {
+    // Rows up to this many entries: a warp ranks a parent's children in (row/32)² steps.
+    constexpr int max_row = 1024;
+    // Components after which the host goes on: each costs a few grid barriers even when small
+    // (a graph of many small components is ordered faster on the host's cores).
+    constexpr int max_components = 64;
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    const int grid = cooperative_ ? cuda::rcm_grid(sm_count_) : 0;
+    if (grid == 0) throw error(CNC_ERR_UNSUPPORTED, ": this CUDA device has no cooperative launch");
+    device_ordering out;
+    out.perm.resize(std::size_t(a.n));
+    if (a.n == 0) return out;
+    device_buffer perm(std::size_t(a.n) * sizeof(std::int32_t));
+    device_buffer work(cuda::rcm_work_bytes(a.n, grid));
+    cuda::rcm_result r;
+    check(cuda::rcm_order(a.n, a.row_ptr, a.col, perm.as<std::int32_t>(), work.get(), grid,
+                          max_components, max_row, &r, nullptr),
+          "reverse Cuthill-McKee on the device");
+    if (r.max_row > 0)
+      throw error(CNC_ERR_UNSUPPORTED, ": a row of " + std::to_string(r.max_row) +
+                                           " entries (the device orders rows of up to " +
+                                           std::to_string(max_row) + ")");
+    stage_->copy_to_host(out.perm.data(), perm.get(), out.perm.size() * sizeof(std::int32_t),
+                         nullptr);
+    out.placed = r.placed;
+    out.cursor = r.cursor;
+    out.components = r.components;
+    return out;
+  }
   std::unique_ptr<device_system> create_system_from_device(const device_csr& a, format f,
                                                            bool jacobi, int nrhs, bool keep_pattern,
                                                            device_build& info) override {

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "matrix/format.hpp"  // precision, format, sell_slice
@@ -157,6 +158,23 @@ cudaError_t permute_csr(std::int32_t n, std::int64_t nnz, const std::int64_t* ro
                         double* const vals[2], int* result, void* scratch,
                         std::size_t* scratch_bytes, cudaStream_t s);
 std::int64_t permute_max_entries();
+// Reverse Cuthill–McKee of a canonical device CSR's pattern, the host's rcm_order
+// (conversion/reorder_rcm.hpp) bit for bit, in one cooperative launch of `grid` blocks
+// (rcm_grid): perm (n, on the device) gets perm[n - 1 - p] for the positions p < result->placed.
+// It stops after max_components components (a lone vertex counts as one) and leaves the rest to
+// the host (rcm_finish, from result->cursor); a row longer than max_row entries: nothing placed,
+// result->max_row says how long. work: rcm_work_bytes(n, grid). Synchronizes the stream.
+struct rcm_result {
+  std::int32_t placed = 0;
+  std::int32_t cursor = 0;
+  std::int32_t components = 0;
+  std::int32_t max_row = 0;  // set only when a row is longer than max_row
+};
+int rcm_grid(int sm_count);  // 0: cannot be launched
+std::size_t rcm_work_bytes(std::int32_t n, int grid);
+cudaError_t rcm_order(std::int32_t n, const std::int64_t* row_ptr, const std::int32_t* col,
+                      std::int32_t* perm, void* work, int grid, int max_components, int max_row,
+                      rcm_result* result, cudaStream_t s);
 // CSR -> BCRS b x b (b = 2 or 4) on the device from a canonical CSR, the host layout
 // (matrix/matrix.hpp) bit for bit: block_ptr gets (n+b-1)/b + 1 offsets in blocks (size
 // query first, as sell_slice_offsets), then bcrs_fill writes block_ptr[last] blocks.
