@@ -10,7 +10,9 @@
 #   bench: the whole call with --reorder rcm on the randomly numbered mesh and 7-point stencil
 #          and the power-law graph, base / new alternated twice, the textbook cuSPARSE PCG in
 #          each run, with cnc's log of the ordering and intake stages.
-# Usage: OUT=... bash device_runs/device_rcm.sh [tests] [bench]. Carried: .devfull, .carry.
+# Usage: OUT=... [PROBLEMS="mesh 128;7-pt 192"] bash device_runs/device_rcm.sh [tests] [bench]
+# (PROBLEMS: bench_api --only names, ';' between; default the three above). Carried: .devfull,
+# .carry.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee -a "$OUT/device-rcm.log") 2>&1
@@ -37,7 +39,8 @@ for what in "$@"; do
     echo "tests done at ${SECONDS} s"
   fi
   if [ "$what" = bench ]; then
-    for only in "mesh 128" "7-pt 192" "power-law 2M"; do
+    IFS=';' read -ra problems <<< "${PROBLEMS:-mesh 128;7-pt 192;power-law 2M}"
+    for only in "${problems[@]}"; do
       for d in b0 b b0 b; do
         [ -d /tmp/$d ] || continue
         echo "-- $only, RCM [$d]"
