@@ -245,7 +245,7 @@ static void test_auto_decision(void** state) {
  * must not read the kept (renumbered) system with b and x in the caller's numbering. */
 static void test_refused_solve_keeps_no_order(void** state) {
   (void)state;
-  ts_csr a = ts_laplacian_2d((1 << 21) + 4096, 1); /* 2 rows x 16 bytes x 2 systems > 64 MiB */
+  ts_csr a = ts_laplacian_2d((1 << 21) + 4096, 1); /* n x 16 bytes (b, x) x 2 systems > 64 MiB */
   CNCuint* ci = columns(&a);
   const size_t n = (size_t)a.n;
   double* b = random_vector(2 * n, 17);

@@ -3,6 +3,7 @@
 // solve of arrays that already lie in CUDA device memory (cncSolveCSRDevice).
 #include <cstdint>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -100,10 +101,26 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   // caller's numbering, canonical on the host already), checked and converted as the caller's
   // own would be.
   const bool permuted = pm != nullptr;
-  double tq = tp;  // after the ordering and the vectors' renumbering, before P A Pᵀ
+  double tq = tp;  // after the ordering, before P A Pᵀ
+  // b and x renumbered on the host's cores while the device makes P A Pᵀ, checks and builds
+  // (the ordering known); joined before anything returns, waited for if something throws.
+  std::future<void> renumber;
+  struct joined {
+    std::future<void>& f;
+    ~joined() {
+      if (f.valid()) f.wait();
+    }
+  } join{renumber};
+  auto finish = [&](bool taken) {
+    if (renumber.valid()) renumber.get();  // ready()'s error, if any, is the call's
+    return taken;
+  };
   if (permuted) {
     if (pm->perm->empty() && pm->device_order) order_on_device(o, *pm, up->view);
-    pm->ready();  // the ordering on the host if the device did not make it; b and x renumbered
+    if (pm->perm->empty())
+      pm->ready();  // the ordering on the host (the device did not make it), then b and x
+    else
+      renumber = std::async(std::launch::async, [pm] { pm->ready(); });
     tq = now_seconds();
     try {
       // The upload, in the caller's numbering, is read no more: freed before the build.
@@ -112,7 +129,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
       if (e.status() != CNC_ERR_OUT_OF_MEMORY && e.status() != CNC_ERR_UNSUPPORTED) throw;
       log_to(o, CNC_LOG_INFO,
              std::string("P A Pᵀ not made on the device (") + e.what() + "): host path");
-      return false;
+      return finish(false);
     }
   }
   const device_csr& view = up->view;
@@ -121,7 +138,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   const device_csr_scan scan = be_->scan_device_csr(view);
   if (!scan.canonical) {
     log_to(o, CNC_LOG_INFO, "CSR is not canonical (sorted, no duplicates, valid): host path");
-    return false;
+    return finish(false);
   }
   // Checked: the host may now read the entries (the sampled block screen; not for P A Pᵀ, which
   // only the device holds); exact counts come from the device.
@@ -140,7 +157,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
                          : from_api_format(o.format);
   const double tb = now_seconds();
   if (!built_from_device(o, view, fmt, version, k, keep_pattern, "CSR and its conversion"))
-    return false;
+    return finish(false);
   const double te = now_seconds();
   // host checks, P A Pᵀ, device check, build (an ordering made here: the pipeline counts it)
   stats.conversion = (tu - tc) + (ts - tq) + (tb - ts) + (te - tb);
@@ -151,12 +168,15 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
                 1e3 * (tu - tc), 1e3 * (tp - tu), permuted ? "P A Pᵀ " : "no permutation ",
                 1e3 * (ts - tq), 1e3 * (tf - ts), 1e3 * (tb - tf), 1e3 * exact, format_name(fmt),
                 1e3 * (te - tb));
-  log_to(o, CNC_LOG_INFO,
-         permuted ? "ordering " + (pm->order_where.empty() ? "kept" : pm->order_where) +
-                        " and b, x renumbered " + std::to_string(1e3 * (tq - tp)) + " ms; " + line
-                  : std::string(line));
   stats.upload = tp - tu;
-  return true;
+  const bool taken = finish(true);
+  const double tv = now_seconds();  // b and x renumbered by now (waited for since te)
+  log_to(o, CNC_LOG_INFO,
+         permuted ? "ordering " + (pm->order_where.empty() ? "kept" : pm->order_where) + " (" +
+                        std::to_string(1e3 * (tq - tp)) + " ms), b and x renumbered alongside (" +
+                        std::to_string(1e3 * (tv - te)) + " ms waited for); " + line
+                  : std::string(line));
+  return taken;
 }
 
 void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, format fmt,
