@@ -183,8 +183,8 @@ void test_device_rcm(void**) {
       cases.emplace_back(name, cnc::permute_csr(m, shuffled_ids(std::size_t(m.n), seed), 1));
     };
     renumbered("gen:components", from_edges(n, e), 7);
-    // 300 small components (paths of 1-6 vertices) among 2 grids: the device stops after its
-    // budget of components, the host orders the rest.
+    // 300 small components (paths of 1-6 vertices) among 2 grids: more than
+    // device_rcm_max_components, so the host orders the rest.
     e.clear();
     n = 0;
     grid(40, 30);
@@ -206,8 +206,9 @@ void test_device_rcm(void**) {
       e.emplace_back(std::int32_t((r >> 33) % 600), std::int32_t((r >> 13) % 600));
     }
     cases.emplace_back("gen:not-symmetric", from_edges(n, e, false));
-    // A hub of 1000 leaves (rows of up to 1001 entries: a parent's children ranked over many
-    // warp-wide tiles), every third leaf linked to the next (degrees 1 to 3), renumbered.
+    // A hub of 1000 leaves (a row of 1001 entries, at most device_rcm_max_row: a parent's
+    // children ranked over many warp-wide tiles), every third leaf linked to the next (degrees 1
+    // to 3), renumbered.
     e.clear();
     for (std::int32_t k = 1; k <= 1000; ++k) e.emplace_back(0, k);
     for (std::int32_t k = 1; k < 1000; k += 3) e.emplace_back(k, k + 1);
@@ -230,7 +231,7 @@ void test_device_rcm(void**) {
       std::int64_t longest = 0;
       for (std::int32_t i = 0; i < c.n; ++i)
         longest = std::max(longest, c.row_ptr[std::size_t(i) + 1] - c.row_ptr[std::size_t(i)]);
-      if (e.status() != CNC_ERR_UNSUPPORTED || longest <= 1024)
+      if (e.status() != CNC_ERR_UNSUPPORTED || longest <= cnc::device_rcm_max_row)
         fail_msg("%s: the device refused to order it (%s)", name.c_str(), e.what());
       std::printf("note: %s: %s\n", name.c_str(), e.what());
       continue;

@@ -230,6 +230,13 @@ struct device_csr_copy {
   device_csr view;
 };
 
+// The device ordering's limits: rows of at most device_rcm_max_row entries (a warp ranks a
+// parent's children in (row/32)² steps; a longer row: the host orders), and at most
+// device_rcm_max_components components (each costs a few grid barriers, however small: the
+// host's cores order a graph's many small ones faster), the rest left to rcm_finish.
+constexpr int device_rcm_max_row = 1024;
+constexpr int device_rcm_max_components = 64;
+
 // A reverse Cuthill–McKee ordering made on the device (backend::rcm_device): perm[new] = old
 // (n values) for the positions the device placed, whole components, and where the host goes on.
 struct device_ordering {

@@ -227,12 +227,11 @@ class pipeline {
     std::int32_t n = 0;
     std::int64_t nnz = 0;
     std::function<const csr_view&()> source;  // A (made canonical at its first call)
-    // perm[new] = old. Empty until ordered: on the device from the intake's upload (with
-    // device_order), else by `ready`, which orders on the host if it is still empty and then
-    // renumbers b and x; every solve path calls it before the solve reads them.
+    // perm[new] = old. Empty until ordered: on the device from the intake's upload, else by
+    // `ready`, which orders on the host if it is still empty and then renumbers b and x; every
+    // solve path calls it before the solve reads them.
     std::vector<std::int32_t>* perm = nullptr;
     std::function<void()> ready;
-    bool device_order = false;
     csr_matrix* host = nullptr;  // P A Pᵀ made on the host: empty until a path needs it
     double seconds = 0;          // what making P A Pᵀ took, where it was made (0: not made)
     double order_seconds = 0;    // what the ordering took where it was deferred to (0: not)

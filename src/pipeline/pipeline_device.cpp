@@ -116,7 +116,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
     return taken;
   };
   if (permuted) {
-    if (pm->perm->empty() && pm->device_order) order_on_device(o, *pm, up->view);
+    if (pm->perm->empty()) order_on_device(o, *pm, up->view);
     if (pm->perm->empty())
       pm->ready();  // the ordering on the host (the device did not make it), then b and x
     else

@@ -140,7 +140,6 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   pm.nnz = nnz;
   pm.source = source_view;
   pm.perm = &ord.perm;
-  pm.device_order = deferred;
   pm.host = &ord.csr;
   bool renumbered = false;
   pm.ready = [&] {
@@ -148,8 +147,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     if (ord.perm.empty()) {  // deferred, and not made on the device
       const double t = now_seconds();
       ord.perm = rcm_order(source_view(), threads);
-      pm.order_seconds += now_seconds() - t;
-      pm.order_where = "on the host " + std::to_string(1e3 * (now_seconds() - t)) + " ms";
+      const double took = now_seconds() - t;
+      pm.order_seconds += took;
+      pm.order_where = "on the host " + std::to_string(1e3 * took) + " ms";
     }
     const double t = now_seconds();
     permute_vectors(ord.perm, k, b, bp.data(), false, threads);
@@ -181,7 +181,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     };
   solve_in_order(po, nullptr, complex ? &praw : nullptr, version, k, bp.data(), xp.data(), stats,
                  alongside, false, complex ? nullptr : &pm);
-  pm.ready();  // (made by every path that solved; a path that returned without: nothing to undo)
+  // Every path that solved renumbered b and x first; one that did not solved unset vectors.
+  if (!renumbered)
+    throw error(CNC_ERR_INTERNAL, ": a reordered solve ran without renumbering b and x");
   const double t_back = now_seconds();
   permute_vectors(ord.perm, k, xp.data(), x, true, threads);
   vectors_time += now_seconds() - t_back;

@@ -291,11 +291,7 @@ class cuda_backend final : public backend {
     return c;
   }
   device_ordering rcm_device(const device_csr& a) override {
-    // Rows up to this many entries: a warp ranks a parent's children in (row/32)² steps.
-    constexpr int max_row = 1024;
-    // Components after which the host goes on: each costs a few grid barriers even when small
-    // (a graph of many small components is ordered faster on the host's cores).
-    constexpr int max_components = 64;
+    constexpr int max_row = device_rcm_max_row, max_components = device_rcm_max_components;
     check(cudaSetDevice(dev_), "cudaSetDevice");
     const int grid = cooperative_ ? cuda::rcm_grid(sm_count_) : 0;
     if (grid == 0) throw error(CNC_ERR_UNSUPPORTED, ": this CUDA device has no cooperative launch");
