@@ -4,7 +4,9 @@
 // u) too); the mask (v's columns for block_dots, y's for block_combine) with masked-out columns
 // compared bit for bit; a column of v holding NaN whose coefficients are 0 (skipped), beta = 0 over
 // NaN, and y
-// == v refused.
+// == v refused. The fused forms (block_grams, block_update, block_combine2) against the same
+// products done here; a backend that declines one (false) must leave every vector as it was, and
+// CUDA must not decline them for one group (k <= 8).
 #include <setjmp.h>
 
 #include <cmath>
@@ -155,4 +157,181 @@ void test_block_products(void**) {
     if (cases[i].k == 1)  // 9: groups of 8 and 1 (two strides); 16: two groups of one stride
       for (const int k : {9, 16}) cases.push_back({cases[i].m, cases[i].f, cases[i].p, k});
   for (const combo& c : cases) run_block_case(c);
+}
+
+namespace {
+
+// The fused block-CG products of backend.hpp on vectors b, x, u, y, w (w, y, u written), every
+// column paired whatever the mask.
+void run_fused_case(const combo& c) {
+  const auto prep = prepare(c.m->a, c.f);
+  const auto sys = g_backend->create_system(prep->hm, prep->d, c.p, c.k);
+  const std::int32_t n = c.m->a.n;
+  const int k = c.k;
+  const std::size_t nk = std::size_t(n) * k, ks = std::size_t(k), kk = ks * ks;
+  const double tol = c.p == cnc::precision::f32 ? 2e-6 : 4e-15;
+  const double dtol = c.p == cnc::precision::f32 ? 1e-5 : 1e-13;
+  const int B = cnc::device_system::vec_b, X = cnc::device_system::vec_x;
+  sys->set_vectors(random_vec(nk, 61).data(), random_vec(nk, 63, 0.5).data());
+  const int u = sys->add_vectors(4), y = u + 1, w = u + 2, t = u + 3;
+  std::vector<double> ones(ks, 1.0), zeros(ks, 0.0), half(ks, 0.5);
+  sys->axpby(half.data(), B, ones.data(), u);  // u = b / 2 + 0, y = x - b, w = x
+  sys->axpby(ones.data(), X, zeros.data(), y);
+  std::vector<double> minus(ks, -1.0);
+  sys->axpby(minus.data(), B, ones.data(), y);
+  sys->axpby(ones.data(), X, zeros.data(), w);
+  auto get = [&](int v) {
+    std::vector<double> out(nk);
+    sys->read(v, out.data());
+    return out;
+  };
+  std::vector<std::uint8_t> mask(ks, 1);
+  for (int j = 0; j < k; ++j) mask[j] = k == 1 || j % 2 == 0;
+  sys->set_mask(mask.data());
+  const bool must = g_name == "cuda" && k <= 8;
+  auto gram_check = [&](const char* what, const std::vector<std::vector<double>>& U,
+                        const std::vector<std::vector<double>>& V, const double* out) {
+    for (std::size_t p = 0; p < U.size(); ++p)
+      for (int i = 0; i < k; ++i)
+        for (int j = 0; j < k; ++j) {
+          double s = 0, m = 0;
+          for (std::int32_t r = 0; r < n; ++r) {
+            const double v = U[p][std::size_t(i) * n + r] * V[p][std::size_t(j) * n + r];
+            s += v, m += std::fabs(v);
+          }
+          const double g = out[p * kk + std::size_t(i) * ks + j];
+          if (!(std::fabs(g - s) <= dtol * m + 1e-300))
+            fail_msg("%s: %s pair %zu [%d][%d] = %.17g, expected %.17g", c.label().c_str(), what, p,
+                     i, j, g, s);
+        }
+  };
+  auto declined = [&](const char* what, const std::vector<std::vector<double>>& before) {
+    if (must) fail_msg("%s: %s declined for one group", c.label().c_str(), what);
+    const int vs[4] = {u, y, w, X};
+    for (int v = 0; v < 4; ++v)
+      // Bit for bit: a NaN planted in a vector compares unequal to itself.
+      if (std::memcmp(get(vs[v]).data(), before[std::size_t(v)].data(), nk * sizeof(double)) != 0)
+        fail_msg("%s: a declined %s changed a vector", c.label().c_str(), what);
+  };
+
+  // block_grams: pairs (u, b), (b, u), (u, u), (w, x): four vectors.
+  {
+    const int gu[4] = {u, B, u, w}, gv[4] = {B, u, u, X};
+    std::vector<double> out(4 * kk, -1.0);
+    const std::vector<std::vector<double>> before = {get(u), get(y), get(w), get(X)};
+    if (sys->block_grams(gu, gv, 4, out.data())) {
+      const std::vector<double> U = get(u), Bv = get(B), W = get(w), Xv = get(X);
+      gram_check("block_grams", {U, Bv, U, W}, {Bv, U, U, Xv}, out.data());
+    } else {
+      declined("block_grams", before);
+    }
+  }
+
+  // block_update(p = u, q = b, a, x = w, r = y, z = t): the mask's columns updated, the others
+  // left bit for bit; then QᵀZ, ZᵀZ, PᵀZ, PᵀP over every column and r·z, r·r over the mask's.
+  {
+    std::vector<double> a(kk);
+    for (std::size_t e = 0; e < kk; ++e) a[e] = (e / ks == 1) ? 0.0 : 0.3 - 0.07 * double(e % 5);
+    const std::vector<double> P = get(u), Qv = get(B), X0 = get(w), R0 = get(y), Z0 = get(t);
+    std::vector<double> out(cnc::device_system::block_update_size(k), -1.0);
+    const std::vector<std::vector<double>> before = {get(u), get(y), get(w), get(X)};
+    if (sys->block_update(u, B, a.data(), w, y, t, out.data())) {
+      const std::vector<double> X1 = get(w), R1 = get(y), Z1 = get(t);
+      sys->precondition(y, u);  // d∘r by the plain operation, into u (P is read back above)
+      const std::vector<double> DZ = get(u);
+      for (int j = 0; j < k; ++j)
+        for (std::int32_t r = 0; r < n; ++r) {
+          const std::size_t e = std::size_t(j) * n + r;
+          if (!mask[j]) {
+            if (X1[e] != X0[e] || R1[e] != R0[e] || std::memcmp(&Z1[e], &Z0[e], 8) != 0)
+              fail_msg("%s: block_update changed masked-out column %d", c.label().c_str(), j);
+            continue;
+          }
+          double wx = X0[e], wr = R0[e], mx = std::fabs(wx), mr = std::fabs(wr);
+          for (int i = 0; i < k; ++i) {
+            const double cf = a[std::size_t(i) * ks + j];
+            if (cf == 0.0) continue;
+            wx += cf * P[std::size_t(i) * n + r], mx += std::fabs(cf * P[std::size_t(i) * n + r]);
+            wr -= cf * Qv[std::size_t(i) * n + r], mr += std::fabs(cf * Qv[std::size_t(i) * n + r]);
+          }
+          if (!(std::fabs(X1[e] - wx) <= tol * (mx + 1) * k) ||
+              !(std::fabs(R1[e] - wr) <= tol * (mr + 1) * k) ||
+              !(std::fabs(Z1[e] - DZ[e]) <= tol * std::fabs(DZ[e])))
+            fail_msg(
+                "%s: block_update column %d row %d: x %.17g (%.17g), r %.17g (%.17g), z %.17g "
+                "(%.17g)",
+                c.label().c_str(), j, r, X1[e], wx, R1[e], wr, Z1[e], DZ[e]);
+        }
+      gram_check("block_update", {Qv, Z1, P, P}, {Z1, Z1, Z1, P}, out.data());
+      const double* diag = out.data() + cnc::device_system::block_update_grams * kk;
+      for (int j = 0; j < k; ++j) {
+        if (!mask[j]) continue;
+        double rz = 0, rr = 0, m = 0;
+        for (std::int32_t r = 0; r < n; ++r) {
+          const std::size_t e = std::size_t(j) * n + r;
+          rz += R1[e] * Z1[e], rr += R1[e] * R1[e], m += std::fabs(R1[e] * Z1[e]);
+        }
+        if (!(std::fabs(diag[j] - rz) <= dtol * m + 1e-300) ||
+            !(std::fabs(diag[ks + j] - rr) <= dtol * rr + 1e-300))
+          fail_msg("%s: block_update column %d: r.z %.17g (%.17g), r.r %.17g (%.17g)",
+                   c.label().c_str(), j, diag[j], rz, diag[ks + j], rr);
+      }
+      sys->axpby(half.data(), B, zeros.data(), u);  // u as it was
+    } else {
+      declined("block_update", before);
+    }
+  }
+
+  // block_combine2(u, c1, b, c2, w): every column, the mask ignored; u's column 1 NaN with
+  // zero coefficients (skipped).
+  {
+    if (k > 1) {
+      std::vector<std::uint8_t> one_col(ks, 0);
+      one_col[1] = 1;
+      std::vector<double> nan(ks, std::numeric_limits<double>::quiet_NaN());
+      sys->set_mask(one_col.data());
+      sys->axpby(nan.data(), X, zeros.data(), u);
+      sys->set_mask(mask.data());
+    }
+    std::vector<double> c1(kk), c2(kk);
+    for (std::size_t e = 0; e < kk; ++e) {
+      c1[e] = (e / ks == 1) ? 0.0 : 0.5 - 0.3 * double(e % 7);
+      c2[e] = e % 3 == 0 ? 0.0 : 0.25 + 0.1 * double(e % 4);
+    }
+    const std::vector<double> V1 = get(u), V2 = get(B);
+    const std::vector<std::vector<double>> before = {get(u), get(y), get(w), get(X)};
+    if (sys->block_combine2(u, c1.data(), B, c2.data(), w)) {
+      const std::vector<double> Y = get(w);
+      for (int j = 0; j < k; ++j)
+        for (std::int32_t r = 0; r < n; ++r) {
+          double want = 0, mag = 0;
+          for (int i = 0; i < k; ++i) {
+            const double a1 = c1[std::size_t(i) * ks + j], a2 = c2[std::size_t(i) * ks + j];
+            if (a1 != 0.0)
+              want += a1 * V1[std::size_t(i) * n + r],
+                  mag += std::fabs(a1 * V1[std::size_t(i) * n + r]);
+            if (a2 != 0.0)
+              want += a2 * V2[std::size_t(i) * n + r],
+                  mag += std::fabs(a2 * V2[std::size_t(i) * n + r]);
+          }
+          const double got = Y[std::size_t(j) * n + r];
+          if (!(std::fabs(got - want) <= tol * (mag + 1) * k))
+            fail_msg("%s: block_combine2 column %d row %d: %.17g, expected %.17g",
+                     c.label().c_str(), j, r, got, want);
+        }
+    } else {
+      declined("block_combine2", before);
+    }
+  }
+  sys->release_vectors();
+}
+
+}  // namespace
+
+void test_block_fused(void**) {
+  std::vector<combo> cases = all_combos();
+  const std::size_t base = cases.size();
+  for (std::size_t i = 0; i < base; ++i)
+    if (cases[i].k == 1) cases.push_back({cases[i].m, cases[i].f, cases[i].p, 16});
+  for (const combo& c : cases) run_fused_case(c);
 }

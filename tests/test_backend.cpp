@@ -530,6 +530,7 @@ void load_matrices() {
 
 void test_vector_surface(void**);      // backend_vectors.cpp
 void test_block_products(void**);      // backend_block.cpp
+void test_block_fused(void**);         // backend_block.cpp
 void test_halo_operations(void**);     // backend_halo.cpp
 void test_device_permute(void**);      // backend_device_order.cpp
 void test_device_rcm(void**);          // backend_device_order.cpp
@@ -588,6 +589,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_pcg_true_residual_on_device),
       cmocka_unit_test(test_vector_surface),
       cmocka_unit_test(test_block_products),
+      cmocka_unit_test(test_block_fused),
       cmocka_unit_test(test_halo_operations),
       cmocka_unit_test(test_device_built_sell),
       cmocka_unit_test(test_device_permute),

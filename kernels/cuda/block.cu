@@ -179,6 +179,298 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+// block_fused_pass's kernel: one element a thread (the lanes layout above), but a row's other
+// values come from a warp-private tile in shared memory, one 16-byte load per two doubles,
+// instead of a warp shuffle per value: with shuffles this pass was bound by them (a shuffle is
+// two instructions for a double) and moved 19-50 % of the H200's bandwidth (run 131). NP pairs
+// of KC accumulators a thread. `sel` picks one of the four values with a constant index (a
+// runtime index into a register array would spill it to local memory).
+template <class V>
+__device__ __forceinline__ V sel(const V (&e)[4], int i) {
+  return i == 0 ? e[0] : i == 1 ? e[1] : i == 2 ? e[2] : e[3];
+}
+
+// The KC values of a row from a tile (16-byte aligned: row0 is a multiple of KC).
+template <class V, int KC>
+__device__ __forceinline__ void row_from(const V* t, V (&o)[KC]) {
+  if constexpr (std::is_same_v<V, double> && KC >= 2) {
+#pragma unroll
+    for (int b = 0; b < KC; b += 2) {
+      const double2 w = reinterpret_cast<const double2*>(t)[b / 2];
+      o[b] = w.x, o[b + 1] = w.y;
+    }
+  } else if constexpr (std::is_same_v<V, float> && KC >= 4) {
+#pragma unroll
+    for (int b = 0; b < KC; b += 4) {
+      const float4 w = reinterpret_cast<const float4*>(t)[b / 4];
+      o[b] = w.x, o[b + 1] = w.y, o[b + 2] = w.z, o[b + 3] = w.w;
+    }
+  } else {
+#pragma unroll
+    for (int b = 0; b < KC; ++b) o[b] = t[b];
+  }
+}
+
+// Steps a thread loads before it uses any (two: with one in flight these passes are far from
+// the bandwidth, lanes_unroll's note).
+constexpr int fused_unroll = 2;
+
+// Each warp's per-lane sums added over its rows (lane a then holds entry (a, b) of a pair), into
+// red[warp][e][b][a] for the NE pairs' entries e.
+template <int KC, int NE>
+__device__ __forceinline__ void warp_rows_sum(const double (&acc)[NE][KC], int lane, double* red) {
+#pragma unroll
+  for (int c = 0; c < NE; ++c)
+#pragma unroll
+    for (int b = 0; b < KC; ++b) {
+      double v = acc[c][b];
+#pragma unroll
+      for (int off = 16; off >= KC; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+      if (lane < KC) red[(c * KC + b) * KC + lane] = v;
+    }
+}
+
+// The block's partials of `count` entries, red[warp * count + t] added over the warps in order.
+__device__ __forceinline__ void block_partials(const double* red, int count, double* part) {
+  constexpr int warps = block_threads / 32;
+  __syncthreads();
+  for (int t = static_cast<int>(threadIdx.x); t < count; t += block_threads) {
+    double sum = 0.0;
+    for (int w = 0; w < warps; ++w) sum += red[w * count + t];
+    part[static_cast<long long>(t) * gridDim.x + blockIdx.x] = sum;
+  }
+}
+
+template <class V, int KC, int NP>
+__global__ void __launch_bounds__(block_threads) k_block_grams(int n, block_fused f, double* part) {
+  constexpr int warps = block_threads / 32, U = fused_unroll;
+  __shared__ alignas(16) V tile[warps][U][4][32];
+  __shared__ double red[warps * NP * KC * KC];
+  const int lane = static_cast<int>(threadIdx.x) & 31, j = lane & (KC - 1), row0 = lane - j;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  double acc[NP][KC];
+#pragma unroll
+  for (int c = 0; c < NP; ++c)
+#pragma unroll
+    for (int b = 0; b < KC; ++b) acc[c][b] = 0.0;
+  const long long total = static_cast<long long>(n) * KC;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  // The loop's condition is the same for a whole warp (it strides by whole warps), so every lane
+  // reaches each __syncwarp.
+  for (long long f0 = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       f0 - lane < total; f0 += U * step) {
+    V e[U][4];
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      const long long fi = f0 + q * step;
+#pragma unroll
+      for (int v = 0; v < 4; ++v)
+        e[q][v] = fi < total && v < f.nvec ? __ldg(static_cast<const V*>(f.vec[v]) + fi) : V(0);
+    }
+#pragma unroll
+    for (int q = 0; q < U; ++q)
+#pragma unroll
+      for (int v = 0; v < 4; ++v)
+        if (v < f.nvec) tile[warp][q][v][lane] = e[q][v];
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < U; ++q)
+#pragma unroll
+      for (int c = 0; c < NP; ++c) {
+        const double own = static_cast<double>(sel(e[q], f.ia[c]));
+        V o[KC];
+        row_from<V, KC>(&tile[warp][q][f.ib[c]][row0], o);
+#pragma unroll
+        for (int b = 0; b < KC; ++b)
+          acc[c][b] = __fma_rn(own, static_cast<double>(o[b]), acc[c][b]);
+      }
+    __syncwarp();  // the tile is written again in the next step
+  }
+  warp_rows_sum<KC, NP>(acc, lane, red + warp * NP * KC * KC);
+  block_partials(red, NP * KC * KC, part);
+}
+
+// block_update_pass's kernel: the update of the active columns, then QᵀZ, ZᵀZ, PᵀZ, PᵀP (the
+// rows of P and Z from warp tiles) and the diagonals r_j·z_j, r_j·r_j (a thread's own values).
+// Pairs fixed at compile time so that the 4 * KC + 2 accumulators, not the 6 * KC of six
+// general pairs, hold a thread's registers (with six, 173 registers and one block an SM: 19 % of
+// the H200's bandwidth, run 131).
+constexpr int update_unroll = 1;
+
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads, 2)
+    k_block_update(int n, block_update_args f, const V* __restrict__ d, double* part) {
+  constexpr int warps = block_threads / 32, U = update_unroll, NF = block_update_grams;
+  constexpr int entries = NF * KC * KC + 2 * KC;
+  __shared__ alignas(16) V tile[warps][U][3][32];  // p, q, z
+  __shared__ double red[warps * entries];
+  __shared__ double sa[8][8];
+  if (threadIdx.x < 64)
+    sa[threadIdx.x / 8][threadIdx.x % 8] = f.alpha[threadIdx.x / 8][threadIdx.x % 8];
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) & 31, j = lane & (KC - 1), row0 = lane - j;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  const bool on = (f.mask >> j) & 1u;
+  const V* __restrict__ p = static_cast<const V*>(f.p);
+  const V* __restrict__ qv = static_cast<const V*>(f.q);
+  V* x = static_cast<V*>(f.x);
+  V* r = static_cast<V*>(f.r);
+  V* z = static_cast<V*>(f.z);
+  double acc[NF][KC], drz = 0.0, drr = 0.0;  // acc: QᵀZ, ZᵀZ, PᵀZ, PᵀP
+#pragma unroll
+  for (int c = 0; c < NF; ++c)
+#pragma unroll
+    for (int b = 0; b < KC; ++b) acc[c][b] = 0.0;
+  const long long total = static_cast<long long>(n) * KC;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long f0 = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       f0 - lane < total; f0 += U * step) {
+    V pe[U], qe[U], re[U], ze[U], xe[U], de[U];
+#pragma unroll
+    for (int q = 0; q < U;
+         ++q) {  // p, q read whole; x, r, d for the active columns; z kept where not
+      const long long fi = f0 + q * step;
+      const bool ok = fi < total;
+      pe[q] = ok ? __ldg(p + fi) : V(0);
+      qe[q] = ok ? __ldg(qv + fi) : V(0);
+      re[q] = ok ? r[fi] : V(0);
+      ze[q] = ok && !on ? z[fi] : V(0);
+      xe[q] = ok && on ? x[fi] : V(0);
+      de[q] = ok && on ? __ldg(d + fi / KC) : V(0);
+    }
+#pragma unroll
+    for (int q = 0; q < U; ++q) tile[warp][q][0][lane] = pe[q], tile[warp][q][1][lane] = qe[q];
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      V pr[KC], qr[KC];
+      row_from<V, KC>(&tile[warp][q][0][row0], pr);
+      row_from<V, KC>(&tile[warp][q][1][row0], qr);
+      V xa = xe[q], ra = re[q];
+#pragma unroll
+      for (int a = 0; a < KC; ++a) {
+        const double cf = sa[a][j];
+        if (on && cf != 0.0) {
+          xa += static_cast<V>(cf) * pr[a];
+          ra += static_cast<V>(-cf) * qr[a];
+        }
+      }
+      const long long fi = f0 + q * step;
+      if (on) {
+        re[q] = ra, ze[q] = de[q] * ra;
+        if (fi < total) x[fi] = xa, r[fi] = ra, z[fi] = ze[q];
+      }
+      const double pd = static_cast<double>(pe[q]);
+#pragma unroll
+      for (int b = 0; b < KC; ++b) acc[3][b] = __fma_rn(pd, static_cast<double>(pr[b]), acc[3][b]);
+      tile[warp][q][2][lane] = ze[q];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      V zr[KC];
+      row_from<V, KC>(&tile[warp][q][2][row0], zr);
+      const double qd = static_cast<double>(qe[q]), zd = static_cast<double>(ze[q]);
+      const double pd = static_cast<double>(pe[q]), rd = static_cast<double>(re[q]);
+#pragma unroll
+      for (int b = 0; b < KC; ++b) {
+        const double zb = static_cast<double>(zr[b]);
+        acc[0][b] = __fma_rn(qd, zb, acc[0][b]);
+        acc[1][b] = __fma_rn(zd, zb, acc[1][b]);
+        acc[2][b] = __fma_rn(pd, zb, acc[2][b]);
+      }
+      drz = __fma_rn(rd, zd, drz);
+      drr = __fma_rn(rd, rd, drr);
+    }
+    __syncwarp();  // the tiles are written again in the next step
+  }
+  double* mine = red + warp * entries;
+  warp_rows_sum<KC, NF>(acc, lane, mine);
+#pragma unroll
+  for (int off = 16; off >= KC; off >>= 1) {
+    drz += __shfl_xor_sync(0xffffffffu, drz, off);
+    drr += __shfl_xor_sync(0xffffffffu, drr, off);
+  }
+  if (lane < KC) mine[NF * KC * KC + lane] = drz, mine[NF * KC * KC + KC + lane] = drr;
+  block_partials(red, entries, part);
+}
+
+// One block per entry t of a fused pass's partials, summed in block order (as k_gram_sum): the
+// pairs' entries t = (c*KC + b)*KC + a into result[c*k*k + a*k + b] (a, b < k), then `diag`
+// rows of KC diagonal entries into result[pairs*k*k + d*k + a].
+template <int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_fused_sum(int blocks, int k, int pairs, const double* part, double* result) {
+  __shared__ double smem[block_threads / 32];
+  const int t = static_cast<int>(blockIdx.x);
+  int a, at;
+  if (t < pairs * KC * KC) {
+    const int b = (t / KC) % KC, c = t / (KC * KC);
+    a = t % KC;
+    if (b >= k) return;  // the whole block
+    at = (c * k + a) * k + b;
+  } else {
+    const int u = t - pairs * KC * KC, dg = u / KC;
+    a = u % KC;
+    at = pairs * k * k + dg * k + a;
+  }
+  if (a >= k) return;
+  double v = 0.0;
+  for (int blk = static_cast<int>(threadIdx.x); blk < blocks; blk += static_cast<int>(blockDim.x))
+    v += __ldcg(part + static_cast<long long>(t) * blocks + blk);
+  v = block_sum_by_slot<1>(v, smem);
+  if (threadIdx.x == 0) result[at] = v;
+}
+
+// block_combine2's kernel: the rows of v1 and v2 from warp-private tiles, as k_block_fused.
+template <class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_block_combine2(int n, block_coefs2 c, const V* __restrict__ v1, const V* __restrict__ v2,
+                     V* y) {
+  constexpr int warps = block_threads / 32, U = lanes_unroll;
+  __shared__ alignas(16) V tile[warps][U][2][32];
+  __shared__ double s1[8][8], s2[8][8];
+  if (threadIdx.x < 64) {
+    s1[threadIdx.x / 8][threadIdx.x % 8] = c.c1[threadIdx.x / 8][threadIdx.x % 8];
+    s2[threadIdx.x / 8][threadIdx.x % 8] = c.c2[threadIdx.x / 8][threadIdx.x % 8];
+  }
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) & 31, j = lane & (KC - 1), row0 = lane - j;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  const long long total = static_cast<long long>(n) * KC;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long f0 = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       f0 - lane < total; f0 += U * step) {
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      const long long fi = f0 + q * step;
+      tile[warp][q][0][lane] = fi < total ? __ldg(v1 + fi) : V(0);
+      tile[warp][q][1][lane] = fi < total ? __ldg(v2 + fi) : V(0);
+    }
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      V a1[KC], a2[KC];
+      row_from<V, KC>(&tile[warp][q][0][row0], a1);
+      row_from<V, KC>(&tile[warp][q][1][row0], a2);
+      V acc = V(0);
+#pragma unroll
+      for (int a = 0; a < KC; ++a) {
+        const double cf = s1[a][j];
+        if (cf != 0.0) acc += static_cast<V>(cf) * a1[a];
+      }
+#pragma unroll
+      for (int a = 0; a < KC; ++a) {
+        const double cf = s2[a][j];
+        if (cf != 0.0) acc += static_cast<V>(cf) * a2[a];
+      }
+      const long long fi = f0 + q * step;
+      if (fi < total) y[fi] = acc;
+    }
+    __syncwarp();  // the tile is written again in the next step
+  }
+}
+
 }  // namespace
 
 cudaError_t block_gram(precision pr, const group_view& ga, const group_view& gb,
@@ -221,6 +513,71 @@ cudaError_t block_combine(precision pr, const group_view& gv, const group_view& 
     k_block_combine<V><<<grid, block_threads, 0, s>>>(gy.n, gv.kc, gv.k, gy.kc, mask_y, c,
                                                       static_cast<const V*>(v), static_cast<V*>(y));
     return cudaGetLastError();
+  });
+}
+
+cudaError_t block_fused_pass(precision pr, const group_view& g, const block_fused& f,
+                             double* partials, double* result, cudaStream_t s) {
+  if (g.n == 0) return cudaSuccess;
+  const int grid = g.grid > 0 ? g.grid : 1;
+  auto launch = [&](auto np) {
+    constexpr int NP = decltype(np)::value;
+    return with_prec(pr, [&](auto t) {
+      using V = typename decltype(t)::vec;
+      return with_kc(g.kc, [&](auto kc) {
+        constexpr int KC = decltype(kc)::value;
+        k_block_grams<V, KC, NP><<<grid, block_threads, 0, s>>>(g.n, f, partials);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+        k_fused_sum<KC><<<NP * KC * KC, block_threads, 0, s>>>(grid, g.k, NP, partials, result);
+        return cudaGetLastError();
+      });
+    });
+  };
+  using std::integral_constant;
+  switch (f.pairs) {
+    case 1:
+      return launch(integral_constant<int, 1>{});
+    case 2:
+      return launch(integral_constant<int, 2>{});
+    case 4:
+      return launch(integral_constant<int, 4>{});
+    default:
+      return cudaErrorNotSupported;
+  }
+}
+
+cudaError_t block_update_pass(precision pr, const group_view& g, const block_update_args& f,
+                              double* partials, double* result, cudaStream_t s) {
+  if (g.n == 0) return cudaSuccess;
+  const int grid = g.grid > 0 ? g.grid : 1;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      constexpr int KC = decltype(kc)::value;
+      k_block_update<V, KC>
+          <<<grid, block_threads, 0, s>>>(g.n, f, static_cast<const V*>(g.d), partials);
+      cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess) return e;
+      constexpr int entries = block_update_grams * KC * KC + 2 * KC;
+      k_fused_sum<KC>
+          <<<entries, block_threads, 0, s>>>(grid, g.k, block_update_grams, partials, result);
+      return cudaGetLastError();
+    });
+  });
+}
+
+cudaError_t block_combine2(precision pr, const group_view& g, const block_coefs2& c, const void* v1,
+                           const void* v2, void* y, cudaStream_t s) {
+  if (g.n == 0) return cudaSuccess;
+  const int grid = g.grid > 0 ? g.grid : 1;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      k_block_combine2<V, decltype(kc)::value><<<grid, block_threads, 0, s>>>(
+          g.n, c, static_cast<const V*>(v1), static_cast<const V*>(v2), static_cast<V*>(y));
+      return cudaGetLastError();
+    });
   });
 }
 

@@ -140,6 +140,42 @@ class device_system {
   // is not read: a masked-out column of v may hold anything), and beta_j == 0 overwrites y_j as
   // in axpby. y is not v.
   virtual void block_combine(int v, const double* coef, const double* beta, int y);
+  // Fused forms of the products above, for block CG's iteration; false where the backend has
+  // none or not for this system's layout (nothing done: krylov_ops then composes them from the
+  // operations above). Unlike block_dots, the Gram products here pair ALL k columns of both
+  // vectors whatever the mask (a masked-out column may hold anything: only its own entries
+  // show it), out[c*k*k + i*k + j] = u[c]_i ∘ v[c]_j, count <= block_max_pairs, in double and
+  // in a fixed order; one host synchronization.
+  static constexpr int block_max_pairs = 8;
+  // Whether block_update is fused for this system (one pass): block CG asks first and otherwise
+  // builds its iteration from block_dots / block_combine with fewer products.
+  virtual bool has_block_fused() const { return false; }
+  virtual bool block_grams([[maybe_unused]] const int* u, [[maybe_unused]] const int* v,
+                           [[maybe_unused]] int count, [[maybe_unused]] double* out) {
+    return false;
+  }
+  // For the active j: x_j += Σ_i a[i*k + j] p_i, r_j -= Σ_i a[i*k + j] q_i, z_j = d∘r_j (the
+  // Jacobi or identity preconditioner of precondition); then, over the vectors as they are after
+  // it, out = QᵀZ, ZᵀZ, PᵀZ, PᵀP (k*k each, every column, as block_grams) followed by r_j·z_j
+  // and r_j·r_j (k each; the active j at least): block_update_size(k) values. p, q, x, r, z
+  // distinct; one pass.
+  static constexpr int block_update_grams = 4;
+  static constexpr std::size_t block_update_size(int k) {
+    return (std::size_t(block_update_grams) * std::size_t(k) + 2) * std::size_t(k);
+  }
+  virtual bool block_update([[maybe_unused]] int p, [[maybe_unused]] int q,
+                            [[maybe_unused]] const double* a, [[maybe_unused]] int x,
+                            [[maybe_unused]] int r, [[maybe_unused]] int z,
+                            [[maybe_unused]] double* out) {
+    return false;
+  }
+  // y_i = Σ_a c1[a*k + i] v1_a + Σ_a c2[a*k + i] v2_a for EVERY column i < k (the mask is not
+  // read), zero coefficients skipped; y is neither v1 nor v2. One pass.
+  virtual bool block_combine2([[maybe_unused]] int v1, [[maybe_unused]] const double* c1,
+                              [[maybe_unused]] int v2, [[maybe_unused]] const double* c2,
+                              [[maybe_unused]] int y) {
+    return false;
+  }
 
   // Same pattern, new values. `val`: device memory of this system's backend, one finite value
   // per entry of the canonical CSR the system was built from (create_system_from_device with

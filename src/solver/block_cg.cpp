@@ -13,8 +13,8 @@
 // own residual reaches the threshold (its x and r are then left as they are); its iteration count
 // is the iteration where that happened. The k×k algebra runs on the host (Eigen); the vectors
 // stay on the device, touched through the vector surface and its cross-column products
-// (device_system::block_dots, block_combine). P occupies the first s columns of its vector; the
-// others are kept at zero.
+// (device_system::block_grams, block_update, block_combine2: fused where the backend has them).
+// P occupies the first s columns of its vector; the others are kept at zero.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -35,6 +35,10 @@ using matrix = Eigen::MatrixXd;
 // direction below it is dropped as dependent. Vectors in float carry less.
 double drop_tolerance(int vector_bytes) { return vector_bytes == 4 ? 1e-9 : 1e-12; }
 
+// Z + P β's Gram matrix is summed from its terms' unless a diagonal entry falls below this
+// fraction of its largest term (the sum's relative error grows by the inverse of that ratio).
+constexpr double cancellation = 1e-2;
+
 }  // namespace
 
 pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const double* b, double* x,
@@ -43,16 +47,37 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
   if (tr.all_zero) return tr.finish(sys, nullptr, a, b, x, prm, false, 0);
   krylov_ops ops(sys, k, prm);
   const std::size_t ks = std::size_t(k), kk = ks * ks;
-  const int X = device_system::vec_x, R = device_system::vec_r, P = device_system::vec_p,
-            Q = device_system::vec_q;
+  const int X = device_system::vec_x, R = device_system::vec_r, Q = device_system::vec_q;
+  // P and the block the next P is made in, swapped each time.
+  int P = device_system::vec_p, W = ops.vec();
   const int Z = ops.vec(), T = ops.vec();
   const double tol = drop_tolerance(prm.vector_bytes);
-  std::vector<double> rz(ks), two(2 * ks), ones(ks, 1.0), zeros(ks, 0.0);
-  std::vector<double> g(kk), c(kk), coef(kk);
+  std::vector<double> rz(ks), two(2 * ks), ones(ks, 1.0);
+  std::vector<double> g2(2 * kk), g6(device_system::block_update_size(k)), coef(kk), coef2(kk);
   std::vector<char> fresh(ks, 1);
   const int z_r[2] = {Z, R};
+  // The Gram products of an iteration: PᵀQ and PᵀR after the SpMV; after the update QᵀZ (for
+  // β), the diagonals of RᵀZ and RᵀR, and, where the update is fused, ZᵀZ, PᵀZ, PᵀP, from which
+  // the Gram matrix of Z + P β is formed on the host instead of reading Z + P β once more: four
+  // passes over the vectors an iteration (SpMV, Grams, update with its Grams, the new P).
+  // Without the fused update each product is a pass of its own, so only QᵀZ and the diagonals
+  // are taken, and Z + P β is made and its Gram matrix read.
+  enum { qz_, zz_, pz_, pp_ };  // g6's blocks (block_update's order), then r·z and r·r
+  const bool fused = ops.block_fused();
+  const double* rz_new_of = g6.data() + device_system::block_update_grams * kk;
+  const double* rr_of = rz_new_of + ks;
   int s = 0;  // columns of P
   matrix G;   // PᵀAP (s x s) of the current P
+
+  auto entry = [&](const std::vector<double>& gm, int c, int i, int j) {
+    return gm[std::size_t(c) * kk + std::size_t(i) * ks + std::size_t(j)];
+  };
+  auto columns_of = [&](const std::vector<char>& S) {
+    std::vector<int> v;
+    for (int j = 0; j < k; ++j)
+      if (S[j]) v.push_back(j);
+    return v;
+  };
 
   // Ends every system still in the block (S: their columns) with `reason`; no search block left.
   auto end_block = [&](const std::vector<char>& S, int reason, const std::string& why) {
@@ -62,31 +87,28 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
     s = 0;
   };
 
-  // P = orth(Z) over the columns in S; s its columns (0 when the block ended).
-  auto orthonormalize = [&](const std::vector<char>& S) {
-    s = 0;
-    ops.active = S;
-    ops.block_dots(Z, Z, g.data());
-    std::vector<int> cols;
+  // P = orth(Z_cols + P beta): h is the Gram matrix of those columns (m x m), beta s x m (or
+  // empty: P is not in it). s becomes the new P's columns (0 when the block ended).
+  auto orthonormalize = [&](const std::vector<char>& S, const std::vector<int>& cols,
+                            const matrix& h0, const matrix& beta) {
+    std::vector<int> kept;
     std::vector<double> scale;
-    for (int j = 0; j < k; ++j) {
-      if (!S[j]) continue;
-      const double d = g[std::size_t(j) * ks + std::size_t(j)];
+    for (int p = 0; p < int(cols.size()); ++p) {
+      const double d = h0(p, p);
       if (!std::isfinite(d)) {
         end_block(S, CNC_REASON_NOT_FINITE, "the search block holds NaN or Inf");
         return;
       }
-      if (d > 0) cols.push_back(j), scale.push_back(1.0 / std::sqrt(d));
+      if (d > 0) kept.push_back(p), scale.push_back(1.0 / std::sqrt(d));
     }
-    const int m = int(cols.size());
+    const int m = int(kept.size());
     if (m == 0) {
       end_block(S, CNC_REASON_BREAKDOWN, "the search block vanished before convergence");
       return;
     }
     matrix h(m, m);
     for (int p = 0; p < m; ++p)
-      for (int q = 0; q < m; ++q)
-        h(p, q) = g[std::size_t(cols[p]) * ks + std::size_t(cols[q])] * scale[p] * scale[q];
+      for (int q = 0; q < m; ++q) h(p, q) = h0(kept[p], kept[q]) * scale[p] * scale[q];
     h = 0.5 * (h + h.transpose());
     Eigen::SelfAdjointEigenSolver<matrix> eig(h);
     if (eig.info() != Eigen::Success || !eig.eigenvalues().allFinite()) {
@@ -94,22 +116,42 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       return;
     }
     const double top = eig.eigenvalues()(m - 1);
-    std::fill(coef.begin(), coef.end(), 0.0);
-    s = 0;
+    matrix c = matrix::Zero(int(cols.size()), m);  // new P = (Z_cols + P beta) c
+    int made = 0;
     for (int e = m - 1; e >= 0; --e) {  // largest first
       const double lambda = eig.eigenvalues()(e);
       if (!(lambda > tol * top)) break;
       const double inv = 1.0 / std::sqrt(lambda);
-      for (int p = 0; p < m; ++p)
-        coef[std::size_t(cols[p]) * ks + std::size_t(s)] =
-            eig.eigenvectors()(p, e) * scale[p] * inv;
-      ++s;
+      for (int p = 0; p < m; ++p) c(kept[p], made) = eig.eigenvectors()(p, e) * scale[p] * inv;
+      ++made;
     }
-    if (s < m && prm.base.log)
-      prm.base.log(CNC_LOG_INFO, "block CG: " + std::to_string(m - s) + " of " + std::to_string(m) +
+    if (made < m && prm.base.log)
+      prm.base.log(CNC_LOG_INFO, "block CG: " + std::to_string(m - made) + " of " +
+                                     std::to_string(m) +
                                      " search directions dropped as linearly dependent");
-    ops.active.assign(ks, 1);  // P's columns past s are zeroed (coefficients 0, beta 0)
-    ops.block_combine(Z, coef.data(), zeros.data(), P);
+    std::fill(coef.begin(), coef.end(), 0.0);
+    std::fill(coef2.begin(), coef2.end(), 0.0);
+    for (int p = 0; p < int(cols.size()); ++p)
+      for (int e = 0; e < made; ++e) coef[std::size_t(cols[p]) * ks + std::size_t(e)] = c(p, e);
+    if (beta.size() > 0) {
+      const matrix bc = beta * c;  // s x made
+      for (int p = 0; p < int(bc.rows()); ++p)
+        for (int e = 0; e < made; ++e) coef2[std::size_t(p) * ks + std::size_t(e)] = bc(p, e);
+    }
+    // Every column of the new P written: those past `made` are zero.
+    ops.block_combine2(Z, coef.data(), P, coef2.data(), W);
+    std::swap(P, W);
+    s = made;
+  };
+
+  // Z's Gram matrix over cols, read from the device.
+  auto gram_of_z = [&](const std::vector<int>& cols) {
+    const int zz[1] = {Z};
+    ops.block_grams(zz, zz, 1, g6.data());
+    matrix h(int(cols.size()), int(cols.size()));
+    for (int p = 0; p < int(cols.size()); ++p)
+      for (int q = 0; q < int(cols.size()); ++q) h(p, q) = entry(g6, 0, cols[p], cols[q]);
+    return h;
   };
 
   // r = b - A x for the systems in ops.active; then z, r·z, r·r and P for the whole block.
@@ -123,7 +165,9 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       rz[j] = two[j], tr.res2[j] = two[ks + j];
       fresh[j] = 1;
     }
-    orthonormalize(tr.running_mask());
+    const std::vector<char> S = tr.running_mask();
+    const std::vector<int> cols = columns_of(S);
+    orthonormalize(S, cols, gram_of_z(cols), matrix());
   };
   ops.active = tr.running_mask();
   restart();
@@ -153,16 +197,17 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       continue;
     }
 
-    // Q = A P over P's s columns; G = PᵀQ.
+    // Q = A P over P's s columns; G = PᵀQ, and PᵀR in the same pass.
     std::vector<char> first_s(ks, 0);
     std::fill(first_s.begin(), first_s.begin() + s, 1);
     ops.active = first_s;
     ops.spmv(P, Q);
     ++spmvs;
-    ops.block_dots(P, Q, g.data());
+    const int u2[2] = {P, P}, v2[2] = {Q, R};
+    ops.block_grams(u2, v2, 2, g2.data());
     G.resize(s, s);
     for (int p = 0; p < s; ++p)
-      for (int q = 0; q < s; ++q) G(p, q) = g[std::size_t(p) * ks + std::size_t(q)];
+      for (int q = 0; q < s; ++q) G(p, q) = entry(g2, 0, p, q);
     G = 0.5 * (G + G.transpose());
     if (!G.allFinite()) {
       end_block(J, CNC_REASON_NOT_FINITE, "PᵀAP holds NaN or Inf");
@@ -174,33 +219,32 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
                 "PᵀAP is not positive definite: A is not symmetric positive definite");
       continue;
     }
-    // α = G⁻¹ PᵀR over the running systems; X += P α, R -= Q α.
-    ops.active = J;
-    ops.block_dots(P, R, c.data());
-    const std::vector<int> cols = [&] {
-      std::vector<int> v;
-      for (int j = 0; j < k; ++j)
-        if (J[j]) v.push_back(j);
-      return v;
-    }();
+    // α = G⁻¹ PᵀR over the running systems; X += P α, R -= Q α, Z = M⁻¹ R and the products.
+    const std::vector<int> cols = columns_of(J);
     const int m = int(cols.size());
     matrix rhs(s, m);
     for (int p = 0; p < s; ++p)
-      for (int q = 0; q < m; ++q) rhs(p, q) = c[std::size_t(p) * ks + std::size_t(cols[q])];
-    matrix alpha = llt.solve(rhs);
+      for (int q = 0; q < m; ++q) rhs(p, q) = entry(g2, 1, p, cols[q]);
+    const matrix alpha = llt.solve(rhs);
     std::fill(coef.begin(), coef.end(), 0.0);
     for (int p = 0; p < s; ++p)
       for (int q = 0; q < m; ++q) coef[std::size_t(p) * ks + std::size_t(cols[q])] = alpha(p, q);
-    ops.block_combine(P, coef.data(), ones.data(), X);
-    for (double& v : coef) v = -v;
-    ops.block_combine(Q, coef.data(), ones.data(), R);
-    ops.precond(R, Z);
-    ops.dots(R, z_r, 2, two.data());
+    ops.active = J;
+    if (fused) {
+      ops.block_update(P, Q, coef.data(), X, R, Z, g6.data());
+    } else {  // the same, its products limited to what this path uses
+      ops.block_combine(P, coef.data(), ones.data(), X);
+      for (double& v : coef) v = -v;
+      ops.block_combine(Q, coef.data(), ones.data(), R);
+      ops.precond(R, Z);
+      ops.dots(R, z_r, 2, g6.data() + device_system::block_update_grams * kk);
+      ops.block_dots(Q, Z, g6.data());
+    }
     std::vector<char> next(ks, 0);
     bool any_next = false;
     for (int j = 0; j < k; ++j) {
       if (!J[j]) continue;
-      const double rz_new = two[j], rr = two[ks + j];
+      const double rz_new = rz_new_of[j], rr = rr_of[j];
       tr.res2[j] = rr, fresh[j] = 0, rz[j] = rz_new;
       ++tr.iters[j];
       if (residual_status(rr, rz_new, tr.thr2[j]) == CNC_ST_RUNNING) next[j] = 1, any_next = true;
@@ -208,23 +252,40 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
     ++it;
     if (!any_next) continue;  // decided at the next check
 
-    // β = -G⁻¹ QᵀZ over the systems still running; P = orth(Z + P β).
-    ops.active = next;
-    ops.block_dots(Q, Z, c.data());
-    std::vector<int> nc;
-    for (int j = 0; j < k; ++j)
-      if (next[j]) nc.push_back(j);
-    matrix qz(s, int(nc.size()));
+    // β = -G⁻¹ QᵀZ over the systems still running; P = orth(Z + P β), whose Gram matrix is
+    // ZᵀZ + (PᵀZ)ᵀβ + βᵀPᵀZ + βᵀ(PᵀP)β. Where a column of Z + P β is much shorter than its
+    // terms that sum loses the digits the dependence test needs: then Z + P β is made and its
+    // Gram matrix read instead.
+    const std::vector<int> nc = columns_of(next);
+    const int mn = int(nc.size());
+    matrix qz(s, mn);
     for (int p = 0; p < s; ++p)
-      for (int q = 0; q < int(nc.size()); ++q)
-        qz(p, q) = c[std::size_t(p) * ks + std::size_t(nc[std::size_t(q)])];
+      for (int q = 0; q < mn; ++q) qz(p, q) = entry(g6, qz_, p, nc[q]);
     const matrix beta = -llt.solve(qz);
+    ops.active = next;
+    if (fused) {
+      matrix pz(s, mn), zz(mn, mn), pp(s, s);
+      for (int p = 0; p < s; ++p)
+        for (int q = 0; q < mn; ++q) pz(p, q) = entry(g6, pz_, p, nc[q]);
+      for (int p = 0; p < mn; ++p)
+        for (int q = 0; q < mn; ++q) zz(p, q) = entry(g6, zz_, nc[p], nc[q]);
+      for (int p = 0; p < s; ++p)
+        for (int q = 0; q < s; ++q) pp(p, q) = entry(g6, pp_, p, q);
+      const matrix pb = beta.transpose() * pp * beta;
+      const matrix h = zz + pz.transpose() * beta + beta.transpose() * pz + pb;
+      bool lost = false;
+      for (int p = 0; p < mn; ++p)
+        lost = lost || !(h(p, p) >= cancellation * std::max(zz(p, p), pb(p, p)));
+      if (!lost) {
+        orthonormalize(next, nc, h, beta);
+        continue;
+      }
+    }
     std::fill(coef.begin(), coef.end(), 0.0);
     for (int p = 0; p < s; ++p)
-      for (int q = 0; q < int(nc.size()); ++q)
-        coef[std::size_t(p) * ks + std::size_t(nc[std::size_t(q)])] = beta(p, q);
+      for (int q = 0; q < mn; ++q) coef[std::size_t(p) * ks + std::size_t(nc[q])] = beta(p, q);
     ops.block_combine(P, coef.data(), ones.data(), Z);
-    orthonormalize(next);
+    orthonormalize(next, nc, gram_of_z(nc), matrix());
   }
   return tr.finish(sys, &ops, a, b, x, prm, stopped, spmvs);
 }

@@ -118,6 +118,63 @@ void krylov_ops::block_combine(int v, const double* coef, const double* beta, in
   flops += 2.0 * k_ * rows_ * columns();
 }
 
+void krylov_ops::block_grams(const int* u, const int* v, int count, double* out) {
+  std::vector<int> distinct;
+  for (int c = 0; c < count; ++c)
+    for (const int w : {u[c], v[c]})
+      if (std::find(distinct.begin(), distinct.end(), w) == distinct.end()) distinct.push_back(w);
+  if (sys_.block_grams(u, v, count, out)) {
+    bytes += double(distinct.size()) * k_ * rows_ * vb_;
+    flops += 2.0 * count * k_ * k_ * rows_;
+    return;
+  }
+  const std::vector<char> kept = active;
+  active.assign(std::size_t(k_), 1);
+  const std::size_t kk = std::size_t(k_) * std::size_t(k_);
+  for (int c = 0; c < count; ++c) block_dots(u[c], v[c], out + std::size_t(c) * kk);
+  active = kept;
+}
+
+bool krylov_ops::block_fused() const {
+  return ssor_omega_ <= 0 && !zjacobi_ && sys_.has_block_fused();
+}
+
+void krylov_ops::block_update(int p, int q, const double* a, int x, int r, int z, double* out) {
+  send_mask();
+  const int grams = device_system::block_update_grams;
+  if (block_fused() && sys_.block_update(p, q, a, x, r, z, out)) {
+    // p and q read whole, x and r read and written, z written, over the active columns; d.
+    bytes += (2.0 * k_ + 5 * columns() + 1) * rows_ * vb_;
+    flops += (4.0 * k_ * columns() + columns() + 2.0 * (grams * k_ + 2) * k_) * rows_;
+    return;
+  }
+  const std::size_t kk = std::size_t(k_) * std::size_t(k_);
+  std::vector<double> ones(std::size_t(k_), 1.0), minus(a, a + kk);
+  for (double& c : minus) c = -c;
+  block_combine(p, a, ones.data(), x);
+  block_combine(q, minus.data(), ones.data(), r);
+  precond(r, z);
+  const int u[grams] = {q, z, p, p}, v[grams] = {z, z, z, p}, zr[2] = {z, r};
+  block_grams(u, v, grams, out);
+  dots(r, zr, 2, out + grams * kk);
+}
+
+void krylov_ops::block_combine2(int v1, const double* c1, int v2, const double* c2, int y) {
+  if (sys_.block_combine2(v1, c1, v2, c2, y)) {
+    bytes += 3.0 * k_ * rows_ * vb_;
+    flops += 4.0 * k_ * k_ * rows_;
+    return;
+  }
+  const std::vector<char> kept = active;
+  active.assign(std::size_t(k_), 1);
+  std::vector<double> zeros(std::size_t(k_), 0.0), ones(std::size_t(k_), 1.0);
+  block_combine(v1, c1, zeros.data(), y);
+  const std::size_t kk = std::size_t(k_) * std::size_t(k_);
+  if (std::any_of(c2, c2 + kk, [](double c) { return c != 0.0; }))
+    block_combine(v2, c2, ones.data(), y);
+  active = kept;
+}
+
 int krylov_ops::work() {
   if (work_ < 0) work_ = vec();
   return work_;

@@ -32,4 +32,44 @@ cudaError_t block_combine(precision pr, const group_view& gv, const group_view& 
                           unsigned int mask_y, const block_coefs& c, const void* v, void* y,
                           cudaStream_t s);
 
+// One pass of block CG's Gram products over a group whose vectors all have the stride g.kc
+// (cuda_block.cpp uses it when the system is one group): for pair c,
+// result[c*g.k*g.k + a*g.k + b] = Σ vec[ia[c]]_a vec[ib[c]]_b over every column pair (no mask),
+// in double, per-block partials (pairs * kc * kc * grid doubles) then summed in block order.
+// pairs: 1, 2 or 4 (cudaErrorNotSupported otherwise); nvec <= 4.
+struct block_fused {
+  const void* vec[4];
+  int nvec = 0;
+  int pairs = 0;
+  int ia[8], ib[8];
+};
+cudaError_t block_fused_pass(precision pr, const group_view& g, const block_fused& f,
+                             double* partials, double* result, cudaStream_t s);
+
+// Block CG's update in one pass over such a group: for the columns of `mask`,
+// x_j += Σ_a alpha[a][j] p_a, r_j -= Σ_a alpha[a][j] q_a, z_j = d∘r_j (zero coefficients
+// skipped); then over every column, result = QᵀZ, ZᵀZ, PᵀZ, PᵀP (g.k * g.k each, as
+// block_fused_pass) followed by r_j·z_j and r_j·r_j (g.k each). Partials:
+// (block_update_grams * kc * kc + 2 * kc) * grid doubles.
+constexpr int block_update_grams = 4;
+struct block_update_args {
+  const void* p = nullptr;
+  const void* q = nullptr;
+  void* x = nullptr;
+  void* r = nullptr;
+  void* z = nullptr;
+  unsigned int mask = 0;
+  double alpha[8][8];
+};
+cudaError_t block_update_pass(precision pr, const group_view& g, const block_update_args& f,
+                              double* partials, double* result, cudaStream_t s);
+
+// y_i = Σ_a c1[a][i] v1_a + Σ_a c2[a][i] v2_a for every slot i of the group (zero
+// coefficients skipped, v1's terms first), one pass; y is neither v1 nor v2.
+struct block_coefs2 {
+  double c1[8][8], c2[8][8];
+};
+cudaError_t block_combine2(precision pr, const group_view& g, const block_coefs2& c, const void* v1,
+                           const void* v2, void* y, cudaStream_t s);
+
 }  // namespace cnc::cuda

@@ -12,6 +12,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_block_kernels.hpp"
 #include "backends/cuda/cuda_host.hpp"
 #include "backends/cuda/cuda_kernels.hpp"
 
@@ -74,6 +75,11 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void read(int v, double* out) override;
   void block_dots(int u, int v, double* out) override;  // cuda_block.cpp
   void block_combine(int v, const double* coef, const double* beta, int y) override;
+  // Fused where the system is one group (k <= 8); else false.
+  bool has_block_fused() const override { return groups_.size() == 1; }
+  bool block_grams(const int* u, const int* v, int count, double* out) override;
+  bool block_update(int p, int q, const double* a, int x, int r, int z, double* out) override;
+  bool block_combine2(int v1, const double* c1, int v2, const double* c2, int y) override;
   bool refill_values(const double* val, bool jacobi, std::int64_t* zero_diagonals) override;
   // Halo operations (cuda_halo.cpp): double vectors only.
   bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,
@@ -122,6 +128,9 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void* scratch(group& g);            // made on first use
   void dots_of(int u, const int* v, int count, int per, double* out);  // dots, zdots
   void surface_buffers(int count);  // dots' partials, counter and result for `count` values
+  // count doubles of a fused pass's results (launched by `launch` into a device pointer) into out.
+  template <class F>
+  void fused_results(std::size_t count, double* out, const char* what, F&& launch);
   static bool full(const group& g) { return g.mask == (1u << g.view.k) - 1u; }
 
   stager* stager_;  // the backend's
@@ -159,6 +168,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   device_buffer dot_result_;
   pinned_buffer dot_host_;
   std::vector<const void*> dot_ptrs_;
+  device_buffer fused_partials_;  // block_fused_pass's, made on first use
   // Halo operations: the halo CSR, the rows to send, and device + pinned host buffers of the
   // values gathered (send_count * nrhs) and received (halo_size * nrhs), each with its pinned
   // host copy, the caller's send and receive buffers.
