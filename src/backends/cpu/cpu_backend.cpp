@@ -499,6 +499,10 @@ class cpu_system final : public device_system {
       kt_->gram(uu, vv, k_, scalar_row(first_row(c)), scalar_row(last_row(c)), mask_.data(),
                 dot_part_.data() + std::size_t(c) * width);
     });
+    sum_chunks(width, out);
+  }
+  // out[e] = Σ_c dot_part_[c * width + e] in chunk order.
+  void sum_chunks(std::size_t width, double* out) const {
     for (std::size_t e = 0; e < width; ++e) {
       double s = 0.0;
       for (std::int32_t c = 0; c < n_chunks_; ++c) s += dot_part_[std::size_t(c) * width + e];
@@ -516,6 +520,62 @@ class cpu_system final : public device_system {
       kt_->combine(vv, cf.data(), be.data(), k_, scalar_row(first_row(c)), scalar_row(last_row(c)),
                    mask_.data(), yv);
     });
+  }
+
+  // Block CG's fused steps: each chunk's rows in one pass (the products' partials summed in
+  // chunk order). Real systems only.
+  bool has_block_fused() const override { return step_.a.fmt != format::zcsr; }
+  bool block_grams(const int* u, const int* v, int count, double* out) override {
+    if (!has_block_fused() || count < 1 || count > block_max_pairs) return false;
+    const std::size_t kk = std::size_t(k_) * k_, width = std::size_t(count) * kk;
+    std::vector<const VT*> uu(static_cast<std::size_t>(count)), vv(static_cast<std::size_t>(count));
+    for (int c = 0; c < count; ++c) uu[c] = vectors_.at(u[c]), vv[c] = vectors_.at(v[c]);
+    const std::vector<std::uint8_t> all(std::size_t(k_), 1);
+    dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
+    for_chunks([&](std::int32_t ch) {
+      // The pairs one after another over the chunk's rows, which they read again from cache.
+      for (int c = 0; c < count; ++c)
+        kt_->gram(uu[c], vv[c], k_, scalar_row(first_row(ch)), scalar_row(last_row(ch)), all.data(),
+                  dot_part_.data() + std::size_t(ch) * width + std::size_t(c) * kk);
+    });
+    sum_chunks(width, out);
+    return true;
+  }
+  bool block_update(int p, int q, const double* a, int x, int r, int z, double* out) override {
+    if (!has_block_fused()) return false;
+    const std::size_t kk = std::size_t(k_) * k_, width = block_update_size(k_);
+    std::vector<VT> cf(kk);
+    for (std::size_t e = 0; e < kk; ++e) cf[e] = VT(a[e]);
+    cpu_block_update u;
+    u.p = vectors_.at(p), u.q = vectors_.at(q), u.coef = cf.data(), u.d = d_.data();
+    u.x = vectors_.at(x), u.r = vectors_.at(r), u.z = vectors_.at(z);
+    u.k = k_, u.mask = mask_.data();
+    for (const void* w : {u.x, u.r, u.z})
+      if (w == u.p || w == u.q) throw error(CNC_ERR_INVALID_VALUE, ": block_update into its input");
+    dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
+    for_chunks([&](std::int32_t ch) {
+      kt_->block_update(u, scalar_row(first_row(ch)), scalar_row(last_row(ch)),
+                        dot_part_.data() + std::size_t(ch) * width);
+    });
+    sum_chunks(width, out);
+    return true;
+  }
+  bool block_combine2(int v1, const double* c1, int v2, const double* c2, int y) override {
+    if (!has_block_fused()) return false;
+    const VT *a = vectors_.at(v1), *b = vectors_.at(v2);
+    VT* yv = vectors_.at(y);
+    if (yv == a || yv == b) throw error(CNC_ERR_INVALID_VALUE, ": block_combine2 into its input");
+    const std::size_t kk = std::size_t(k_) * k_;
+    std::vector<VT> f1(kk), f2(kk), zero(std::size_t(k_), VT(0)), one(std::size_t(k_), VT(1));
+    for (std::size_t e = 0; e < kk; ++e) f1[e] = VT(c1[e]), f2[e] = VT(c2[e]);
+    const bool second = std::any_of(f2.begin(), f2.end(), [](VT c) { return c != VT(0); });
+    const std::vector<std::uint8_t> all(std::size_t(k_), 1);
+    for_chunks([&](std::int32_t ch) {  // y's chunk written, then added to while in cache
+      const std::int64_t r0 = scalar_row(first_row(ch)), r1 = scalar_row(last_row(ch));
+      kt_->combine(a, f1.data(), zero.data(), k_, r0, r1, all.data(), yv);
+      if (second) kt_->combine(b, f2.data(), one.data(), k_, r0, r1, all.data(), yv);
+    });
+    return true;
   }
 
   std::int64_t long_rows() const override { return parts_.long_rows(); }

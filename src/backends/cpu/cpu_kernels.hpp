@@ -47,6 +47,19 @@ struct cpu_step {
 //   combine: y_j = beta_j y_j + Σ_i coef[i*k + j] v_i for active j, in the vectors' precision
 //         (coef and beta are VT); zero coefficients skipped (v_i not read), beta_j == 0
 //         overwrites.
+// block_update: device_system::block_update over element rows [r0, r1), its products' partials
+// (4 k*k + 2 k doubles, backend.hpp's order) into part; coef and d are VT.
+struct cpu_block_update {
+  const void* p = nullptr;
+  const void* q = nullptr;
+  const void* coef = nullptr;  // k * k
+  const void* d = nullptr;     // per element row
+  void* x = nullptr;
+  void* r = nullptr;
+  void* z = nullptr;
+  int k = 0;
+  const std::uint8_t* mask = nullptr;
+};
 struct cpu_kernel_table {
   void (*spmv_dot)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
   void (*init)(const cpu_step&, std::int32_t r0, std::int32_t r1, double* part);
@@ -60,6 +73,7 @@ struct cpu_kernel_table {
                const std::uint8_t* mask, double* part);
   void (*combine)(const void* v, const void* coef, const void* beta, int k, std::int64_t r0,
                   std::int64_t r1, const std::uint8_t* mask, void* y);
+  void (*block_update)(const cpu_block_update& u, std::int64_t r0, std::int64_t r1, double* part);
 };
 
 // One table per ISA build of kernels_impl.hpp; nullptr if this build lacks that ISA.

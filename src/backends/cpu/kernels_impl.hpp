@@ -3,6 +3,7 @@
 // and uses no inline functions from other headers, so no AVX code can leak into generic paths.
 //
 // Matrix values MT (float/double), vector values VT; dot products accumulate in double.
+#include <algorithm>
 #include <cstdint>
 
 #include "backends/cpu/cpu_kernels.hpp"
@@ -463,6 +464,101 @@ void combine_k(const VT* __restrict v, const VT* coef, const VT* beta, int k_, s
   }
 }
 
+// Block CG's update (device_system::block_update) over element rows [r0, r1): for the columns of
+// mask, x_j += Σ_i coef[i*k + j] p_i, r_j -= Σ_i coef[i*k + j] q_i (zero coefficients skipped),
+// z_j = d∘r_j; then part = QᵀZ, ZᵀZ, PᵀZ, PᵀP (k*k each, every column) and r_j·z_j, r_j·r_j
+// (k each), in double, as the rows are after the update.
+constexpr std::int64_t update_rows = 128;  // 3 vectors of 128 rows of 8 doubles: 24 KB, in L1
+
+template <int K, class VT>
+void block_update_k(const cpu_block_update& u, std::int64_t r0, std::int64_t r1, double* part) {
+  const int k = K ? K : u.k;
+  const std::size_t ks = std::size_t(k), kk = ks * ks, width = 4 * kk + 2 * ks;
+  const VT* __restrict p = cp<VT>(u.p), * __restrict q = cp<VT>(u.q), * __restrict d = cp<VT>(u.d);
+  const VT* cf = cp<VT>(u.coef);
+  VT* __restrict x = mp<VT>(u.x), * __restrict r = mp<VT>(u.r), * __restrict z = mp<VT>(u.z);
+  double local[K ? 4 * K * K + 2 * K : 1] = {};
+  double* __restrict s = K ? local : part;  // k at run time: the sums in place in part
+  if constexpr (K == 0)
+    for (std::size_t e = 0; e < width; ++e) s[e] = 0.0;
+  double *qz = s, *zz = s + kk, *pz = s + 2 * kk, *pp = s + 3 * kk, *rz = s + 4 * kk, *rr = rz + ks;
+  for (std::int64_t b0 = r0; b0 < r1; b0 += update_rows) {
+    const std::int64_t b1 = std::min(r1, b0 + update_rows);
+    for (std::int64_t row = b0; row < b1; ++row) {
+      const VT* pr = p + row * k;
+      const VT* qr = q + row * k;
+      VT* xr = x + row * k;
+      VT* rw = r + row * k;
+      VT* zr = z + row * k;
+      if constexpr (K > 0) {
+        // As combine_k: a zero coefficient times a finite value adds a zero, so only a row with a
+        // value that is not finite takes the loop that skips them.
+        VT xs[K], rs[K];
+#pragma omp simd
+        for (int j = 0; j < K; ++j) xs[j] = xr[j], rs[j] = rw[j];
+        // The test for the whole row, so that the loop over i has no branch and xs, rs stay in
+        // registers (with a test per i they went through the stack each time).
+        bool finite = true;
+        for (int i = 0; i < K; ++i)
+          finite = finite && pr[i] * VT(0) == VT(0) && qr[i] * VT(0) == VT(0);
+        if (finite) {
+          for (int i = 0; i < K; ++i) {
+            const VT pi = pr[i], qi = qr[i];
+#pragma omp simd
+            for (int j = 0; j < K; ++j) xs[j] += cf[i * K + j] * pi, rs[j] -= cf[i * K + j] * qi;
+          }
+        } else {
+          for (int i = 0; i < K; ++i)
+            for (int j = 0; j < K; ++j)
+              if (cf[i * K + j] != VT(0))
+                xs[j] += cf[i * K + j] * pr[i], rs[j] -= cf[i * K + j] * qr[i];
+        }
+        for (int j = 0; j < K; ++j)
+          if (u.mask[j]) xr[j] = xs[j], rw[j] = rs[j], zr[j] = d[row] * rs[j];
+      } else {
+        for (std::size_t j = 0; j < ks; ++j) {
+          if (!u.mask[j]) continue;
+          VT xa = xr[j], ra = rw[j];
+          for (std::size_t i = 0; i < ks; ++i) {
+            const VT c = cf[i * ks + j];
+            if (c != VT(0)) xa += c * pr[i], ra -= c * qr[i];
+          }
+          xr[j] = xa, rw[j] = ra, zr[j] = d[row] * ra;
+        }
+      }
+      for (std::size_t i = 0; i < ks; ++i) {
+        const double qi = double(qr[i]), zi = double(zr[i]);
+        double *qzi = qz + i * ks, *zzi = zz + i * ks;
+#pragma omp simd
+        for (std::size_t j = 0; j < ks; ++j) {
+          const double zj = double(zr[j]);
+          qzi[j] += qi * zj, zzi[j] += zi * zj;
+        }
+      }
+#pragma omp simd
+      for (std::size_t j = 0; j < ks; ++j) {
+        const double rj = double(rw[j]), zj = double(zr[j]);
+        rz[j] += rj * zj, rr[j] += rj * rj;
+      }
+    }
+    // PᵀZ and PᵀP over the same rows again, from the cache: all four products in one loop
+    // would want more accumulators than a core has vector registers (4 x 64 doubles at k = 8).
+    for (std::int64_t row = b0; row < b1; ++row) {
+      const VT* pr = p + row * k;
+      const VT* zr = z + row * k;
+      for (std::size_t i = 0; i < ks; ++i) {
+        const double pi = double(pr[i]);
+        double *pzi = pz + i * ks, *ppi = pp + i * ks;
+#pragma omp simd
+        for (std::size_t j = 0; j < ks; ++j)
+          pzi[j] += pi * double(zr[j]), ppi[j] += pi * double(pr[j]);
+      }
+    }
+  }
+  if constexpr (K > 0)
+    for (std::size_t e = 0; e < width; ++e) part[e] = s[e];
+}
+
 // Calls f(k_tag<K>{}) with K = k for the counts of systems compiled with k known (one, and the
 // small blocks geometry codes solve: 2, 3 (x, y, z), 4, 8), else K = 0 (k read at run time).
 template <int K>
@@ -559,8 +655,13 @@ struct kernels {
       combine_k<K.value, VT>(cp<VT>(v), cp<VT>(coef), cp<VT>(beta), k, r0, r1, mask, mp<VT>(y));
     });
   }
-  static constexpr cpu_kernel_table table{spmv_dot,      init,      update_xr, update_p, apply,
-                                          spmv_dot_tail, init_tail, piece,     gram,     combine};
+  static void block_update(const cpu_block_update& u, std::int64_t r0, std::int64_t r1,
+                           double* part) {
+    with_k(u.k, [&](auto K) { block_update_k<K.value, VT>(u, r0, r1, part); });
+  }
+  static constexpr cpu_kernel_table table{spmv_dot, init,          update_xr,   update_p,
+                                          apply,    spmv_dot_tail, init_tail,   piece,
+                                          gram,     combine,       block_update};
 };
 
 const cpu_kernel_table* select_table(precision p) {
