@@ -1,9 +1,10 @@
 // The cross-column products of the CUDA vector surface (device_system::block_dots,
-// block_combine) over two groups' interleaved vectors (v[i*kc + j]). The Gram product reads each
-// vector once (groups of one stride: one element a thread and warp shuffles; else tiles of rows
-// staged in shared memory, one thread lane per column pair), adds in a fixed order within a
-// block, and a second launch sums the blocks' partials in block order, so the same inputs on the
-// same grid give the same bits (no floating-point atomics).
+// block_combine, and block CG's fused block_grams / block_update / block_combine2) over two groups'
+// interleaved vectors (v[i*kc + j]). The Gram product reads each vector once (groups of one stride:
+// one element a thread and warp shuffles; else tiles of rows staged in shared memory, one thread
+// lane per column pair), adds in a fixed order within a block, and a second launch sums the blocks'
+// partials in block order, so the same inputs on the same grid give the same bits (no
+// floating-point atomics).
 #include "backends/cuda/cuda_block_kernels.hpp"
 #include "common.cuh"
 
@@ -179,12 +180,12 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-// block_fused_pass's kernel: one element a thread (the lanes layout above), but a row's other
-// values come from a warp-private tile in shared memory, one 16-byte load per two doubles,
-// instead of a warp shuffle per value: with shuffles this pass was bound by them (a shuffle is
-// two instructions for a double) and moved 19-50 % of the H200's bandwidth (run 131). NP pairs
-// of KC accumulators a thread. `sel` picks one of the four values with a constant index (a
-// runtime index into a register array would spill it to local memory).
+// Block CG's fused passes (k_block_grams, k_block_update, k_block_combine2): one element a
+// thread (the lanes layout above), but a row's other values come from a warp-private tile in
+// shared memory, one 16-byte load per two doubles, instead of a warp shuffle per value: with
+// shuffles these passes were bound by them (a shuffle is two instructions for a double) and
+// moved 19-50 % of the H200's bandwidth (run 130). `sel` picks one of the four values with a
+// constant index (a runtime index into a register array would spill it to local memory).
 template <class V>
 __device__ __forceinline__ V sel(const V (&e)[4], int i) {
   return i == 0 ? e[0] : i == 1 ? e[1] : i == 2 ? e[2] : e[3];

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cnc.h"
+#include "util/error.hpp"
 
 namespace cnc {
 
@@ -141,22 +142,14 @@ bool krylov_ops::block_fused() const {
 
 void krylov_ops::block_update(int p, int q, const double* a, int x, int r, int z, double* out) {
   send_mask();
+  // Only the fused pass: without it block CG builds a leaner iteration of its own
+  // (block_cg.cpp), so a composed copy of this one would never run.
+  if (!block_fused() || !sys_.block_update(p, q, a, x, r, z, out))
+    throw error(CNC_ERR_INTERNAL, ": block_update without the backend's fused pass");
+  // p and q read whole, x and r read and written, z written, over the active columns; d.
   const int grams = device_system::block_update_grams;
-  if (block_fused() && sys_.block_update(p, q, a, x, r, z, out)) {
-    // p and q read whole, x and r read and written, z written, over the active columns; d.
-    bytes += (2.0 * k_ + 5 * columns() + 1) * rows_ * vb_;
-    flops += (4.0 * k_ * columns() + columns() + 2.0 * (grams * k_ + 2) * k_) * rows_;
-    return;
-  }
-  const std::size_t kk = std::size_t(k_) * std::size_t(k_);
-  std::vector<double> ones(std::size_t(k_), 1.0), minus(a, a + kk);
-  for (double& c : minus) c = -c;
-  block_combine(p, a, ones.data(), x);
-  block_combine(q, minus.data(), ones.data(), r);
-  precond(r, z);
-  const int u[grams] = {q, z, p, p}, v[grams] = {z, z, z, p}, zr[2] = {z, r};
-  block_grams(u, v, grams, out);
-  dots(r, zr, 2, out + grams * kk);
+  bytes += (2.0 * k_ + 5 * columns() + 1) * rows_ * vb_;
+  flops += (4.0 * k_ * columns() + columns() + 2.0 * (grams * k_ + 2) * k_) * rows_;
 }
 
 void krylov_ops::block_combine2(int v1, const double* c1, int v2, const double* c2, int y) {

@@ -48,9 +48,9 @@ class krylov_ops {
   void block_dots(int u, int v, double* out);  // out[i*k + j] = u_i·v_j
   void block_combine(int v, const double* coef, const double* beta, int y);
   // Block CG's fused steps (device_system::block_grams, block_update, block_combine2: one pass
-  // each), composed from the two products above where the backend has no fused form or the
-  // preconditioner is not a diagonal: the same arithmetic in more passes. block_grams and
-  // block_combine2 take every column; block_update the mask's.
+  // each). block_grams and block_combine2 are composed from the two products above where the
+  // backend has no fused form (the same arithmetic in more passes) and take every column;
+  // block_update updates the mask's columns, only where block_fused() (else CNC_ERR_INTERNAL).
   void block_grams(const int* u, const int* v, int count, double* out);
   void block_update(int p, int q, const double* a, int x, int r, int z, double* out);
   void block_combine2(int v1, const double* c1, int v2, const double* c2, int y);
