@@ -2,7 +2,8 @@
  * b, locked variables and every result stay in the caller's numbering. Checked against solves in
  * the caller's order and against the true residual computed here, on every backend present, for a
  * 3-D Poisson matrix whose unknowns are numbered at random:
- *   - CNC_REORDER_RCM with 2 right-hand sides: x in the caller's numbering, residual below the
+ *   - CNC_REORDER_RCM with 2 right-hand sides (on CUDA b and x renumbered on the device, which
+ *     the log says; on the host elsewhere): x in the caller's numbering, residual below the
  *     threshold, the statistics and strings say "rcm" and why;
  *   - the same arrays again: the kept ordering is reused (no reordering time), same x bits;
  *   - new values of the same pattern: solved correctly with the kept ordering;
@@ -86,6 +87,13 @@ static double max_diff(const double* x, const double* y, size_t n) {
   return d;
 }
 
+/* Whether a solve logged that the device renumbered b and x (the CUDA backend does). */
+static int g_device_numbering;
+static void watch_log(int level, const char* message, void* user_data) {
+  (void)level, (void)user_data;
+  if (strstr(message, "b and x renumbered on the device")) g_device_numbering = 1;
+}
+
 static void rcm_round(CNCenum backend) {
   ts_csr grid = ts_poisson_3d(24);
   ts_csr a = renumbered(&grid, 7);
@@ -102,7 +110,13 @@ static void rcm_round(CNCenum backend) {
   assert_int_equal(used, CNC_REORDER_NONE);
   assert_string_equal(string_of(CNC_ORDERING_NAME), "natural");
 
+  assert_int_equal(cncEnable(CNC_VERBOSE), CNC_OK);
+  assert_int_equal(cncSetLogCallback(watch_log, NULL), CNC_OK);
+  g_device_numbering = 0;
   double* x_rcm = solve(&a, ci, b, 2, CNC_REORDER_RCM);
+  /* On CUDA, b and x are renumbered on the device (elsewhere on the host): x the same. */
+  if (backend == CNC_BACKEND_CUDA && !g_device_numbering)
+    fail_msg("CUDA: b and x were not renumbered on the device");
   assert_int_equal(cncGetIntegerv(CNC_REORDER_USED, &used), CNC_OK);
   assert_int_equal(used, CNC_REORDER_RCM);
   assert_string_equal(string_of(CNC_ORDERING_NAME), "rcm");

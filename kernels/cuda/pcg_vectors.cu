@@ -135,26 +135,30 @@ __global__ void __launch_bounds__(block_threads, 8) k_update_p(group_view g) {
 
 template <class V, int KC>
 __global__ void __launch_bounds__(block_threads)
-    k_scatter(group_view g, const double* __restrict__ src, std::int32_t n_real, V* dst) {
+    k_scatter(group_view g, const double* __restrict__ src, std::int32_t n_real,
+              const std::int32_t* __restrict__ perm, V* dst) {
   const long long total = static_cast<long long>(g.n) * KC;
   for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
        f += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long i = f / KC;
     const int j = static_cast<int>(f % KC);
-    dst[f] = (i < n_real && j < g.k) ? static_cast<V>(src[j * static_cast<long long>(n_real) + i])
-                                     : V(0);
+    const bool real = i < n_real && j < g.k;
+    const long long from = real && perm ? perm[i] : i;
+    dst[f] = real ? static_cast<V>(src[j * static_cast<long long>(n_real) + from]) : V(0);
   }
 }
 
 template <class V, int KC>
 __global__ void __launch_bounds__(block_threads)
-    k_gather(group_view g, const V* __restrict__ src, std::int32_t n_real, double* dst) {
+    k_gather(group_view g, const V* __restrict__ src, std::int32_t n_real,
+             const std::int32_t* __restrict__ perm, double* dst) {
   const long long total = static_cast<long long>(n_real) * KC;
   for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; f < total;
        f += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long i = f / KC;
     const int j = static_cast<int>(f % KC);
-    if (j < g.k) dst[j * static_cast<long long>(n_real) + i] = static_cast<double>(src[f]);
+    const long long to = perm ? perm[i] : i;
+    if (j < g.k) dst[j * static_cast<long long>(n_real) + to] = static_cast<double>(src[f]);
   }
 }
 
@@ -192,15 +196,16 @@ struct p_k {
 template <class V, int KC>
 struct scatter_k {
   static void launch(const group_view& g, cudaStream_t s, const double* src, std::int32_t n_real,
-                     void* dst) {
-    k_scatter<V, KC><<<g.grid, block_threads, 0, s>>>(g, src, n_real, static_cast<V*>(dst));
+                     const std::int32_t* perm, void* dst) {
+    k_scatter<V, KC><<<g.grid, block_threads, 0, s>>>(g, src, n_real, perm, static_cast<V*>(dst));
   }
 };
 template <class V, int KC>
 struct gather_k {
   static void launch(const group_view& g, cudaStream_t s, const void* src, std::int32_t n_real,
-                     double* dst) {
-    k_gather<V, KC><<<g.grid, block_threads, 0, s>>>(g, static_cast<const V*>(src), n_real, dst);
+                     const std::int32_t* perm, double* dst) {
+    k_gather<V, KC>
+        <<<g.grid, block_threads, 0, s>>>(g, static_cast<const V*>(src), n_real, perm, dst);
   }
 };
 
@@ -216,12 +221,12 @@ cudaError_t update_p(precision pr, const group_view& g, cudaStream_t s) {
   return launch_vec<p_k>(pr, g, s);
 }
 cudaError_t scatter(precision pr, const group_view& g, const double* src, std::int32_t n_real,
-                    void* dst, cudaStream_t s) {
-  return launch_vec<scatter_k>(pr, g, s, src, n_real, dst);
+                    const std::int32_t* perm, void* dst, cudaStream_t s) {
+  return launch_vec<scatter_k>(pr, g, s, src, n_real, perm, dst);
 }
 cudaError_t gather(precision pr, const group_view& g, const void* src, std::int32_t n_real,
-                   double* dst, cudaStream_t s) {
-  return launch_vec<gather_k>(pr, g, s, src, n_real, dst);
+                   const std::int32_t* perm, double* dst, cudaStream_t s) {
+  return launch_vec<gather_k>(pr, g, s, src, n_real, perm, dst);
 }
 
 int vector_max_grid(int sm_count) {

@@ -57,6 +57,16 @@ class device_system {
   // y = A x for k host columns, through the backend's SpMV (for tests and the true residual
   // check). Clobbers p and q: call it outside an iteration sequence.
   virtual void apply(const double* x, double* y) = 0;
+  // The caller's vectors in another numbering than the system's (a reordered matrix, P A Pᵀ
+  // with perm[new] = old, n values): from here on set_vectors, get_x and apply take and give
+  // them in the caller's numbering, renumbered on the device as they go up and down; an empty
+  // perm: the system's own numbering again. False (nothing changed) where the backend does not
+  // renumber: the caller renumbers on the host; CNC_ERR_OUT_OF_MEMORY (the system's own
+  // numbering then) where perm does not fit. (read and the vector surface stay in the system's
+  // numbering.)
+  virtual bool set_numbering([[maybe_unused]] std::span<const std::int32_t> perm) {
+    return perm.empty();
+  }
 
   // --- The vector surface: what every method other than the fused PCG steps is written over
   // (src/solver/krylov.hpp). Vectors are named by index: the five of the steps (vec_x .. vec_b)

@@ -200,7 +200,8 @@ user_zcsr pipeline_detail::complex_canonical(const solve_options& o, const calle
 }
 
 void pipeline::run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
-                   bool on_device, solve_stats& stats, const std::function<void()>& alongside) {
+                   bool on_device, solve_stats& stats, const std::function<void()>& alongside,
+                   permuted_csr* pm) {
   stats.nnz = prep_.nnz;
   // Rows (two a complex unknown) where Jacobi takes 1: the complex diagonal's own where given.
   const std::int64_t zero_diagonals =
@@ -232,13 +233,49 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
       }
     };
   }
-  const double ts = now_seconds();
-  pcg_result r;
   // The caller's x changes only when the solve succeeds. BiCGSTAB, GMRES and PCG with the
   // device's true residual write it once, at the end; PCG otherwise works on a copy.
   const bool krylov = o.solver == CNC_BICGSTAB || o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
   // CG with SSOR, or continuing on indefinite curvature: over the vector surface.
   const bool surface_cg = !krylov && (o.ssor_omega > 0 || o.cg_indefinite);
+  // Reordered (pm): b and x renumbered on the device as they go up, and x as it comes down,
+  // where the system can, for PCG with the device's residual (no other step reads them in the
+  // system's numbering); on the host otherwise (pm->ready). Reset when the solve ends, however.
+  struct numbering_reset {
+    device_system* sys = nullptr;
+    ~numbering_reset() {
+      if (!sys) return;
+      try {
+        sys->set_numbering({});
+      } catch (...) {  // the system is dropped with the error that follows, if any
+      }
+    }
+  } reset_numbering;
+  if (pm) {
+    pm->order();
+    const double tn = now_seconds();
+    pm->device_numbering = false;
+    if (!on_device && !krylov && !surface_cg && prm.device_residual && !o.complex_dinv) {
+      try {
+        pm->device_numbering = prep_.dev->set_numbering(*pm->perm);
+      } catch (const error& e) {
+        if (e.status() != CNC_ERR_OUT_OF_MEMORY) throw;
+        log_to(o, CNC_LOG_INFO,
+               std::string("no room on the device for the ordering (") + e.what() +
+                   "): b and x renumbered on the host");
+      }
+    }
+    if (pm->device_numbering) {
+      stats.upload += now_seconds() - tn;  // the ordering's upload: the vectors' own
+      reset_numbering.sys = prep_.dev.get();
+      b = pm->b, x = pm->x;
+      log_to(o, CNC_LOG_INFO, "b and x renumbered on the device");
+    } else {
+      pm->ready();
+    }
+  }
+  const double ts = now_seconds();
+  pcg_result r;
   host_vector<double> scratch;
   double* const x_out = x;
   // b (and x with it) of extreme magnitude: solved scaled by a power of two (solver/scaling.hpp).
@@ -491,7 +528,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
   double host_conversion = 0;
   auto canonical_view = [&]() -> const csr_view& {
     if (!have) {
-      if (pm) pm->ready();  // the ordering, when not made yet (timed as the ordering)
+      if (pm) pm->order();  // the ordering, when not made yet (timed as the ordering)
       const double t = now_seconds();
       if (pm) {
         *pm->host = permute_csr(pm->source(), *pm->perm, host_threads(o.threads));
@@ -565,12 +602,11 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
                    " already holds this matrix: nothing converted or uploaded");
       if (cached && !have && !host_csr_read) {
         if (!new_values) stats.conversion = 0, stats.upload = 0;  // the device holds this matrix
-        if (pm) pm->ready();
-        run(o, none, k, b, x, false, stats, alongside);
+        run(o, none, k, b, x, false, stats, alongside, pm);
       } else if (intake && device_intake(o, intake_csr(), version, k, raw && o.keep_matrix, stats,
                                          device_permutes ? pm : nullptr)) {
         stats.conversion += source_time;
-        run(o, none, k, b, x, false, stats, alongside);
+        run(o, none, k, b, x, false, stats, alongside, pm);
       } else if (raw && raw->complex && raw->base == 0 && be_->takes_device_arrays() &&
                  complex_device_intake(o, *raw, version, k, stats)) {
         prep_.hermitian = needs_hermitian(o);
@@ -636,8 +672,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
         prepare(o, a, nullptr, version, k, stats);
         if (own) prep_.csr = std::move(host.owned);  // the buffers (and `a`) stay where they are
         stats.conversion += host_conversion;
-        if (pm) pm->ready();
-        run(o, a, k, b, x, false, stats, alongside);
+        run(o, a, k, b, x, false, stats, alongside, pm);
       }
       stats.elapsed = now_seconds() - t0;
       return;

@@ -232,10 +232,14 @@ class pipeline {
     // solve path calls it before the solve reads them.
     std::vector<std::int32_t>* perm = nullptr;
     std::function<void()> ready;
-    csr_matrix* host = nullptr;  // P A Pᵀ made on the host: empty until a path needs it
-    double seconds = 0;          // what making P A Pᵀ took, where it was made (0: not made)
-    double order_seconds = 0;    // what the ordering took where it was deferred to (0: not)
-    std::string order_where;     // where it was made, for the log
+    std::function<void()> order;  // the ordering only (made on the host if still empty)
+    const double* b = nullptr;    // the caller's b and x, in the caller's numbering
+    double* x = nullptr;
+    bool device_numbering = false;  // the last run renumbered b and x on the device
+    csr_matrix* host = nullptr;     // P A Pᵀ made on the host: empty until a path needs it
+    double seconds = 0;             // what making P A Pᵀ took, where it was made (0: not made)
+    double order_seconds = 0;       // what the ordering took where it was deferred to (0: not)
+    std::string order_where;        // where it was made, for the log
   };
   // The solve in the matrix's own order (the permuted one when reordered). With `pm` (and
   // neither `canonical` nor `raw`), P A Pᵀ is made on the device where the backend takes it in
@@ -272,8 +276,12 @@ class pipeline {
   // prepared any more, when that cannot be done (the values are not all finite, the backend or
   // the system cannot): the caller then prepares anew.
   bool refill(const solve_options& o, const caller_csr& in, solve_stats& stats);
+  // With pm (a reordered system; b and x then pm's renumbered buffers), b and x are renumbered
+  // for the solve, on the device where the system can (pm->b, pm->x read and written there),
+  // else on the host (pm->ready).
   void run(const solve_options& o, const csr_view& a, int k, const double* b, double* x,
-           bool on_device, solve_stats& stats, const std::function<void()>& alongside = {});
+           bool on_device, solve_stats& stats, const std::function<void()>& alongside = {},
+           permuted_csr* pm = nullptr);
   // A direct solver (o.solver CNC_CHOLMOD or CNC_SUPERLU), on the host, from the assembled CSR
   // (`canonical`) or the caller's (`raw`). The factorization is kept (CNC_KEEP_MATRIX) for the
   // next solve of the same matrix: the same `version` (cncSolve), or arrays of the same content

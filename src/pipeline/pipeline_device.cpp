@@ -102,25 +102,10 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   // own would be.
   const bool permuted = pm != nullptr;
   double tq = tp;  // after the ordering, before P A Pᵀ
-  // b and x renumbered on the host's cores while the device makes P A Pᵀ, checks and builds
-  // (the ordering known); joined before anything returns, waited for if something throws.
-  std::future<void> renumber;
-  struct joined {
-    std::future<void>& f;
-    ~joined() {
-      if (f.valid()) f.wait();
-    }
-  } join{renumber};
-  auto finish = [&](bool taken) {
-    if (renumber.valid()) renumber.get();  // ready()'s error, if any, is the call's
-    return taken;
-  };
+  // b and x are renumbered with the solve (run), on the device.
   if (permuted) {
     if (pm->perm->empty()) order_on_device(o, *pm, up->view);
-    if (pm->perm->empty())
-      pm->ready();  // the ordering on the host (the device did not make it), then b and x
-    else
-      renumber = std::async(std::launch::async, [pm] { pm->ready(); });
+    pm->order();  // on the host, when the device did not make it
     tq = now_seconds();
     try {
       // The upload, in the caller's numbering, is read no more: freed before the build.
@@ -129,7 +114,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
       if (e.status() != CNC_ERR_OUT_OF_MEMORY && e.status() != CNC_ERR_UNSUPPORTED) throw;
       log_to(o, CNC_LOG_INFO,
              std::string("P A Pᵀ not made on the device (") + e.what() + "): host path");
-      return finish(false);
+      return false;
     }
   }
   const device_csr& view = up->view;
@@ -138,7 +123,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
   const device_csr_scan scan = be_->scan_device_csr(view);
   if (!scan.canonical) {
     log_to(o, CNC_LOG_INFO, "CSR is not canonical (sorted, no duplicates, valid): host path");
-    return finish(false);
+    return false;
   }
   // Checked: the host may now read the entries (the sampled block screen; not for P A Pᵀ, which
   // only the device holds); exact counts come from the device.
@@ -157,7 +142,7 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
                          : from_api_format(o.format);
   const double tb = now_seconds();
   if (!built_from_device(o, view, fmt, version, k, keep_pattern, "CSR and its conversion"))
-    return finish(false);
+    return false;
   const double te = now_seconds();
   // host checks, P A Pᵀ, device check, build (an ordering made here: the pipeline counts it)
   stats.conversion = (tu - tc) + (ts - tq) + (tb - ts) + (te - tb);
@@ -169,14 +154,11 @@ bool pipeline::device_intake(const solve_options& o, const caller_csr& in, std::
                 1e3 * (ts - tq), 1e3 * (tf - ts), 1e3 * (tb - tf), 1e3 * exact, format_name(fmt),
                 1e3 * (te - tb));
   stats.upload = tp - tu;
-  const bool taken = finish(true);
-  const double tv = now_seconds();  // b and x renumbered by now (waited for since te)
   log_to(o, CNC_LOG_INFO,
          permuted ? "ordering " + (pm->order_where.empty() ? "kept" : pm->order_where) + " (" +
-                        std::to_string(1e3 * (tq - tp)) + " ms), b and x renumbered alongside (" +
-                        std::to_string(1e3 * (tv - te)) + " ms waited for); " + line
+                        std::to_string(1e3 * (tq - tp)) + " ms); " + line
                   : std::string(line));
-  return taken;
+  return true;
 }
 
 void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, format fmt,

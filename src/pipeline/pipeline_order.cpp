@@ -141,16 +141,20 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   pm.source = source_view;
   pm.perm = &ord.perm;
   pm.host = &ord.csr;
+  pm.b = b;
+  pm.x = x;
   bool renumbered = false;
+  pm.order = [&] {
+    if (!ord.perm.empty()) return;  // kept, or made on the device
+    const double t = now_seconds();
+    ord.perm = rcm_order(source_view(), threads);
+    const double took = now_seconds() - t;
+    pm.order_seconds += took;
+    pm.order_where = "on the host " + std::to_string(1e3 * took) + " ms";
+  };
   pm.ready = [&] {
     if (renumbered) return;
-    if (ord.perm.empty()) {  // deferred, and not made on the device
-      const double t = now_seconds();
-      ord.perm = rcm_order(source_view(), threads);
-      const double took = now_seconds() - t;
-      pm.order_seconds += took;
-      pm.order_where = "on the host " + std::to_string(1e3 * took) + " ms";
-    }
+    pm.order();
     const double t = now_seconds();
     permute_vectors(ord.perm, k, b, bp.data(), false, threads);
     permute_vectors(ord.perm, k, x, xp.data(), false, threads);
@@ -158,7 +162,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     vectors_time += now_seconds() - t;
     renumbered = true;
   };
-  if (!deferred) pm.ready();
+  // A complex caller's CSR is solved without pm (its P A Pᵀ made above): b and x renumbered
+  // here. Otherwise the solve renumbers them (run), on the device where it can.
+  if (complex) pm.ready();
   const caller_csr praw{ord.zcsr.n,
                         ord.zcsr.row_ptr.data(),
                         reinterpret_cast<const std::uint32_t*>(ord.zcsr.col.data()),
@@ -171,7 +177,7 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
   if (o.complex_dinv) po.complex_dinv = dp.data();
   if (o.progress)  // the callback sees x in the caller's numbering
     po.progress = [&](std::int64_t it, double res, const iterate_reader* rd) {
-      if (!rd) return o.progress(it, res, nullptr);
+      if (!rd || pm.device_numbering) return o.progress(it, res, rd);
       const iterate_reader unpermuted = [&](double* out) {
         host_vector<double> t(len);  // written by the reader
         (*rd)(t.data());
@@ -181,12 +187,15 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
     };
   solve_in_order(po, nullptr, complex ? &praw : nullptr, version, k, bp.data(), xp.data(), stats,
                  alongside, false, complex ? nullptr : &pm);
-  // Every path that solved renumbered b and x first; one that did not solved unset vectors.
-  if (!renumbered)
+  // Every path that solved renumbered b and x first (here, or on the device, which wrote x
+  // itself); one that did not solved unset vectors.
+  if (!renumbered && !pm.device_numbering)
     throw error(CNC_ERR_INTERNAL, ": a reordered solve ran without renumbering b and x");
-  const double t_back = now_seconds();
-  permute_vectors(ord.perm, k, xp.data(), x, true, threads);
-  vectors_time += now_seconds() - t_back;
+  if (!pm.device_numbering) {
+    const double t_back = now_seconds();
+    permute_vectors(ord.perm, k, xp.data(), x, true, threads);
+    vectors_time += now_seconds() - t_back;
+  }
   // Applying the ordering includes P A Pᵀ, made (and counted in the conversion) with the intake,
   // and an ordering deferred to it.
   stats.reorder_time = reorder_time + pm.order_seconds + pm.seconds;
@@ -205,7 +214,9 @@ void pipeline::solve_any(const solve_options& o, const csr_view* canonical, cons
                                 : " (kept)";
   log_to(o, CNC_LOG_INFO,
          "ordering " + ord.why + ", " + std::to_string(1e3 * stats.reorder_time) + " ms" + split +
-             "; b and x renumbered in and x out " + std::to_string(1e3 * vectors_time) + " ms");
+             (pm.device_numbering ? std::string("; b and x renumbered on the device")
+                                  : "; b and x renumbered in and x out " +
+                                        std::to_string(1e3 * vectors_time) + " ms"));
   if (o.keep_matrix && prep_.dev && prep_.key.version == version) order_ = std::move(ord);
 }
 

@@ -86,11 +86,13 @@ cudaError_t init_vectors(precision pr, const group_view& g, cudaStream_t s);
 cudaError_t update_xr(precision pr, const group_view& g, cudaStream_t s);
 cudaError_t update_p(precision pr, const group_view& g, cudaStream_t s);
 // Column-major host-style doubles (n_real rows per system, device memory) <-> group layout.
-// scatter writes zeros to rows n_real..n-1 and to padding slots.
+// scatter writes zeros to rows n_real..n-1 and to padding slots. perm (n_real values, or null
+// for none): the column-major side is in another numbering, row i of the group's being row
+// perm[i] there (scatter reads src[perm[i]], gather writes dst[perm[i]]).
 cudaError_t scatter(precision pr, const group_view& g, const double* src, std::int32_t n_real,
-                    void* dst, cudaStream_t s);
+                    const std::int32_t* perm, void* dst, cudaStream_t s);
 cudaError_t gather(precision pr, const group_view& g, const void* src, std::int32_t n_real,
-                   double* dst, cudaStream_t s);
+                   const std::int32_t* perm, double* dst, cudaStream_t s);
 
 // CSR -> SELL on the device (convert.cu), the host layout (matrix/matrix.hpp) bit for
 // bit. slice_ptr: (n+31)/32 + 1 offsets, filled from the row lengths; call first with scratch ==

@@ -331,9 +331,11 @@ cuda_system::~cuda_system() {
 
 void cuda_system::set_vectors(const double* b, const double* x) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
-  scatter_all(b, [](group& g) { return g.b.get(); });
+  scatter_all(
+      b, [](group& g) { return g.b.get(); }, numbering());
   if (x) {
-    scatter_all(x, [](group& g) { return g.x.get(); });
+    scatter_all(
+        x, [](group& g) { return g.x.get(); }, numbering());
   } else {
     for (group& g : groups_)
       check(cudaMemsetAsync(g.x.get(), 0, g.x.bytes(), stream_), "cudaMemset");
@@ -406,17 +408,28 @@ void cuda_system::write_state(const rhs_state* in) {
 void cuda_system::get_x(double* x) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
   gather_all(
-      n_real_, [](group& g) { return g.x.get(); }, x, n_real_);
+      n_real_, [](group& g) { return g.x.get(); }, x, n_real_, numbering());
+}
+
+bool cuda_system::set_numbering(std::span<const std::int32_t> perm) {
+  check(cudaSetDevice(dev_), "cudaSetDevice");
+  numbering_ = device_buffer{};
+  if (perm.empty()) return true;
+  if (perm.size() != std::size_t(n_real_))
+    throw error(CNC_ERR_INTERNAL, ": set_numbering: the ordering is not of the system's rows");
+  numbering_ = upload(*stager_, perm.data(), perm.size(), stream_);
+  return true;
 }
 
 void cuda_system::apply(const double* x, double* y) {
   check(cudaSetDevice(dev_), "cudaSetDevice");
-  scatter_all(x, [](group& g) { return g.p.get(); });
+  scatter_all(
+      x, [](group& g) { return g.p.get(); }, numbering());
   for (group& g : groups_)
     check(cuda::spmv(pr_, matrix_for(g), g.view, false, g.p.get(), g.q.get(), stream_),
           "SpMV launch");
   gather_all(
-      n_real_, [](group& g) { return g.q.get(); }, y, n_real_);
+      n_real_, [](group& g) { return g.q.get(); }, y, n_real_, numbering());
 }
 
 void cuda_system::read_vector(cuda::vec_id v, double* out) {

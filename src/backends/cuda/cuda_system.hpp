@@ -55,6 +55,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   void write_state(const rhs_state* in) override;
   void get_x(double* x) override;
   void apply(const double* x, double* y) override;
+  bool set_numbering(std::span<const std::int32_t> perm) override;
 
   // The vector surface (cuda_surface.cpp).
   int add_vectors(int count) override;
@@ -114,13 +115,15 @@ class cuda_system final : public device_system, public cuda::system_probe {
   cudaGraphExec_t graph_for(int count);
 
   // Column-major doubles (n_real rows per system; host or device memory: cudaMemcpyDefault) ->
-  // the vector `pick(g)` of every group.
+  // the vector `pick(g)` of every group; perm: the doubles in that numbering (cuda::scatter).
   template <class Pick>
-  void scatter_all(const double* host, Pick pick);
+  void scatter_all(const double* host, Pick pick, const std::int32_t* perm = nullptr);
   // The vector `pick(g)` of every group -> column-major doubles (host or device memory), `rows`
-  // rows per system.
+  // rows per system; perm as for scatter_all.
   template <class Pick>
-  void gather_all(std::int32_t rows, Pick pick, double* host, std::int32_t host_rows);
+  void gather_all(std::int32_t rows, Pick pick, double* host, std::int32_t host_rows,
+                  const std::int32_t* perm = nullptr);
+  const std::int32_t* numbering() const { return numbering_.as<std::int32_t>(); }
 
   // The vector surface's helpers (cuda_surface.cpp).
   void check_index(int v) const;      // throws CNC_ERR_INVALID_VALUE for an unknown index
@@ -143,6 +146,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   std::size_t vsize_ = sizeof(double);
   cudaStream_t stream_ = nullptr;
   device_buffer row_ptr_, col_, val_, d_, state_, staging_;
+  device_buffer numbering_;  // set_numbering's perm (n_real_ values), empty for none
   // The canonical CSR's row offsets (SELL, BCRS) and columns (BCRS) the matrix was built from,
   // kept for refill_values; empty when not asked for.
   device_buffer pattern_rp_, pattern_col_;
@@ -178,7 +182,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
 };
 
 template <class Pick>
-void cuda_system::scatter_all(const double* host, Pick pick) {
+void cuda_system::scatter_all(const double* host, Pick pick, const std::int32_t* perm) {
   const std::size_t bytes = sizeof(double) * n_real_ * nrhs_;
   if (pageable(host))
     stager_->copy(staging_.get(), host, bytes, stream_);
@@ -187,15 +191,16 @@ void cuda_system::scatter_all(const double* host, Pick pick) {
           "vector upload");
   for (group& g : groups_)
     check(cuda::scatter(pr_, g.view, staging_.as<double>() + std::size_t(g.j0) * n_real_, n_real_,
-                        pick(g), stream_),
+                        perm, pick(g), stream_),
           "scatter launch");
 }
 
 template <class Pick>
-void cuda_system::gather_all(std::int32_t rows, Pick pick, double* host, std::int32_t host_rows) {
+void cuda_system::gather_all(std::int32_t rows, Pick pick, double* host, std::int32_t host_rows,
+                             const std::int32_t* perm) {
   for (group& g : groups_)
-    check(cuda::gather(pr_, g.view, pick(g), rows, staging_.as<double>() + std::size_t(g.j0) * rows,
-                       stream_),
+    check(cuda::gather(pr_, g.view, pick(g), rows, perm,
+                       staging_.as<double>() + std::size_t(g.j0) * rows, stream_),
           "gather launch");
   const std::size_t bytes = sizeof(double) * host_rows * nrhs_;
   if (pageable(host)) {
