@@ -409,7 +409,8 @@ int rcm_grid(int sm_count) {
     return 0;
   // Four blocks an SM: a level's time is its warps' chains of dependent loads, and more warps in
   // flight hide them (run 137, H200: the mesh 128³'s ordering 17.2-18.1 ms with two, 14.8-15.5
-  // with four, the same with eight or the most that fit; the 7-point 192³'s 28.3-29.0 -> 23.5-24.2).
+  // with four, the same with eight or the most that fit; the 7-point 192³'s 28.3-29.0
+  // -> 23.5-24.2).
   constexpr int blocks_per_sm = 4;
   return std::min(per_sm, blocks_per_sm) * sm_count;
 }
