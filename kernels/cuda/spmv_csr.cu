@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const std::int64_t eu = e + u * W;
-        v[u] = eu < end ? __ldg(val + eu) : M(0);
-        c[u] = eu < end ? __ldg(col + eu) : -1;
+        v[u] = eu < end ? ld_matrix(val + eu, a.stream) : M(0);
+        c[u] = eu < end ? ld_matrix(col + eu, a.stream) : -1;
       }
       gather_fma<U, KC>(
           v, c,
@@ -136,8 +136,8 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const std::int64_t eu = e + u * 32;
-        v[u] = eu < end ? __ldg(val + eu) : M(0);
-        c[u] = eu < end ? __ldg(a.col + eu) : -1;
+        v[u] = eu < end ? ld_matrix(val + eu, a.stream) : M(0);
+        c[u] = eu < end ? ld_matrix(a.col + eu, a.stream) : -1;
       }
       gather_fma<U, KC>(
           v, c,

@@ -66,8 +66,8 @@ __global__ void __launch_bounds__(block_threads)
       for (int u = 0; u < U; ++u) {
         const std::int64_t eu = e + u * W;
         if (eu < end) {
-          const P v = __ldg(val + eu);
-          vr[u] = v.x, vi[u] = v.y, c[u] = __ldg(col + eu);
+          const P v = ld_matrix(val + eu, a.stream);
+          vr[u] = v.x, vi[u] = v.y, c[u] = ld_matrix(col + eu, a.stream);
         } else {
           vr[u] = vi[u] = M(0), c[u] = -1;
         }

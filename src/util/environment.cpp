@@ -25,6 +25,8 @@ const char* name(var v) {
       return "CNC_CUDA_PERSISTENT_BLOCKS_PER_SM";
     case var::cuda_dots_mapped:
       return "CNC_CUDA_DOTS_MAPPED";
+    case var::cuda_stream_loads:
+      return "CNC_CUDA_STREAM_LOADS";
     case var::long_row_min:
       return "CNC_LONG_ROW_MIN";
     case var::opencl_library:

@@ -18,6 +18,7 @@ enum class var {
   cuda_persistent_rows,           // CNC_CUDA_PERSISTENT_ROWS: persistent kernel up to this n
   cuda_persistent_blocks_per_sm,  // CNC_CUDA_PERSISTENT_BLOCKS_PER_SM (tuning)
   cuda_dots_mapped,               // CNC_CUDA_DOTS_MAPPED: 0 = dots copy their results (tests)
+  cuda_stream_loads,              // CNC_CUDA_STREAM_LOADS: 0 = matrix loads via __ldg (tuning)
   long_row_min,                   // CNC_LONG_ROW_MIN: > 0 rows longer are cut, < 0 none (tests)
   opencl_library,                 // CNC_OPENCL_LIBRARY: path of libOpenCL to load
   opencl_platform,                // CNC_OPENCL_PLATFORM: platform index or name part

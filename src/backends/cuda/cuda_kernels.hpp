@@ -29,6 +29,7 @@ struct matrix_view {
   const void* val = nullptr;  // b*b values per block, row-major inside a block; ZCSR: (re, im)
   int width = 0;              // lanes per (block) row: 2..32, a multiple of b*b
   int grid = 0;               // blocks of the SpMV launch
+  bool stream = true;         // the values' and indices' loads streaming (common.cuh: ld_matrix)
   // CSR only: rows longer than long_min entries ("long rows", ascending in long_rows) are cut
   // into pieces of csr_piece entries, one warp each (a whole kernel waits on its slowest row
   // otherwise). The pieces' sums go to piece_sums; the warp that finishes a row's last piece adds

@@ -244,6 +244,7 @@ bool cuda_system::refill_values(const double* val, bool jacobi, std::int64_t* ze
 
 // Work vectors, groups, launch configuration; the matrix and d_ are on the device already.
 void cuda_system::setup_groups(int sm_count, bool cooperative) {
+  mat_.stream = env_int(env::var::cuda_stream_loads, 1) != 0;  // 0: through __ldg (tuning)
   state_ = device_buffer(sizeof(rhs_state) * nrhs_);
   staging_ = device_buffer(sizeof(double) * static_cast<std::size_t>(n_) * nrhs_);
 
