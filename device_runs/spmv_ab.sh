@@ -11,7 +11,8 @@
 # mesh and 27-point 160^3, the reordered mesh 128^3 and 7-point 192^3 (MR rounds, default 1;
 # MODES, default "0 1"). Runs 140-142 (logs h200-run14[0-2]*) also tried modes 2 (L1::no_allocate)
 # and 3 (x streaming in the vector steps as well), since removed.
-# Usage: OUT=... bash device_runs/spmv_ab.sh [tests] [ab] [modes]
+# headline: bench_api --only "7-pt 256" with the two settings, then the default bench_api tables.
+# Usage: OUT=... bash device_runs/spmv_ab.sh [tests] [ab] [modes] [headline]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee -a "$OUT/spmv_ab.log") 2>&1
@@ -55,6 +56,14 @@ for what in "$@"; do
           unset CNC_CUDA_STREAM_LOADS
         done
       done ;;
+    headline)
+      for m in 0 1; do
+        echo "== bench_api --only 7-pt 256, CNC_CUDA_STREAM_LOADS=$m"
+        CNC_CUDA_STREAM_LOADS=$m /tmp/b/bench/cuda/bench_api --reps 3 --only "7-pt 256" |
+          grep -E "^\|" | grep -v -- "---" | head -20
+      done
+      echo "== bench_api --reps 3 (the default tables)"
+      timeout "${HEADLINE_S:-280}" /tmp/b/bench/cuda/bench_api --reps 3 ;;
   esac
   echo "(${SECONDS} s since the start)"
 done
