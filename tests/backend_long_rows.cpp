@@ -99,6 +99,37 @@ void test_long_rows(void**) {
 // steps and the vector surface's residual give the same bits on 1, 2 and 5 threads, for a
 // matrix with one row of ~10^5 entries (its own rule cuts it) and empty rows, large enough for
 // several threads to share it; the vector surface's spmv gives apply's bits.
+// The CUDA kernels' cache hint for the matrix's loads (CNC_CUDA_STREAM_LOADS: 0 through __ldg,
+// else streaming) changes how values and indices travel, never which: the products must be the
+// same bits either way, for CSR with long rows in pieces and for SELL. (Other backends read no
+// such hint: there the two products are simply the same kernel twice.)
+void test_stream_loads_same_bits(void**) {
+  ts_csr a = long_rows_with_empty(40000, 30000, 47);
+  const std::int32_t n = a.n;
+  setenv("CNC_LONG_ROW_MIN", "100", 1);
+  for (cnc::format f : {cnc::format::csr, cnc::format::sell})
+    for (cnc::precision p : {cnc::precision::f64, cnc::precision::f32}) {
+      if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
+      for (int k : {1, 3}) {
+        auto prep = prepare(a, f);
+        const std::vector<double> x = random_vec(std::size_t(n) * k, 53);
+        std::vector<double> y[2];
+        for (int hint : {0, 1}) {
+          setenv("CNC_CUDA_STREAM_LOADS", hint ? "1" : "0", 1);
+          auto sys = g_backend->create_system(prep->hm, prep->d, p, k);
+          y[hint].assign(x.size(), -1.0);
+          sys->apply(x.data(), y[hint].data());
+        }
+        unsetenv("CNC_CUDA_STREAM_LOADS");
+        if (std::memcmp(y[0].data(), y[1].data(), x.size() * sizeof(double)) != 0)
+          fail_msg("%s %s k=%d: the product differs with CNC_CUDA_STREAM_LOADS=0 and =1",
+                   cnc::format_name(f), prec_name(p), k);
+      }
+    }
+  unsetenv("CNC_LONG_ROW_MIN");
+  ts_csr_free(&a);
+}
+
 void test_long_rows_threads(void**) {
   if (g_name != "cpu") {
     skip();

@@ -528,19 +528,20 @@ void load_matrices() {
 
 }  // namespace
 
-void test_vector_surface(void**);      // backend_vectors.cpp
-void test_block_products(void**);      // backend_block.cpp
-void test_block_fused(void**);         // backend_block.cpp
-void test_halo_operations(void**);     // backend_halo.cpp
-void test_device_permute(void**);      // backend_device_order.cpp
-void test_device_rcm(void**);          // backend_device_order.cpp
-void test_long_rows(void**);           // backend_long_rows.cpp
-void test_long_rows_threads(void**);   // backend_long_rows.cpp
-void test_zcsr_apply(void**);          // backend_zcsr.cpp
-void test_zcsr_pcg(void**);            // backend_zcsr.cpp
-void test_zcsr_zaxpby(void**);         // backend_zcsr.cpp
-void test_zcsr_fused(void**);          // backend_zcsr.cpp
-void test_zcsr_zprecondition(void**);  // backend_zcsr.cpp
+void test_vector_surface(void**);          // backend_vectors.cpp
+void test_block_products(void**);          // backend_block.cpp
+void test_block_fused(void**);             // backend_block.cpp
+void test_halo_operations(void**);         // backend_halo.cpp
+void test_device_permute(void**);          // backend_device_order.cpp
+void test_device_rcm(void**);              // backend_device_order.cpp
+void test_long_rows(void**);               // backend_long_rows.cpp
+void test_long_rows_threads(void**);       // backend_long_rows.cpp
+void test_stream_loads_same_bits(void**);  // backend_long_rows.cpp
+void test_zcsr_apply(void**);              // backend_zcsr.cpp
+void test_zcsr_pcg(void**);                // backend_zcsr.cpp
+void test_zcsr_zaxpby(void**);             // backend_zcsr.cpp
+void test_zcsr_fused(void**);              // backend_zcsr.cpp
+void test_zcsr_zprecondition(void**);      // backend_zcsr.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -596,6 +597,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_device_rcm),
       cmocka_unit_test(test_long_rows),
       cmocka_unit_test(test_long_rows_threads),
+      cmocka_unit_test(test_stream_loads_same_bits),
       cmocka_unit_test(test_zcsr_apply),
       cmocka_unit_test(test_zcsr_pcg),
       cmocka_unit_test(test_zcsr_zaxpby),
