@@ -99,7 +99,8 @@ static void usage(FILE* out) {
       "                               diagonal, told by the header or checked, else BiCGSTAB)\n"
       "  --backend auto|cpu|opencl|cuda\n"
       "  --precision double|single|mixed\n"
-      "  --format auto|csr|bcrs2|bcrs4|sell|zcsr  (zcsr: complex matrices, their default)\n"
+      "  --format auto|csr|bcrs2|bcrs4|sell|zcsr|zsell  (zcsr, zsell: complex matrices; zsell on "
+      "CUDA)\n"
       "  --threshold T                stop when |r|/|b| <= T, 0 < T < 1 (default 1e-8)\n"
       "  --max-iter N                 iteration limit, N >= 1 (default 5 n, at least 100)\n"
       "  --threads N                  CPU threads, 0 = one per core (default)\n"
@@ -457,9 +458,11 @@ int main(int argc, char** argv) {
                                   CNC_BACKEND_CUDA};
   static const char* const precisions[] = {"double", "single", "mixed", NULL};
   static const int precision_v[] = {CNC_DOUBLE, CNC_SINGLE, CNC_MIXED};
-  static const char* const formats[] = {"auto", "csr", "bcrs2", "bcrs4", "sell", "zcsr", NULL};
+  static const char* const formats[] = {"auto", "csr",  "bcrs2", "bcrs4",
+                                        "sell", "zcsr", "zsell", NULL};
   static const int format_v[] = {CNC_FORMAT_AUTO,  CNC_FORMAT_CSR,  CNC_FORMAT_BCRS2,
-                                 CNC_FORMAT_BCRS4, CNC_FORMAT_SELL, CNC_FORMAT_ZCSR};
+                                 CNC_FORMAT_BCRS4, CNC_FORMAT_SELL, CNC_FORMAT_ZCSR,
+                                 CNC_FORMAT_ZSELL};
   static const char* const solvers[] = {"auto", "cg", "bicgstab", "gmres", NULL};
   static const int solver_v[] = {0, CNC_CG, CNC_BICGSTAB, CNC_GMRES};
   static const struct option long_options[] = {

@@ -2,7 +2,8 @@
 // kernels against a plain complex loop written here, on a complex matrix with empty rows, rows of
 // one entry and rows of 513 and 2000 entries, for every precision and 1 and 3 systems (apply and
 // the vector surface's spmv); and PCG over zcsr (the fused steps: spmv_dot, update_xr, update_p,
-// the Jacobi diagonal repeated for re and im) against PCG over the real-equivalent in CSR.
+// the Jacobi diagonal repeated for re and im) against PCG over the real-equivalent in CSR. ZSELL
+// (the complex SELL, where the backend stores it: CUDA) takes the same product and PCG tests.
 #include <setjmp.h>
 
 #include <algorithm>
@@ -83,7 +84,22 @@ cnc::complex_csr complex_matrix(std::int32_t n, bool hermitian, std::uint64_t se
   return a;
 }
 
-// The zcsr host matrix (and its real-equivalent CSR) of `a`, as the pipeline builds it.
+// The complex formats the backend under test stores: ZCSR, and ZSELL where it runs it (said
+// where it does not).
+std::vector<cnc::format> complex_formats() {
+  if (g_backend->runs_complex_sell()) return {cnc::format::zcsr, cnc::format::zsell};
+  std::printf("backend %s: no ZSELL (CUDA only): ZCSR tested alone\n", g_name.c_str());
+  return {cnc::format::zcsr};
+}
+
+// The same and the real-equivalent in CSR.
+std::vector<cnc::format> and_csr(std::vector<cnc::format> f) {
+  f.push_back(cnc::format::csr);
+  return f;
+}
+
+// The zcsr (or zsell) host matrix (and its real-equivalent CSR) of `a`, as the pipeline builds
+// it; d padded with ones to the format's rows.
 struct zprepared {
   cnc::csr_matrix real;
   cnc::zcsr_matrix z;
@@ -100,12 +116,12 @@ std::unique_ptr<zprepared> prepare_zcsr(const cnc::complex_csr& a, cnc::format f
   p->real.val.assign(r.val.begin(), r.val.end());
   p->hm.fmt = f;
   p->hm.csr = p->real;
-  if (f == cnc::format::zcsr) {
+  if (cnc::is_complex(f)) {
     p->z = cnc::zcsr_from_real_equivalent(p->real);
     p->zv = p->z;
     p->hm.zcsr = &p->zv;
   }
-  p->d.assign(std::size_t(r.n), 1.0);
+  p->d.assign(std::size_t(p->hm.n_padded()), 1.0);
   for (std::int32_t i = 0; i < a.n; ++i)
     for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1]; ++t)
       if (a.col[std::size_t(t)] == i && a.val[2 * std::size_t(t)] != 0)
@@ -118,77 +134,82 @@ std::unique_ptr<zprepared> prepare_zcsr(const cnc::complex_csr& a, cnc::format f
 void test_zcsr_apply(void**) {
   const cnc::complex_csr a = complex_matrix(3000, false, 71);
   const std::int32_t n = a.n, nr = 2 * n;
-  auto prep = prepare_zcsr(a, cnc::format::zcsr);
-  if (prep->z.nnz() != a.nnz() || prep->z.val != a.val || prep->z.col != a.col)
-    fail_msg("zcsr_from_real_equivalent does not give the complex CSR back");
-  // The real-equivalent's Jacobi diagonal taken from the complex CSR itself.
-  std::int64_t zeros = -1;
-  const cnc::host_vector<double> d = cnc::inverse_diagonal(cnc::zcsr_view(a), nr, true, &zeros);
-  std::int64_t want_zeros = 0;  // real-equivalent rows without a diagonal: 2 a complex row
-  for (std::int32_t r = 0; r < nr; ++r) {
-    if (d[std::size_t(r)] != prep->d[std::size_t(r)])
-      fail_msg("inverse diagonal row %d: %.17g, want %.17g", r, d[std::size_t(r)],
-               prep->d[std::size_t(r)]);
-    bool found = false;
-    for (std::int64_t t = a.row_ptr[std::size_t(r / 2)]; t < a.row_ptr[std::size_t(r / 2) + 1]; ++t)
-      found = found || (a.col[std::size_t(t)] == r / 2 && a.val[2 * std::size_t(t)] != 0);
-    want_zeros += !found;
-  }
-  if (zeros != want_zeros)
-    fail_msg("zero diagonals %lld, want %lld", (long long)zeros, (long long)want_zeros);
-  for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
-    if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
-    for (int k : {1, 3})
-      for (bool bare : {false, true}) {
-        // bare: no real-equivalent, its row count only (what cncSolveCSRComplex hands over).
-        cnc::host_matrix hm = prep->hm;
-        if (bare) hm.csr = cnc::csr_view{nr, {}, {}, {}};
-        auto sys = g_backend->create_system(hm, prep->d, p, k);
-        std::vector<double> x = random_vec(std::size_t(nr) * k, 73), y(x.size()), y2(x.size()),
-                            y3(x.size()), zero(x.size(), 0.0);
-        sys->apply(x.data(), y.data());
-        // The vector surface's product and residual (b = 0: -A x): the same kernel.
-        const int v0 = sys->add_vectors(2);
-        sys->set_vectors(zero.data(), x.data());
-        sys->spmv(cnc::device_system::vec_x, v0);
-        sys->residual(cnc::device_system::vec_x, v0 + 1);
-        sys->read(v0, y2.data());
-        sys->read(v0 + 1, y3.data());
-        for (double& v : y3) v = -v;
-        const double tol = p == cnc::precision::f32 ? 1e-6 : 1e-14;
-        for (int j = 0; j < k; ++j)
-          for (std::int32_t i = 0; i < n; ++i) {
-            const double* xj = x.data() + std::size_t(j) * nr;
-            double sr = 0, si = 0, m = 0;
-            for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1];
-                 ++t) {
-              const double ar = cnc_test::mat_round(p, a.val[2 * std::size_t(t)]);
-              const double ai = cnc_test::mat_round(p, a.val[2 * std::size_t(t) + 1]);
-              const std::size_t c = 2 * std::size_t(a.col[std::size_t(t)]);
-              const double xr = cnc_test::vec_round(p, xj[c]),
-                           xi = cnc_test::vec_round(p, xj[c + 1]);
-              sr += ar * xr - ai * xi, si += ar * xi + ai * xr;
-              m += std::fabs(ar) * (std::fabs(xr) + std::fabs(xi)) +
-                   std::fabs(ai) * (std::fabs(xr) + std::fabs(xi));
+  for (cnc::format f : complex_formats()) {
+    auto prep = prepare_zcsr(a, f);
+    if (prep->z.nnz() != a.nnz() || prep->z.val != a.val || prep->z.col != a.col)
+      fail_msg("zcsr_from_real_equivalent does not give the complex CSR back");
+    // The real-equivalent's Jacobi diagonal taken from the complex CSR itself.
+    std::int64_t zeros = -1;
+    const cnc::host_vector<double> d =
+        cnc::inverse_diagonal(cnc::zcsr_view(a), prep->hm.n_padded(), true, &zeros);
+    std::int64_t want_zeros = 0;  // real-equivalent rows without a diagonal: 2 a complex row
+    for (std::int32_t r = 0; r < prep->hm.n_padded(); ++r) {
+      if (d[std::size_t(r)] != prep->d[std::size_t(r)])
+        fail_msg("inverse diagonal row %d: %.17g, want %.17g", r, d[std::size_t(r)],
+                 prep->d[std::size_t(r)]);
+      if (r >= nr) continue;  // padding
+      bool found = false;
+      for (std::int64_t t = a.row_ptr[std::size_t(r / 2)]; t < a.row_ptr[std::size_t(r / 2) + 1];
+           ++t)
+        found = found || (a.col[std::size_t(t)] == r / 2 && a.val[2 * std::size_t(t)] != 0);
+      want_zeros += !found;
+    }
+    if (zeros != want_zeros)
+      fail_msg("zero diagonals %lld, want %lld", (long long)zeros, (long long)want_zeros);
+    for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
+      if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
+      for (int k : {1, 3})
+        for (bool bare : {false, true}) {
+          // bare: no real-equivalent, its row count only (what cncSolveCSRComplex hands over).
+          cnc::host_matrix hm = prep->hm;
+          if (bare) hm.csr = cnc::csr_view{nr, {}, {}, {}};
+          auto sys = g_backend->create_system(hm, prep->d, p, k);
+          std::vector<double> x = random_vec(std::size_t(nr) * k, 73), y(x.size()), y2(x.size()),
+                              y3(x.size()), zero(x.size(), 0.0);
+          sys->apply(x.data(), y.data());
+          // The vector surface's product and residual (b = 0: -A x): the same kernel.
+          const int v0 = sys->add_vectors(2);
+          sys->set_vectors(zero.data(), x.data());
+          sys->spmv(cnc::device_system::vec_x, v0);
+          sys->residual(cnc::device_system::vec_x, v0 + 1);
+          sys->read(v0, y2.data());
+          sys->read(v0 + 1, y3.data());
+          for (double& v : y3) v = -v;
+          const double tol = p == cnc::precision::f32 ? 1e-6 : 1e-14;
+          for (int j = 0; j < k; ++j)
+            for (std::int32_t i = 0; i < n; ++i) {
+              const double* xj = x.data() + std::size_t(j) * nr;
+              double sr = 0, si = 0, m = 0;
+              for (std::int64_t t = a.row_ptr[std::size_t(i)]; t < a.row_ptr[std::size_t(i) + 1];
+                   ++t) {
+                const double ar = cnc_test::mat_round(p, a.val[2 * std::size_t(t)]);
+                const double ai = cnc_test::mat_round(p, a.val[2 * std::size_t(t) + 1]);
+                const std::size_t c = 2 * std::size_t(a.col[std::size_t(t)]);
+                const double xr = cnc_test::vec_round(p, xj[c]),
+                             xi = cnc_test::vec_round(p, xj[c + 1]);
+                sr += ar * xr - ai * xi, si += ar * xi + ai * xr;
+                m += std::fabs(ar) * (std::fabs(xr) + std::fabs(xi)) +
+                     std::fabs(ai) * (std::fabs(xr) + std::fabs(xi));
+              }
+              for (int part = 0; part < 2; ++part) {
+                const std::size_t at = std::size_t(j) * nr + 2 * std::size_t(i) + part;
+                const double want = part ? si : sr;
+                for (const std::vector<double>* got : {&y, &y2, &y3})
+                  if (!(std::fabs((*got)[at] - want) <= tol * m * 8 + 1e-300))
+                    fail_msg(
+                        "%s %s k=%d row %d (%lld entries) %s system %d (%s): %.17g, want %.17g",
+                        cnc::format_name(f), prec_name(p), k, i,
+                        (long long)(a.row_ptr[std::size_t(i) + 1] - a.row_ptr[std::size_t(i)]),
+                        part ? "im" : "re", j,
+                        got == &y    ? "apply"
+                        : got == &y2 ? "spmv"
+                                     : "residual",
+                        (*got)[at], want);
+              }
             }
-            for (int part = 0; part < 2; ++part) {
-              const std::size_t at = std::size_t(j) * nr + 2 * std::size_t(i) + part;
-              const double want = part ? si : sr;
-              for (const std::vector<double>* got : {&y, &y2, &y3})
-                if (!(std::fabs((*got)[at] - want) <= tol * m * 8 + 1e-300))
-                  fail_msg(
-                      "zcsr %s k=%d row %d (%lld entries) %s system %d (%s): %.17g, want %.17g",
-                      prec_name(p), k, i,
-                      (long long)(a.row_ptr[std::size_t(i) + 1] - a.row_ptr[std::size_t(i)]),
-                      part ? "im" : "re", j,
-                      got == &y    ? "apply"
-                      : got == &y2 ? "spmv"
-                                   : "residual",
-                      (*got)[at], want);
-            }
-          }
-        sys->release_vectors();
-      }
+          sys->release_vectors();
+        }
+    }
   }
 }
 
@@ -199,7 +220,7 @@ void test_zcsr_zaxpby(void**) {
   // 9001 complex rows: the CPU backend's chunks (8192 rows at most) end at odd rows too.
   const cnc::complex_csr a = complex_matrix(9001, false, 83);
   const std::int32_t nr = 2 * a.n;
-  for (cnc::format f : {cnc::format::zcsr, cnc::format::csr}) {
+  for (cnc::format f : and_csr(complex_formats())) {
     auto prep = prepare_zcsr(a, f);
     for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
       if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
@@ -252,8 +273,8 @@ void test_zcsr_zaxpby(void**) {
                   fail_msg(
                       "zaxpby %s %s k=%d system %d pair %d (%s%s): (%.17g, %.17g), want "
                       "(%.17g, %.17g)",
-                      f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, j, q,
-                      same ? "x == y" : "x != y", ov ? ", beta 0" : "", got[re], got[im], wr, wi);
+                      cnc::format_name(f), prec_name(p), k, j, q, same ? "x == y" : "x != y",
+                      ov ? ", beta 0" : "", got[re], got[im], wr, wi);
               }
           }
       }
@@ -271,7 +292,7 @@ void test_zcsr_fused(void**) {
   const cnc::complex_csr a = complex_matrix(9001, false, 91);
   const std::int32_t nr = 2 * a.n;
   constexpr int most = 11;
-  for (cnc::format f : {cnc::format::zcsr, cnc::format::csr}) {
+  for (cnc::format f : and_csr(complex_formats())) {
     auto prep = prepare_zcsr(a, f);
     for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
       if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
@@ -333,8 +354,7 @@ void test_zcsr_fused(void**) {
                 fail_msg(
                     "zdots %s %s k=%d count %d vector %d system %d: (%.17g, %.17g), want "
                     "(%.17g, %.17g)",
-                    f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, count, i, j, g[0],
-                    g[1], sr, si);
+                    cnc::format_name(f), prec_name(p), k, count, i, j, g[0], g[1], sr, si);
             }
           // zcombine into y = v0 + most (beta 0: the NaN overwritten; then beta from 0.5).
           for (int over = 1; over >= 0; --over) {
@@ -370,8 +390,8 @@ void test_zcsr_fused(void**) {
                   fail_msg(
                       "zcombine %s %s k=%d count %d%s system %d pair %d: (%.17g, %.17g), "
                       "want (%.17g, %.17g)",
-                      f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, count,
-                      over ? " beta 0" : "", j, q, gr, gi, wr, wi);
+                      cnc::format_name(f), prec_name(p), k, count, over ? " beta 0" : "", j, q, gr,
+                      gi, wr, wi);
               }
           }
         }
@@ -389,7 +409,7 @@ void test_zcsr_zprecondition(void**) {
   const cnc::complex_csr a = complex_matrix(9001, false, 93);
   const std::int32_t nr = 2 * a.n;
   const std::vector<double> dinv = random_vec(std::size_t(nr), 95);
-  for (cnc::format f : {cnc::format::zcsr, cnc::format::csr}) {
+  for (cnc::format f : and_csr(complex_formats())) {
     auto prep = prepare_zcsr(a, f);
     for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
       if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
@@ -439,8 +459,8 @@ void test_zcsr_zprecondition(void**) {
                 fail_msg(
                     "zprecondition %s %s k=%d system %d pair %d (%s): (%.17g, %.17g), want "
                     "(%.17g, %.17g)",
-                    f == cnc::format::zcsr ? "zcsr" : "csr", prec_name(p), k, j, q,
-                    same ? "in place" : "out != in", got[re], got[im], wr, wi);
+                    cnc::format_name(f), prec_name(p), k, j, q, same ? "in place" : "out != in",
+                    got[re], got[im], wr, wi);
             }
         }
         sys->release_vectors();
@@ -452,36 +472,39 @@ void test_zcsr_zprecondition(void**) {
 void test_zcsr_pcg(void**) {
   const cnc::complex_csr a = complex_matrix(2500, true, 79);
   const std::int32_t nr = 2 * a.n;
-  auto pz = prepare_zcsr(a, cnc::format::zcsr);
   auto pc = prepare_zcsr(a, cnc::format::csr);
-  for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
-    if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
-    for (int k : {1, 3}) {
-      const std::vector<double> b = random_vec(std::size_t(nr) * k, 83);
-      cnc::pcg_params prm;
-      prm.max_iterations = 2000;
-      // The true residual is taken against the double matrix: float values cap its accuracy.
-      prm.threshold = p == cnc::precision::f32 ? 1e-4 : p == cnc::precision::mixed ? 1e-6 : 1e-10;
-      prm.check_interval = 1;
-      prm.device_residual = p == cnc::precision::f64;
-      std::vector<double> xz(b.size(), 0.0), xc(b.size(), 0.0);
-      auto sz = g_backend->create_system(pz->hm, pz->d, p, k);
-      const cnc::pcg_result rz = cnc::pcg_solve(*sz, pz->real, k, b.data(), xz.data(), prm);
-      auto sc = g_backend->create_system(pc->hm, pc->d, p, k);
-      const cnc::pcg_result rc = cnc::pcg_solve(*sc, pc->real, k, b.data(), xc.data(), prm);
-      double diff = 0, norm = 0;
-      for (std::size_t t = 0; t < b.size(); ++t)
-        diff += (xz[t] - xc[t]) * (xz[t] - xc[t]), norm += xc[t] * xc[t];
-      diff = std::sqrt(diff / norm);
-      std::printf("zcsr pcg %s k=%d: %lld iterations (csr %lld), |x - x_csr| / |x_csr| = %.2e\n",
-                  prec_name(p), k, (long long)rz.iterations, (long long)rc.iterations, diff);
-      if (rz.reason != CNC_REASON_CONVERGED || rc.reason != CNC_REASON_CONVERGED)
-        fail_msg("not converged: %d %d", rz.reason, rc.reason);
-      for (int j = 0; j < k; ++j)
-        if (std::llabs(rz.iters[std::size_t(j)] - rc.iters[std::size_t(j)]) > 2)
-          fail_msg("system %d: %lld iterations, csr %lld", j, (long long)rz.iters[std::size_t(j)],
-                   (long long)rc.iters[std::size_t(j)]);
-      if (!(diff <= (p == cnc::precision::f64 ? 1e-8 : 1e-3))) fail_msg("x differs: %.3e", diff);
+  for (cnc::format f : complex_formats()) {
+    auto pz = prepare_zcsr(a, f);
+    for (cnc::precision p : {cnc::precision::f64, cnc::precision::mixed, cnc::precision::f32}) {
+      if (p != cnc::precision::f32 && !g_backend->has_fp64()) continue;
+      for (int k : {1, 3}) {
+        const std::vector<double> b = random_vec(std::size_t(nr) * k, 83);
+        cnc::pcg_params prm;
+        prm.max_iterations = 2000;
+        // The true residual is taken against the double matrix: float values cap its accuracy.
+        prm.threshold = p == cnc::precision::f32 ? 1e-4 : p == cnc::precision::mixed ? 1e-6 : 1e-10;
+        prm.check_interval = 1;
+        prm.device_residual = p == cnc::precision::f64;
+        std::vector<double> xz(b.size(), 0.0), xc(b.size(), 0.0);
+        auto sz = g_backend->create_system(pz->hm, pz->d, p, k);
+        const cnc::pcg_result rz = cnc::pcg_solve(*sz, pz->real, k, b.data(), xz.data(), prm);
+        auto sc = g_backend->create_system(pc->hm, pc->d, p, k);
+        const cnc::pcg_result rc = cnc::pcg_solve(*sc, pc->real, k, b.data(), xc.data(), prm);
+        double diff = 0, norm = 0;
+        for (std::size_t t = 0; t < b.size(); ++t)
+          diff += (xz[t] - xc[t]) * (xz[t] - xc[t]), norm += xc[t] * xc[t];
+        diff = std::sqrt(diff / norm);
+        std::printf("%s pcg %s k=%d: %lld iterations (csr %lld), |x - x_csr| / |x_csr| = %.2e\n",
+                    cnc::format_name(f), prec_name(p), k, (long long)rz.iterations,
+                    (long long)rc.iterations, diff);
+        if (rz.reason != CNC_REASON_CONVERGED || rc.reason != CNC_REASON_CONVERGED)
+          fail_msg("not converged: %d %d", rz.reason, rc.reason);
+        for (int j = 0; j < k; ++j)
+          if (std::llabs(rz.iters[std::size_t(j)] - rc.iters[std::size_t(j)]) > 2)
+            fail_msg("system %d: %lld iterations, csr %lld", j, (long long)rz.iters[std::size_t(j)],
+                     (long long)rc.iters[std::size_t(j)]);
+        if (!(diff <= (p == cnc::precision::f64 ? 1e-8 : 1e-3))) fail_msg("x differs: %.3e", diff);
+      }
     }
   }
 }

@@ -6,6 +6,10 @@
  * a general complex matrix with an empty row by BiCGSTAB and GMRES; RCM (complex unknowns
  * renumbered as (re, im) pairs) and no reordering; CNC_FORMAT_USED / CNC_FORMAT_NAME report the
  * format; a real solve with CNC_FORMAT_ZCSR is refused with CNC_ERR_UNSUPPORTED, x unchanged.
+ * CNC_FORMAT_ZSELL (complex SELL) forced on CUDA solves the same systems to the same answers, and
+ * AUTO picks it there for a matrix of rows of equal length (not for the one with a row of 600);
+ * on the other backends, and for a real solve, forced ZSELL is refused with CNC_ERR_UNSUPPORTED,
+ * x unchanged.
  */
 #include <complex.h>
 #include <math.h>
@@ -97,6 +101,28 @@ static void dense_solve(const zmatrix* a, const double complex* b, double comple
   free(m);
 }
 
+/* Hermitian ring: every row its diagonal and its two neighbours (rows of equal length). */
+static void make_ring(zmatrix* a) {
+  CNCint64 t = 0;
+  for (int i = 0; i < N; ++i) {
+    a->row_ptr[i] = t;
+    const int lo = (i + N - 1) % N, hi = (i + 1) % N;
+    int c[3] = {lo, i, hi}; /* sorted below: the columns in increasing order */
+    for (int p = 0; p < 3; ++p)
+      for (int q = p + 1; q < 3; ++q)
+        if (c[q] < c[p]) {
+          const int w = c[p];
+          c[p] = c[q], c[q] = w;
+        }
+    for (int e = 0; e < 3; ++e) {
+      a->col[t] = (CNCuint)c[e];
+      a->val[t] = c[e] == i ? 3.0 + 0.1 * (i % 7) : entry(i, c[e]);
+      ++t;
+    }
+  }
+  a->row_ptr[N] = t;
+}
+
 static double rel_diff(const double complex* x, const double complex* y) {
   double d = 0, s = 0;
   for (int i = 0; i < N; ++i) d += pow(cabs(x[i] - y[i]), 2), s += pow(cabs(y[i]), 2);
@@ -107,9 +133,11 @@ static void fill_b(double complex* b, int k, int empty) {
   for (int i = 0; i < N * k; ++i) b[i] = i % N == empty ? 0 : sin(0.7 * i + 0.2) + I * cos(1.3 * i);
 }
 
-/* Solves with `format` and returns the format used; skips the program on an absent backend. */
-static CNCint solve(const zmatrix* a, CNCenum solver, CNCenum precision, double thr, CNCenum format,
-                    int k, const double complex* b, double complex* x) {
+/* Solves with `format` and returns the format used; skips the program on an absent backend. With
+ * `status`, a failing solve returns -1 with its status there (x left as it was: zeros). */
+static CNCint solve_or(const zmatrix* a, CNCenum solver, CNCenum precision, double thr,
+                       CNCenum format, int k, const double complex* b, double complex* x,
+                       CNCstatus* status) {
   CNCcontext c = cncNewContext();
   assert_non_null(c);
   assert_int_equal(cncMakeCurrent(c), CNC_OK);
@@ -126,6 +154,12 @@ static CNCint solve(const zmatrix* a, CNCenum solver, CNCenum precision, double 
     printf("backend absent here: skipped (%s)\n", cncGetLastErrorMessage());
     exit(77);
   }
+  if (status) *status = st;
+  if (st != CNC_OK && status) {
+    printf("refused (%d): %s\n", st, cncGetLastErrorMessage());
+    cncDeleteContext(c);
+    return -1;
+  }
   if (st != CNC_OK) fail_msg("status %d: %s", st, cncGetLastErrorMessage());
   CNCint reason = 0, used = 0;
   assert_int_equal(cncGetIntegerv(CNC_REASON, &reason), CNC_OK);
@@ -135,12 +169,35 @@ static CNCint solve(const zmatrix* a, CNCenum solver, CNCenum precision, double 
   assert_int_equal(cncGetString(CNC_FORMAT_NAME, &name), CNC_OK);
   assert_non_null(name);
   if (used == CNC_FORMAT_ZCSR) assert_string_equal(name, "zcsr");
+  if (used == CNC_FORMAT_ZSELL) assert_string_equal(name, "zsell");
   if (used == CNC_FORMAT_BCRS2) assert_string_equal(name, "bcrs2");
   CNCint reordered = 0;
   assert_int_equal(cncGetIntegerv(CNC_REORDER_USED, &reordered), CNC_OK);
   if (g_reorder != CNC_REORDER_AUTO) assert_int_equal(reordered, g_reorder);
   cncDeleteContext(c);
   return used;
+}
+
+static CNCint solve(const zmatrix* a, CNCenum solver, CNCenum precision, double thr, CNCenum format,
+                    int k, const double complex* b, double complex* x) {
+  return solve_or(a, solver, precision, thr, format, k, b, x, NULL);
+}
+
+/* x from forced CNC_FORMAT_ZSELL: solved on CUDA (1 returned), refused elsewhere with
+ * CNC_ERR_UNSUPPORTED naming it and x unchanged (0 returned). */
+static int solve_zsell(const zmatrix* a, CNCenum solver, CNCenum precision, double thr, int k,
+                       const double complex* b, double complex* x) {
+  CNCstatus st = CNC_OK;
+  const CNCint used = solve_or(a, solver, precision, thr, CNC_FORMAT_ZSELL, k, b, x, &st);
+  if (g_backend == CNC_BACKEND_CUDA) {
+    if (st != CNC_OK) fail_msg("forced ZSELL on CUDA: status %d", st);
+    assert_int_equal(used, CNC_FORMAT_ZSELL);
+    return 1;
+  }
+  assert_int_equal(st, CNC_ERR_UNSUPPORTED);
+  for (int i = 0; i < N * k; ++i)
+    if (x[i] != 0) fail_msg("a refused ZSELL solve changed x[%d]", i);
+  return 0;
 }
 
 static void check(const zmatrix* a, CNCenum solver, CNCenum precision, double thr, double tol,
@@ -150,21 +207,25 @@ static void check(const zmatrix* a, CNCenum solver, CNCenum precision, double th
   double complex* xb = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
   double complex ref[N];
   fill_b(b, k, empty);
+  double complex* xs = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
   const CNCenum formats[] = {CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_ZCSR};
   for (int f = 0; f < 3; ++f)
     assert_int_equal(solve(a, solver, precision, thr, formats[f], k, b, xz), CNC_FORMAT_ZCSR);
   assert_int_equal(solve(a, solver, precision, thr, CNC_FORMAT_BCRS2, k, b, xb), CNC_FORMAT_BCRS2);
+  const int zsell = solve_zsell(a, solver, precision, thr, k, b, xs);
   for (int j = 0; j < k; ++j) {
     dense_solve(a, b + (size_t)j * N, ref);
     const double dz = rel_diff(xz + (size_t)j * N, ref), db = rel_diff(xb + (size_t)j * N, ref),
                  zb = rel_diff(xz + (size_t)j * N, xb + (size_t)j * N);
+    const double ds = zsell ? rel_diff(xs + (size_t)j * N, ref) : 0;
     printf(
-        "solver 0x%x precision 0x%x system %d: zcsr %.2e, bcrs2 %.2e from dense; zcsr-bcrs2 "
-        "%.2e\n",
-        solver, precision, j, dz, db, zb);
-    if (!(dz <= tol && db <= tol && zb <= tol)) fail_msg("system %d: beyond %.1e", j, tol);
+        "solver 0x%x precision 0x%x system %d: zcsr %.2e, bcrs2 %.2e, zsell %.2e from dense; "
+        "zcsr-bcrs2 %.2e\n",
+        solver, precision, j, dz, db, ds, zb);
+    if (!(dz <= tol && db <= tol && zb <= tol && ds <= tol))
+      fail_msg("system %d: beyond %.1e", j, tol);
   }
-  free(b), free(xz), free(xb);
+  free(b), free(xz), free(xb), free(xs);
 }
 
 static void test_hermitian_every_precision(void** unused) {
@@ -211,17 +272,51 @@ static void test_real_solve_refuses_zcsr(void** unused) {
   const CNCint64 rp[3] = {0, 2, 4};
   const CNCuint col[4] = {0, 1, 0, 1};
   const double val[4] = {4, 1, 1, 3}, b[2] = {1, 2};
-  double x[2] = {7, 8};
-  CNCcontext c = cncNewContext();
-  assert_int_equal(cncMakeCurrent(c), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)g_backend), CNC_OK);
-  assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, CNC_FORMAT_ZCSR), CNC_OK);
-  const CNCstatus st = cncSolveCSR(2, rp, col, val, 0, 1, b, x);
-  printf("%s\n", cncGetLastErrorMessage());
-  assert_int_equal(st, CNC_ERR_UNSUPPORTED);
-  assert_non_null(strstr(cncGetLastErrorMessage(), "CNC_FORMAT_ZCSR"));
-  assert_true(x[0] == 7 && x[1] == 8);
-  cncDeleteContext(c);
+  const CNCenum formats[2] = {CNC_FORMAT_ZCSR, CNC_FORMAT_ZSELL};
+  const char* names[2] = {"CNC_FORMAT_ZCSR", "CNC_FORMAT_ZSELL"};
+  for (int f = 0; f < 2; ++f) {
+    double x[2] = {7, 8};
+    CNCcontext c = cncNewContext();
+    assert_int_equal(cncMakeCurrent(c), CNC_OK);
+    assert_int_equal(cncSolverParameteri(CNC_BACKEND, (CNCint)g_backend), CNC_OK);
+    assert_int_equal(cncSolverParameteri(CNC_MATRIX_FORMAT, (CNCint)formats[f]), CNC_OK);
+    const CNCstatus st = cncSolveCSR(2, rp, col, val, 0, 1, b, x);
+    printf("%s\n", cncGetLastErrorMessage());
+    assert_int_equal(st, CNC_ERR_UNSUPPORTED);
+    assert_non_null(strstr(cncGetLastErrorMessage(), names[f]));
+    assert_true(x[0] == 7 && x[1] == 8);
+    cncDeleteContext(c);
+  }
+}
+
+/* Rows of equal length: AUTO stores them as ZSELL on CUDA (ZCSR elsewhere), with the answer of
+ * the dense solve and of forced ZCSR, for CG in double (one and three systems) and BiCGSTAB. */
+static void test_auto_zsell(void** unused) {
+  (void)unused;
+  zmatrix* a = (zmatrix*)malloc(sizeof *a);
+  make_ring(a);
+  const int k = 3;
+  double complex* b = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
+  double complex* xa = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
+  double complex* xz = (double complex*)malloc(sizeof(double complex) * N * (size_t)k);
+  double complex ref[N];
+  fill_b(b, k, -1);
+  const CNCenum solvers[2] = {CNC_CG, CNC_BICGSTAB};
+  for (int s = 0; s < 2; ++s)
+    for (int kk = 1; kk <= k; kk += 2) {
+      const CNCint used = solve(a, solvers[s], CNC_DOUBLE, 1e-12, CNC_FORMAT_AUTO, kk, b, xa);
+      assert_int_equal(used, g_backend == CNC_BACKEND_CUDA ? CNC_FORMAT_ZSELL : CNC_FORMAT_ZCSR);
+      assert_int_equal(solve(a, solvers[s], CNC_DOUBLE, 1e-12, CNC_FORMAT_ZCSR, kk, b, xz),
+                       CNC_FORMAT_ZCSR);
+      for (int j = 0; j < kk; ++j) {
+        dense_solve(a, b + (size_t)j * N, ref);
+        const double da = rel_diff(xa + (size_t)j * N, ref), dz = rel_diff(xz + (size_t)j * N, ref);
+        printf("ring, solver 0x%x, k %d, system %d: auto (0x%x) %.2e, zcsr %.2e from dense\n",
+               solvers[s], kk, j, used, da, dz);
+        if (!(da <= 1e-9 && dz <= 1e-9)) fail_msg("system %d: beyond 1e-9", j);
+      }
+    }
+  free(a), free(b), free(xa), free(xz);
 }
 
 int main(int argc, char** argv) {
@@ -229,9 +324,9 @@ int main(int argc, char** argv) {
     g_backend = strcmp(argv[1], "cuda") == 0     ? CNC_BACKEND_CUDA
                 : strcmp(argv[1], "opencl") == 0 ? CNC_BACKEND_OPENCL
                                                  : CNC_BACKEND_CPU;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_real_solve_refuses_zcsr),
-                                     cmocka_unit_test(test_hermitian_every_precision),
-                                     cmocka_unit_test(test_general_with_empty_row),
-                                     cmocka_unit_test(test_reordered)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_real_solve_refuses_zcsr),
+      cmocka_unit_test(test_hermitian_every_precision), cmocka_unit_test(test_auto_zsell),
+      cmocka_unit_test(test_general_with_empty_row), cmocka_unit_test(test_reordered)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,6 +57,8 @@ std::vector<int> widths(format f) {
       return {0};
     case format::zcsr:  // not in all_formats: the suite's backend_zcsr.cpp tests it
       return {0, 2, 4, 8, 16, 32};
+    case format::zsell:  // not in all_formats either (backend_zcsr.cpp)
+      return {0};
   }
   return {0};
 }

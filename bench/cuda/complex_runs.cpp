@@ -64,7 +64,7 @@ std::string cnc_text(CNCenum what) {
 const char* const complex_usage =
     "[--backend cuda|opencl|cpu|auto] [--reps R] [--iters N] [--tol T] [--max-it N]\n"
     "  [--grid7 M] [--grid27 M] [--grid125 M] [--mesh M] [--only NAME] [--matrices DIR|none]\n"
-    "  [--flux F] [--bandwidth GB/s] [--format auto|zcsr|bcrs2] [--verbose] [--quick]\n"
+    "  [--flux F] [--bandwidth GB/s] [--format auto|zcsr|zsell|bcrs2] [--verbose] [--quick]\n"
     "(--grid7/--grid27/--grid125/--mesh M: the m^3 magnetic Laplacians, 0 leaves one out; "
     "defaults 128, 128, 0, 0; --flux: flux quanta per unit square of the magnetic field, default "
     "1/64)";
@@ -123,8 +123,8 @@ bool parse_complex_options(int argc, char** argv, complex_options* o) {
     std::fprintf(stderr, "--backend: cuda, opencl, cpu or auto, not \"%s\"\n", o->backend.c_str());
     return false;
   }
-  if (o->format != "auto" && o->format != "zcsr" && o->format != "bcrs2") {
-    std::fprintf(stderr, "--format: auto, zcsr or bcrs2, not \"%s\"\n", o->format.c_str());
+  if (o->format != "auto" && o->format != "zcsr" && o->format != "zsell" && o->format != "bcrs2") {
+    std::fprintf(stderr, "--format: auto, zcsr, zsell or bcrs2, not \"%s\"\n", o->format.c_str());
     return false;
   }
   return true;
@@ -172,6 +172,7 @@ CNCint complex_format = CNC_FORMAT_AUTO;
 
 void setup_complex_context(const complex_options& o) {
   complex_format = o.format == "zcsr"    ? CNC_FORMAT_ZCSR
+                   : o.format == "zsell" ? CNC_FORMAT_ZSELL
                    : o.format == "bcrs2" ? CNC_FORMAT_BCRS2
                                          : CNC_FORMAT_AUTO;
   const CNCint backend = o.backend == "cuda"     ? CNC_BACKEND_CUDA

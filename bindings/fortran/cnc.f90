@@ -110,6 +110,7 @@ module cnc
   integer(c_int), parameter :: CNC_FORMAT_BCRS4 = int(z'503', c_int)
   integer(c_int), parameter :: CNC_FORMAT_SELL = int(z'504', c_int)
   integer(c_int), parameter :: CNC_FORMAT_ZCSR = int(z'505', c_int)
+  integer(c_int), parameter :: CNC_FORMAT_ZSELL = int(z'506', c_int)
 
   integer(c_int), parameter :: CNC_BACKEND_AUTO = int(z'600', c_int)
   integer(c_int), parameter :: CNC_BACKEND_CPU = int(z'601', c_int)

@@ -309,8 +309,8 @@ __device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double
   if (j < KC && j < g.k && g.state[j].status == running) g.state[j].pq = total;
 }
 
-// The BCRS, SELL and ZCSR launchers live in spmv_bcrs.cu, spmv_sell.cu and spmv_zcsr.cu; spmv() in
-// spmv_csr.cu dispatches to them.
+// The BCRS, SELL and ZCSR/ZSELL launchers live in spmv_bcrs.cu, spmv_sell.cu and spmv_zcsr.cu;
+// spmv() in spmv_csr.cu dispatches to them.
 cudaError_t spmv_bcrs(precision pr, const matrix_view& a, const group_view& g, bool cg,
                       const void* x, void* y, cudaStream_t s);
 int spmv_bcrs_max_grid(precision pr, int b, int width, int kc, int sm_count);
@@ -320,6 +320,9 @@ int spmv_sell_max_grid(precision pr, int kc, int sm_count);
 cudaError_t spmv_zcsr(precision pr, const matrix_view& a, const group_view& g, bool cg,
                       const void* x, void* y, cudaStream_t s);
 int spmv_zcsr_max_grid(precision pr, int width, int kc, int sm_count);
+cudaError_t spmv_zsell(precision pr, const matrix_view& a, const group_view& g, bool cg,
+                       const void* x, void* y, cudaStream_t s);
+int spmv_zsell_max_grid(precision pr, int kc, int sm_count);
 
 // SELL entries a thread loads before using any, per trip over its row: a 7-point row in one trip
 // at kc = 1; fewer at larger kc, whose kc gathers per entry are already independent loads.

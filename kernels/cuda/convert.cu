@@ -2,7 +2,8 @@
 // is and builds the SELL layout where it will be read, instead of converting on the host and
 // moving the larger padded arrays. The layout is the host's (conversion/convert.cpp): slice s
 // holds width(s) * 32 entries, entry t of row l at slice_ptr[s] + t*32 + l; padding entries have
-// value 0 and their own row as column; rows past n are identity rows.
+// value 0 and their own row as column; rows past n are identity rows. ZSELL is the same layout
+// over a complex CSR's complex rows, a value a (re, im) pair.
 #include <thrust/iterator/counting_iterator.h>
 
 #include <cfloat>
@@ -15,17 +16,45 @@
 namespace cnc::cuda {
 namespace {
 
-// out[s + 1] = 32 * max(1, longest row of slice s); out[0] = 0. One warp per slice.
+// The entries a SELL slice stores, 32 * max(1, its longest row), from each lane's row length
+// (the whole warp calls it; rows past n count 1).
+__device__ std::int64_t slice_entries(std::int64_t len) {
+  for (int o = 16; o > 0; o /= 2) len = max(len, __shfl_xor_sync(0xffffffffu, len, o));
+  return max(len, std::int64_t(1)) * 32;
+}
+
+// out[s + 1] = slice s's entries; out[0] = 0. One warp per slice.
 __global__ void slice_widths(std::int32_t n, std::int32_t n_slices, const std::int64_t* row_ptr,
                              std::int64_t* out) {
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (warp >= n_slices) return;
   const std::int64_t i = warp * 32 + lane;
-  std::int64_t len = i < n ? row_ptr[i + 1] - row_ptr[i] : 1;
-  for (int o = 16; o > 0; o /= 2) len = max(len, __shfl_xor_sync(0xffffffffu, len, o));
-  if (lane == 0) out[warp + 1] = max(len, std::int64_t(1)) * 32;
+  const std::int64_t entries = slice_entries(i < n ? row_ptr[i + 1] - row_ptr[i] : 1);
+  if (lane == 0) out[warp + 1] = entries;
   if (warp == 0 && lane == 0) out[0] = 0;
+}
+
+// *out += the entries SELL would store for these rows (one thread per padded row).
+__global__ void count_sell_entries(std::int32_t n, const std::int64_t* row_ptr,
+                                   unsigned long long* out) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t entries = slice_entries(i < n ? row_ptr[i + 1] - row_ptr[i] : 1);
+  if (threadIdx.x % 32 == 0 && i < n) atomicAdd(out, static_cast<unsigned long long>(entries));
+}
+
+// A stored value v: the value itself, or for a complex pair (v, 0).
+template <class T>
+__device__ __forceinline__ T sell_value(double v) {
+  return T(v);
+}
+template <>
+__device__ __forceinline__ double2 sell_value<double2>(double v) {
+  return make_double2(v, 0.0);
+}
+template <>
+__device__ __forceinline__ float2 sell_value<float2>(double v) {
+  return make_float2(float(v), 0.0f);
 }
 
 // One thread per (padded) row: its entries, then its padding, at stride 32 (a warp writes 32
@@ -46,10 +75,10 @@ __global__ void fill_sell(std::int32_t n, std::int32_t n_padded, const std::int6
     }
   } else {
     scol[base] = std::int32_t(i);
-    sval[base] = T(1);
+    sval[base] = sell_value<T>(1);
     t = 1;
   }
-  for (; t < w; ++t) scol[base + t * 32] = std::int32_t(i), sval[base + t * 32] = T(0);
+  for (; t < w; ++t) scol[base + t * 32] = std::int32_t(i), sval[base + t * 32] = sell_value<T>(0);
 }
 
 // Row i's Jacobi entry from its diagonal value, as the host's inverse_diagonal: 1 where the
@@ -105,12 +134,10 @@ __global__ void scan_offsets(std::int32_t n, std::int64_t nnz, const std::int64_
       if (len > 0) atomicOr(starts + k0 / 32, 1u << (k0 % 32));
     }
   }
-  for (int o = 16; o > 0; o /= 2) {
-    len = max(len, __shfl_xor_sync(0xffffffffu, len, o));
-    flag |= __shfl_xor_sync(0xffffffffu, flag, o);
-  }
-  if (lane == 0) {
-    atomicAdd(sell_entries, static_cast<unsigned long long>(max(len, std::int64_t(1)) * 32));
+  const std::int64_t entries = slice_entries(len);
+  for (int o = 16; o > 0; o /= 2) flag |= __shfl_xor_sync(0xffffffffu, flag, o);
+  if (lane == 0 && i < n) {  // (warps past the last slice count nothing)
+    atomicAdd(sell_entries, static_cast<unsigned long long>(entries));
     if (flag) atomicOr(bad, 1u);
   }
 }
@@ -458,10 +485,14 @@ cudaError_t zcsr_inverse_diagonal(std::int32_t n, std::int32_t n_padded,
 cudaError_t scan_zcsr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
                       const std::int32_t* col, const double* val, bool hermitian,
                       unsigned long long* out, cudaStream_t s) {
-  cudaError_t e = cudaMemsetAsync(out, 0, 4 * sizeof(unsigned long long), s);
-  if (e != cudaSuccess || nnz == 0) return e;
-  scan_zcsr_entries<<<blocks_for(nnz), block_threads, 0, s>>>(n, nnz, row_ptr, col, val, hermitian,
-                                                              out);
+  cudaError_t e = cudaMemsetAsync(out, 0, 5 * sizeof(unsigned long long), s);
+  if (e != cudaSuccess) return e;
+  const std::int64_t padded = (std::int64_t(n) + 31) / 32 * 32;
+  if (padded > 0)
+    count_sell_entries<<<blocks_for(padded), block_threads, 0, s>>>(n, row_ptr, out + 4);
+  if (nnz > 0)
+    scan_zcsr_entries<<<blocks_for(nnz), block_threads, 0, s>>>(n, nnz, row_ptr, col, val,
+                                                                hermitian, out);
   return cudaGetLastError();
 }
 
@@ -542,6 +573,22 @@ cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_p
     fill_sell<double><<<std::max(blocks, 1), block_threads, 0, s>>>(
         n, n_padded, row_ptr, col, static_cast<const double*>(val), slice_ptr, scol,
         static_cast<double*>(sval));
+  return cudaGetLastError();
+}
+
+cudaError_t zsell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
+                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
+                       std::int32_t* scol, void* sval, cudaStream_t s) {
+  const std::int32_t n_padded = (n + 31) / 32 * 32;
+  const int blocks = int((std::int64_t(n_padded) + block_threads - 1) / block_threads);
+  if (f32_values)
+    fill_sell<float2><<<std::max(blocks, 1), block_threads, 0, s>>>(
+        n, n_padded, row_ptr, col, static_cast<const float2*>(val), slice_ptr, scol,
+        static_cast<float2*>(sval));
+  else
+    fill_sell<double2><<<std::max(blocks, 1), block_threads, 0, s>>>(
+        n, n_padded, row_ptr, col, static_cast<const double2*>(val), slice_ptr, scol,
+        static_cast<double2*>(sval));
   return cudaGetLastError();
 }
 

@@ -190,6 +190,7 @@ cudaError_t spmv(precision pr, const matrix_view& a, const group_view& g, bool c
                  void* y, cudaStream_t s) {
   if (a.fmt == format::sell) return spmv_sell(pr, a, g, cg, x, y, s);
   if (a.fmt == format::zcsr) return spmv_zcsr(pr, a, g, cg, x, y, s);
+  if (a.fmt == format::zsell) return spmv_zsell(pr, a, g, cg, x, y, s);
   if (is_block(a.fmt)) return spmv_bcrs(pr, a, g, cg, x, y, s);
   if (a.rows == 0) return cudaSuccess;
   return with_prec(pr, [&](auto t) {
@@ -214,6 +215,7 @@ cudaError_t spmv(precision pr, const matrix_view& a, const group_view& g, bool c
 int spmv_max_grid(precision pr, format f, int width, int kc, int sm_count) {
   if (f == format::sell) return spmv_sell_max_grid(pr, kc, sm_count);
   if (f == format::zcsr) return spmv_zcsr_max_grid(pr, width, kc, sm_count);
+  if (f == format::zsell) return spmv_zsell_max_grid(pr, kc, sm_count);
   if (is_block(f)) return spmv_bcrs_max_grid(pr, block_size(f), width, kc, sm_count);
   int per_sm = 0;
   const cudaError_t e = with_prec(pr, [&](auto t) {

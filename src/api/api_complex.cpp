@@ -173,8 +173,10 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
            "are solved from their CSR only",
            args);
     cnc::solve_options o = c.options();
-    // Complex CSR on the device (zcsr) unless a real format of the real-equivalent is forced.
+    // Complex CSR on the device (zcsr, or zsell on AUTO where it pays) unless a real format of
+    // the real-equivalent is forced.
     o.complex_system = true;
+    o.complex_auto = o.format == CNC_FORMAT_AUTO;
     if (o.format == CNC_FORMAT_AUTO || o.format == CNC_FORMAT_CSR) o.format = CNC_FORMAT_ZCSR;
     c.stats = cnc::solve_stats{};
     try {
@@ -185,7 +187,7 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
       // real-equivalent CSR is built here and solved as cncSolveCSR's.
       const bool iterative = o.solver == CNC_CG || o.solver == CNC_BICGSTAB ||
                              o.solver == CNC_GMRES || o.solver == CNC_BLOCK_CG;
-      const bool zcsr_direct = o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64 &&
+      const bool zcsr_direct = cnc::native_complex(o.format) && o.prec == cnc::precision::f64 &&
                                iterative && o.ssor_omega == 0 && !o.cg_indefinite;
       cnc::host_vector<double> dinv;
       diagonal_facts diag;
@@ -239,7 +241,7 @@ CNC_API CNCstatus cncSolveCSRComplex(CNCuint n, const CNCint64* row_ptr, const C
               return outer(it, res, &unscaled);
             };
           const cnc::zcsr_view scaled{a.view.n, a.view.row_ptr, a.view.col, cj.val};
-          if (o.format == CNC_FORMAT_ZCSR && o.prec == cnc::precision::f64) {
+          if (cnc::native_complex(o.format) && o.prec == cnc::precision::f64) {
             cnc::caller_csr in{std::int32_t(n), scaled.row_ptr.data(),
                                reinterpret_cast<const std::uint32_t*>(scaled.col.data()),
                                scaled.val.data(), 0};

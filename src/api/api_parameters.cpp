@@ -108,7 +108,7 @@ void set_parameter(context& c, CNCenum p, std::int64_t iv, double dv, bool is_do
       break;
     case CNC_MATRIX_FORMAT:
       one_of({CNC_FORMAT_AUTO, CNC_FORMAT_CSR, CNC_FORMAT_BCRS2, CNC_FORMAT_BCRS4, CNC_FORMAT_SELL,
-              CNC_FORMAT_ZCSR});
+              CNC_FORMAT_ZCSR, CNC_FORMAT_ZSELL});
       c.format_param = int(iv);
       break;
     case CNC_BACKEND:
@@ -343,6 +343,7 @@ CNC_API CNCstatus cncGetString(CNCenum p, const char** out) {
                  : c.stats.format_used == CNC_FORMAT_BCRS4 ? "bcrs4"
                  : c.stats.format_used == CNC_FORMAT_SELL  ? "sell"
                  : c.stats.format_used == CNC_FORMAT_ZCSR  ? "zcsr"
+                 : c.stats.format_used == CNC_FORMAT_ZSELL ? "zsell"
                                                            : "";
         break;
       case CNC_REASON_NAME:

@@ -261,6 +261,7 @@ struct device_csr {
 struct device_zcsr_scan {
   bool canonical = false;
   bool hermitian = false;
+  std::int64_t sell_entries = 0;  // the entries its ZSELL form would store
 };
 
 // One pass over a device CSR: whether it is canonical (offsets consistent, columns in range and
@@ -314,6 +315,9 @@ class backend {
   // True where a sliced format (SELL, one thread per row) beats CSR on rows of similar length:
   // GPUs. The automatic format choice considers SELL only then.
   virtual bool prefers_sliced() const { return false; }
+  // True where the backend stores a complex matrix as ZSELL (format::zsell): CUDA. Elsewhere a
+  // forced CNC_FORMAT_ZSELL is refused, and AUTO keeps ZCSR.
+  virtual bool runs_complex_sell() const { return false; }
   // True when the backend builds format f itself from the CSR (create_system then gets
   // host_matrix::sell == nullptr for SELL): the caller skips its host conversion.
   virtual bool builds_on_device([[maybe_unused]] format f) const { return false; }

@@ -346,6 +346,10 @@ std::int64_t sell_entries(const csr_view& a) {
   return exclusive_scan(part);
 }
 
+std::int64_t zsell_entries(const zcsr_view& a) {
+  return sell_entries(csr_view{a.n, a.row_ptr, {}, {}});  // (only the row offsets are read)
+}
+
 std::vector<std::int64_t> sell_slice_offsets(const csr_view& a) {
   const std::int32_t C = sell_slice, ns = (a.n + C - 1) / C;
   const std::int64_t grain = row_grain / 32;
@@ -413,9 +417,10 @@ double matrix_bytes(std::int32_t n, std::int64_t nnz, format f, std::int64_t sto
     const std::int64_t complex_rows = n / 2;
     return double(stored) * (2.0 * value_bytes + 4) + double(complex_rows + 1) * 8;
   }
-  if (f == format::sell) {
-    const std::int32_t slices = (n + sell_slice - 1) / sell_slice;
-    return double(stored) * (value_bytes + 4) + double(slices + 1) * 8;
+  if (f == format::sell || f == format::zsell) {  // zsell: slices of complex rows, pairs
+    const bool z = f == format::zsell;
+    const std::int32_t slices = (n / (z ? 2 : 1) + sell_slice - 1) / sell_slice;
+    return double(stored) * ((z ? 2 : 1) * value_bytes + 4) + double(slices + 1) * 8;
   }
   const int b = block_size(f);
   const std::int32_t block_rows = (n + b - 1) / b;
@@ -459,6 +464,13 @@ format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_
   const double csr_bytes = matrix_bytes(n, nnz, format::csr, 0, value_bytes);
   const double sell_bytes = matrix_bytes(n, nnz, format::sell, sell_stored, value_bytes);
   return sell_bytes <= 1.1 * csr_bytes ? format::sell : format::csr;
+}
+
+format choose_complex_format(std::int32_t n, std::int64_t nnz, std::int64_t zsell_stored,
+                             int value_bytes) {
+  const double zcsr_bytes = matrix_bytes(2 * n, nnz, format::zcsr, nnz, value_bytes);
+  const double zsell_bytes = matrix_bytes(2 * n, nnz, format::zsell, zsell_stored, value_bytes);
+  return zsell_bytes <= 1.1 * zcsr_bytes ? format::zsell : format::zcsr;
 }
 
 format choose_format(const csr_view& a, int value_bytes, bool sliced) {

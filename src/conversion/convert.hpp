@@ -44,6 +44,8 @@ csr_matrix bcrs_to_csr(const bcrs_matrix& m);
 
 // Entries SELL stores for `a` (padding included), without building it.
 std::int64_t sell_entries(const csr_view& a);
+// The entries the ZSELL form of a complex CSR stores (its SELL over the complex rows).
+std::int64_t zsell_entries(const zcsr_view& a);
 // SELL's slice offsets (sell_matrix::slice_ptr) of a canonical CSR: what a backend that fills
 // the layout on the device (backend::builds_on_device) needs from the host.
 std::vector<std::int64_t> sell_slice_offsets(const csr_view& a);
@@ -68,6 +70,10 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64
 // for a matrix in device memory, whose block structure is not scanned.
 format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_stored,
                             int value_bytes, bool sliced);
+// The same choice for a complex matrix of n complex rows and nnz complex entries: ZSELL (given
+// the entries it would store) when its padding adds at most 10% bytes over ZCSR, otherwise ZCSR.
+format choose_complex_format(std::int32_t n, std::int64_t nnz, std::int64_t zsell_stored,
+                             int value_bytes);
 
 // Inverse diagonal for Jacobi (1 where the diagonal is zero or absent; those are counted), padded
 // with 1 up to n_padded. With jacobi == false, all ones.

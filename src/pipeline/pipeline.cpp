@@ -34,10 +34,11 @@ int value_bytes(precision p) { return p == precision::f64 ? 8 : 4; }
 
 // Stored blocks (BCRS) or entries (SELL) of a converted matrix: what matrix_bytes counts.
 std::int64_t stored_units(const prepared_system& p) {
-  return is_block(p.fmt)         ? p.bcrs.n_blocks()
-         : p.fmt == format::sell ? p.sell.entries()
-         : p.fmt == format::zcsr ? p.zcsr.nnz()
-                                 : 0;
+  return is_block(p.fmt)          ? p.bcrs.n_blocks()
+         : p.fmt == format::sell  ? p.sell.entries()
+         : p.fmt == format::zcsr  ? p.zcsr.nnz()
+         : p.fmt == format::zsell ? zsell_entries(p.zcsr)
+                                  : 0;
 }
 
 int threads_from_environment() {
@@ -107,6 +108,21 @@ backend* pipeline::backend_for(const solve_options& o, int kind, bool requested)
   return be_.get();
 }
 
+format pipeline_detail::complex_format(const solve_options& o, const backend& be, std::int32_t n,
+                                       std::int64_t nnz,
+                                       const std::function<std::int64_t()>& zsell_stored) {
+  if (o.format == CNC_FORMAT_ZSELL) {
+    if (!be.runs_complex_sell())
+      throw error(CNC_ERR_UNSUPPORTED, std::string(": CNC_FORMAT_ZSELL is stored by the CUDA "
+                                                   "backend only, not the ") +
+                                           be.name() +
+                                           " backend (choose CNC_FORMAT_AUTO or _ZCSR)");
+    return format::zsell;
+  }
+  if (!o.complex_auto || !be.runs_complex_sell()) return format::zcsr;
+  return choose_complex_format(n, nnz, zsell_stored(), value_bytes(o.prec));
+}
+
 void pipeline::prepare(const solve_options& o, const csr_view& a, const zcsr_view* z,
                        std::uint64_t version, int k, solve_stats& stats) {
   const prepared_key key = key_for(o, version, be_.get(), k);
@@ -117,9 +133,11 @@ void pipeline::prepare(const solve_options& o, const csr_view& a, const zcsr_vie
   const double tc = now_seconds();
   prep_ = prepared_system{};
   prep_.key = key;
-  prep_.fmt = z ? format::zcsr
+  prep_.fmt = z ? complex_format(o, *be_, z->n, z->nnz(), [&] { return zsell_entries(*z); })
               : o.format == CNC_FORMAT_AUTO
                   ? choose_format(a, value_bytes(o.prec), be_->prefers_sliced())
+              : o.format == CNC_FORMAT_ZSELL
+                  ? complex_format(o, *be_, a.n / 2, a.nnz() / 4, [] { return std::int64_t(0); })
                   : from_api_format(o.format);
   const build_times t = z ? build_system(*be_, *z, o.prec, o.jacobi, k, prep_)
                           : build_system(*be_, a, o.prec, o.jacobi, k, prep_);
@@ -143,14 +161,14 @@ build_times build_system(backend& be, const csr_view& a, precision p, bool jacob
   const double t0 = now_seconds();
   if (is_block(fmt)) prep.bcrs = csr_to_bcrs(a, block_size(fmt));
   if (fmt == format::sell && !on_device) prep.sell = csr_to_sell(a);
-  if (fmt == format::zcsr) prep.zcsr = zcsr_from_real_equivalent(a);
+  if (is_complex(fmt)) prep.zcsr = zcsr_from_real_equivalent(a);
   const double t1 = now_seconds();
   host_matrix hm;
   const zcsr_view z = prep.zcsr;
   hm.fmt = fmt, hm.csr = a;
   hm.bcrs = is_block(fmt) ? &prep.bcrs : nullptr;
   hm.sell = fmt == format::sell && !on_device ? &prep.sell : nullptr;
-  hm.zcsr = fmt == format::zcsr ? &z : nullptr;
+  hm.zcsr = is_complex(fmt) ? &z : nullptr;
   // Every backend copies the diagonal into its own system: it is not kept here.
   const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
   const double t2 = now_seconds();
@@ -169,12 +187,12 @@ build_times build_system(backend& be, const zcsr_view& a, precision p, bool jaco
   build_times t;
   const double t0 = now_seconds();
   host_matrix hm;  // no real-equivalent: its row count only
-  hm.fmt = format::zcsr, hm.csr = csr_view{2 * a.n, {}, {}, {}}, hm.zcsr = &a;
+  hm.fmt = prep.fmt, hm.csr = csr_view{2 * a.n, {}, {}, {}}, hm.zcsr = &a;
   const host_vector<double> d = inverse_diagonal(a, hm.n_padded(), jacobi, &prep.zero_diagonals);
   const double t1 = now_seconds();
   prep.dev = be.create_system(hm, d, p, k);
   t.diagonal = t1 - t0, t.system = now_seconds() - t1;
-  prep.stored = a.nnz();
+  prep.stored = prep.fmt == format::zsell ? zsell_entries(a) : a.nnz();
   prep.nnz = 4 * a.nnz();  // the real-equivalent's entries, as the other complex path counts
   prep.n_padded = hm.n_padded();
   return t;
@@ -358,7 +376,7 @@ void pipeline::run(const solve_options& o, const csr_view& a, int k, const doubl
                                  " long rows cut into pieces (their work split by entries)"
                            : std::string("no long rows"));
   // ZCSR: a complex entry is 4 real entries of the real-equivalent (the zeros kept, as BCRS 2x2).
-  const int bs = prep_.fmt == format::zcsr ? 2 : block_size(prep_.fmt);
+  const int bs = is_complex(prep_.fmt) ? 2 : block_size(prep_.fmt);
   stats.fill_ratio = prep_.fmt == format::csr || stats.nnz == 0
                          ? 1.0
                          : double(prep_.stored) * bs * bs / double(stats.nnz);
@@ -594,7 +612,7 @@ void pipeline::solve_in_order(const solve_options& o, const csr_view* canonical,
       // ZCSR: a complex caller_csr takes complex_device_intake below; the real-equivalent is
       // never taken in by the device.
       const bool intake = !cached && base == 0 && be_->takes_device_arrays() &&
-                          o.prec == precision::f64 && !host_csr_read && o.format != CNC_FORMAT_ZCSR;
+                          o.prec == precision::f64 && !host_csr_read && !native_complex(o.format);
       const csr_view none{n, {}, {}, {}};
       if (cached && !new_values)
         log_to(o, CNC_LOG_INFO,

@@ -26,13 +26,22 @@
 
 namespace cnc {
 
+// The native complex formats (CNC_FORMAT_ZCSR, CNC_FORMAT_ZSELL).
+inline bool native_complex(int api_format) {
+  return api_format == CNC_FORMAT_ZCSR || api_format == CNC_FORMAT_ZSELL;
+}
+
 struct solve_options {
   int backend = 0;  // CNC_BACKEND_* (AUTO: CNC_BACKEND environment, then by size)
   int threads = 0, device_index = -1;
   int format = 0;  // CNC_FORMAT_*
-  // The matrix is the real-equivalent of a complex one (cncSolveCSRComplex): CNC_FORMAT_ZCSR is
-  // allowed (and then reordering renumbers complex unknowns, (re, im) pairs kept together).
+  // The matrix is the real-equivalent of a complex one (cncSolveCSRComplex): CNC_FORMAT_ZCSR and
+  // _ZSELL are allowed (and then reordering renumbers complex unknowns, (re, im) pairs kept
+  // together).
   bool complex_system = false;
+  // The caller left the complex format to AUTO (cncSolveCSRComplex sets `format` to ZCSR then):
+  // ZSELL may be chosen instead where the backend stores it and its padding is small.
+  bool complex_auto = false;
   // Complex BiCGSTAB and GMRES: Jacobi on the complex diagonal, D⁻¹ as (re, im) of 1 / a_qq for
   // each complex unknown in the caller's numbering (2 n doubles, alive for the call; the ordering
   // stage renumbers it with b and x); null: Jacobi on the real parts (the device's d).

@@ -168,9 +168,10 @@ void pipeline::prepare_from_device(const solve_options& o, const device_csr& a, 
   prep_.dev = be_->create_system_from_device(a, fmt, o.jacobi, k, keep_pattern, info);
   prep_.key = key_for(o, version, be_.get(), k);
   prep_.fmt = fmt;
-  // zcsr: complex entries stored; the real-equivalent's entries and rows, as build_system counts.
-  const bool z = fmt == format::zcsr;
-  prep_.stored = z ? a.nnz : info.stored;
+  // zcsr: complex entries stored (zsell: with its padding); the real-equivalent's entries and
+  // rows, as build_system counts.
+  const bool z = is_complex(fmt);
+  prep_.stored = fmt == format::zcsr ? a.nnz : info.stored;
   prep_.nnz = z ? 4 * a.nnz : a.nnz;
   prep_.zero_diagonals = info.zero_diagonals;
   prep_.n_padded = padded_rows(z ? 2 * a.n : a.n, fmt);
@@ -194,16 +195,17 @@ bool pipeline::complex_device_intake(const solve_options& o, const caller_csr& i
     return false;
   }
   const double tb = now_seconds();
-  if (!built_from_device(o, up->view, format::zcsr, version, k, false, "complex CSR and its copy"))
+  const format fmt = complex_format(o, *be_, in.n, up->view.nnz, [&] { return scan.sell_entries; });
+  if (!built_from_device(o, up->view, fmt, version, k, false, "complex CSR and its copy"))
     return false;
   const double te = now_seconds();
   stats.upload = ts - tu;
   stats.conversion = te - ts;
   char line[200];
   std::snprintf(line, sizeof line,
-                "complex device intake: upload %.3f ms, check%s %.3f ms, zcsr and diagonal %.3f ms",
+                "complex device intake: upload %.3f ms, check%s %.3f ms, %s and diagonal %.3f ms",
                 1e3 * (ts - tu), hermitian ? " (Hermitian too)" : "", 1e3 * (tb - ts),
-                1e3 * (te - tb));
+                format_name(fmt), 1e3 * (te - tb));
   log_to(o, CNC_LOG_INFO, line);
   return true;
 }

@@ -33,6 +33,7 @@ inline format from_api_format(int f) {
          : f == CNC_FORMAT_BCRS4 ? format::bcrs4
          : f == CNC_FORMAT_SELL  ? format::sell
          : f == CNC_FORMAT_ZCSR  ? format::zcsr
+         : f == CNC_FORMAT_ZSELL ? format::zsell
                                  : format::csr;
 }
 inline int api_format(format f) {
@@ -47,19 +48,30 @@ inline int api_format(format f) {
       return CNC_FORMAT_SELL;
     case format::zcsr:
       return CNC_FORMAT_ZCSR;
+    case format::zsell:
+      return CNC_FORMAT_ZSELL;
   }
   return CNC_FORMAT_CSR;
 }
 
-// CNC_FORMAT_ZCSR holds complex matrices (cncSolveCSRComplex, which sets complex_system): any
-// other solve refuses it before anything changes.
+// CNC_FORMAT_ZCSR and _ZSELL hold complex matrices (cncSolveCSRComplex, which sets
+// complex_system): any other solve refuses them before anything changes.
 inline void check_format(const solve_options& o) {
-  if (o.format == CNC_FORMAT_ZCSR && !o.complex_system)
-    throw error(
-        CNC_ERR_UNSUPPORTED,
-        ": CNC_FORMAT_ZCSR stores complex matrices: only cncSolveCSRComplex uses it (choose "
-        "CNC_FORMAT_AUTO or a real format for a real matrix)");
+  if (native_complex(o.format) && !o.complex_system)
+    throw error(CNC_ERR_UNSUPPORTED,
+                std::string(": ") +
+                    (o.format == CNC_FORMAT_ZCSR ? "CNC_FORMAT_ZCSR" : "CNC_FORMAT_ZSELL") +
+                    " stores complex matrices: only cncSolveCSRComplex uses it (choose "
+                    "CNC_FORMAT_AUTO or a real format for a real matrix)");
 }
+
+// The native complex format of a complex matrix of n complex rows and nnz complex entries
+// (o.format ZCSR or ZSELL): ZSELL when forced, refused with CNC_ERR_UNSUPPORTED where the
+// backend does not store it; on AUTO (o.complex_auto) ZSELL where the backend stores it and
+// choose_complex_format picks it (zsell_stored: the entries it would store, asked only then);
+// ZCSR otherwise.
+format complex_format(const solve_options& o, const backend& be, std::int32_t n, std::int64_t nnz,
+                      const std::function<std::int64_t()>& zsell_stored);
 
 inline prepared_key key_for(const solve_options& o, std::uint64_t version, const backend* be,
                             int k) {

@@ -108,6 +108,8 @@ inline double matrix_format(double n, double nnz, int api_format, double value_b
       return sell_bound(n, nnz, value_bytes);
     case CNC_FORMAT_ZCSR:  // a quarter of the real-equivalent's entries, two values each
       return csr(n / 2, nnz / 4, 2 * value_bytes);
+    case CNC_FORMAT_ZSELL:  // SELL's worst case over the complex rows
+      return sell_bound(n / 2, nnz / 4, 2 * value_bytes);
     default:
       return 1.1 * csr(n, nnz, value_bytes);
   }

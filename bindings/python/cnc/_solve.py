@@ -30,6 +30,7 @@ FORMATS = {
     "bcrs4": _c.FORMAT_BCRS4,
     "sell": _c.FORMAT_SELL,
     "zcsr": _c.FORMAT_ZCSR,  # complex systems only (cncSolveCSRComplex)
+    "zsell": _c.FORMAT_ZSELL,  # complex systems on CUDA only
 }
 PRECONDITIONERS = {
     "jacobi": _c.PRECOND_JACOBI,
@@ -89,8 +90,9 @@ def solve(
     max_iter iteration limit (None: cnc's default, 5 n and at least 100)
     precision "double", "single" or "mixed" (float matrix, double vectors)
     backend  "auto", "cpu", "opencl" or "cuda" (an unavailable one raises CncError)
-    format   "auto", "csr", "bcrs2", "bcrs4", "sell" or "zcsr" (complex A only; "auto" and "csr"
-             pick it for a complex A, "bcrs2" solves its real-equivalent)
+    format   "auto", "csr", "bcrs2", "bcrs4", "sell", "zcsr" or "zsell" (complex A only; "auto"
+             and "csr" pick zcsr for a complex A, or on CUDA zsell where its padding is small;
+             "zsell" on CUDA only; "bcrs2" solves its real-equivalent)
     preconditioner "jacobi", "none" or "ssor" (symmetric SOR, on the CPU backend: backend
              "auto" picks the CPU, a GPU backend raises CncError)
     threads  CPU threads, 0 = one per core

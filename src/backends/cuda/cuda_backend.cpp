@@ -140,6 +140,7 @@ class cuda_backend final : public backend {
   const char* name() const override { return "cuda"; }
   int api_id() const override { return CNC_BACKEND_CUDA; }
   bool prefers_sliced() const override { return true; }
+  bool runs_complex_sell() const override { return true; }
   bool builds_on_device(format f) const override { return f == format::sell; }
   std::string device_name() const override { return name_; }
   // One state read (and host synchronization) per 16 iterations: small systems run about ten
@@ -209,14 +210,15 @@ class cuda_backend final : public backend {
   }
   device_zcsr_scan scan_device_zcsr(const device_csr& a, bool hermitian) const override {
     check(cudaSetDevice(dev_), "cudaSetDevice");
-    device_buffer out(4 * sizeof(unsigned long long));
+    device_buffer out(5 * sizeof(unsigned long long));
     check(cuda::scan_zcsr(a.n, a.nnz, a.row_ptr, a.col, a.val, hermitian,
                           out.as<unsigned long long>(), nullptr),
           "complex CSR scan");
-    unsigned long long r[4] = {1, 0, 0, 0};
+    unsigned long long r[5] = {1, 0, 0, 0, 0};
     check(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost), "complex CSR scan");
     return device_zcsr_scan{(r[0] & 1) == 0,
-                            hermitian && r[0] == 0 && r[1] == r[2] && r[3] == std::uint64_t(a.n)};
+                            hermitian && r[0] == 0 && r[1] == r[2] && r[3] == std::uint64_t(a.n),
+                            std::int64_t(r[4])};
   }
   std::int64_t device_block_count(const device_csr& a, int b) const override {
     check(cudaSetDevice(dev_), "cudaSetDevice");

@@ -23,7 +23,8 @@ namespace cnc::cuda {
 
 struct matrix_view {
   format fmt = format::csr;  // SELL: one warp per slice of sell_slice rows
-  std::int32_t rows = 0;     // block rows (BCRS), rows (CSR), slices (SELL), complex rows (ZCSR)
+  std::int32_t rows =
+      0;  // block rows (BCRS), rows (CSR), slices (SELL, ZSELL), complex rows (ZCSR)
   const std::int64_t* row_ptr = nullptr;  // SELL: slice offsets
   const std::int32_t* col = nullptr;      // column (CSR) or block column (BCRS)
   const void* val = nullptr;  // b*b values per block, row-major inside a block; ZCSR: (re, im)
@@ -104,6 +105,11 @@ cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std:
 cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
                       std::int32_t* scol, void* sval, cudaStream_t s);
+// The same for a complex CSR of n complex rows into ZSELL: `val` and `sval` hold (re, im) pairs
+// (float when f32_values, else double); slice_ptr from sell_slice_offsets over its row offsets.
+cudaError_t zsell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
+                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
+                       std::int32_t* scol, void* sval, cudaStream_t s);
 // New values (device, CSR order, double) of the pattern a SELL of double values was built from
 // by sell_fill: written into sval where sell_fill put them, padding untouched; d and *zeros as
 // inverse_diagonal computes them (*zeros is added to: the caller zeroes it).
@@ -146,7 +152,8 @@ cudaError_t zcsr_inverse_diagonal(std::int32_t n, std::int32_t n_padded,
 // not finite); with `hermitian`, bit 2 when a diagonal entry is not real and > 0 or an entry
 // right of the diagonal is not the conjugate of its mirror, out[1] the mirrors found, out[2]
 // the entries left of the diagonal, out[3] the diagonal entries: A is Hermitian with its whole
-// diagonal when out[0] == 0, out[1] == out[2] and out[3] == n. out: 4 device words.
+// diagonal when out[0] == 0, out[1] == out[2] and out[3] == n; out[4] the entries of its ZSELL
+// form. out: 5 device words.
 cudaError_t scan_zcsr(std::int32_t n, std::int64_t nnz, const std::int64_t* row_ptr,
                       const std::int32_t* col, const double* val, bool hermitian,
                       unsigned long long* out, cudaStream_t s);

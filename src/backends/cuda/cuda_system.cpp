@@ -92,6 +92,8 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
     col_ = upload(*stager_, m.col.data(), m.col.size(), stream_);
     val_ = upload_values(*stager_, m.val, f32_values, stream_);
     avg = m.n ? static_cast<double>(m.nnz()) / m.n : 0.0;
+  } else if (a.fmt == format::zsell) {
+    build_zsell(*a.zcsr, f32_values);
   } else if (a.fmt == format::sell && !a.sell) {
     build_sell(a.csr, f32_values);
   } else if (a.fmt == format::sell) {
@@ -133,15 +135,15 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
                          format f, bool jacobi, int nrhs, bool keep_pattern, device_build& info)
     : stager_(&st), dev_(dev), pr_(precision::f64), nrhs_(nrhs) {
   if (nrhs < 1) throw error(CNC_ERR_INVALID_VALUE, "CUDA backend: nrhs must be >= 1");
-  if (f == format::zcsr && keep_pattern)  // (the pipeline never asks: it prepares anew)
-    throw error(CNC_ERR_INTERNAL, "CUDA backend: a zcsr system is not refilled");
+  if (is_complex(f) && keep_pattern)  // (the pipeline never asks: it prepares anew)
+    throw error(CNC_ERR_INTERNAL, "CUDA backend: a complex system is not refilled");
   check(cudaSetDevice(dev_), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  const std::int32_t rows = f == format::zcsr ? 2 * a.n : a.n;  // the real-equivalent's for zcsr
+  const std::int32_t rows = is_complex(f) ? 2 * a.n : a.n;  // the real-equivalent's (complex)
   n_real_ = rows;
   n_ = padded_rows(rows, f);
-  if (f == format::sell) {
-    info.stored = build_sell(a.row_ptr, a.col, a.val, a.n, false);
+  if (f == format::sell || f == format::zsell) {
+    info.stored = build_sell(a.row_ptr, a.col, a.val, a.n, false, f == format::zsell);
   } else if (f == format::csr || f == format::zcsr) {
     mat_.fmt = f;
     mat_.rows = a.n;
@@ -177,7 +179,7 @@ cuda_system::cuda_system(int dev, int sm_count, bool cooperative, stager& st, co
   mat_.val = val_.get();
   d_ = device_buffer(sizeof(double) * std::size_t(n_));
   device_buffer zeros(sizeof(unsigned long long));
-  check(f == format::zcsr
+  check(is_complex(f)
             ? cuda::zcsr_inverse_diagonal(a.n, n_, a.row_ptr, a.col, a.val, jacobi, d_.as<double>(),
                                           zeros.as<unsigned long long>(), stream_)
             : cuda::inverse_diagonal(a.n, n_, a.row_ptr, a.col, a.val, jacobi, d_.as<double>(),
@@ -262,8 +264,8 @@ void cuda_system::setup_groups(int sm_count, bool cooperative) {
       if (elems) check(cudaMemsetAsync(v->get(), 0, elems * vsize_, stream_), "cudaMemset");
     }
     // (at least 2 chunks' worth of lanes: with one chunk per lane the rows get too many lanes)
-    if (mat_.fmt == format::sell) {
-      g.width = sell_slice;  // one warp per slice, a lane per row
+    if (mat_.fmt == format::sell || mat_.fmt == format::zsell) {
+      g.width = sell_slice;  // one warp per slice, a lane per (complex) row
     } else {
       g.width = choose_width(block_size(mat_.fmt), avg_per_row_,
                              std::max(2, cuda::spmv_unroll(kc, pr_ == precision::f64 ? 8 : 4)));
@@ -477,11 +479,19 @@ void cuda_system::build_sell(const csr_view& m, bool f32_values) {
   build_sell(rp.as<std::int64_t>(), col.as<std::int32_t>(), val.get(), m.n, f32_values);
 }
 
-// The same from a CSR in device memory (values already in the device's precision).
-// Returns the entries stored.
+// ZSELL from the host's complex CSR the same way.
+void cuda_system::build_zsell(const zcsr_view& m, bool f32_values) {
+  device_buffer rp = upload(*stager_, m.row_ptr.data(), m.row_ptr.size(), stream_);
+  device_buffer col = upload(*stager_, m.col.data(), m.col.size(), stream_);
+  device_buffer val = upload_values(*stager_, m.val, f32_values, stream_);
+  build_sell(rp.as<std::int64_t>(), col.as<std::int32_t>(), val.get(), m.n, f32_values, true);
+}
+
+// The same from a CSR in device memory (values already in the device's precision; with `pairs`
+// a complex CSR of n complex rows, into ZSELL). Returns the entries stored.
 std::int64_t cuda_system::build_sell(const std::int64_t* rp, const std::int32_t* col,
-                                     const void* val, std::int32_t n, bool f32_values) {
-  mat_.fmt = format::sell;
+                                     const void* val, std::int32_t n, bool f32_values, bool pairs) {
+  mat_.fmt = pairs ? format::zsell : format::sell;
   mat_.rows = (n + sell_slice - 1) / sell_slice;
   row_ptr_ = device_buffer(sizeof(std::int64_t) * (static_cast<std::size_t>(mat_.rows) + 1));
   std::size_t scratch_bytes = 0;
@@ -498,10 +508,11 @@ std::int64_t cuda_system::build_sell(const std::int64_t* rp, const std::int32_t*
         "SELL size read-back");
   check(cudaStreamSynchronize(stream_), "SELL offsets");
   col_ = device_buffer(sizeof(std::int32_t) * static_cast<std::size_t>(entries));
-  val_ = device_buffer((f32_values ? sizeof(float) : sizeof(double)) *
+  val_ = device_buffer((f32_values ? sizeof(float) : sizeof(double)) * (pairs ? 2 : 1) *
                        static_cast<std::size_t>(entries));
-  check(cuda::sell_fill(f32_values, n, rp, col, val, row_ptr_.as<std::int64_t>(),
-                        col_.as<std::int32_t>(), val_.get(), stream_),
+  check((pairs ? cuda::zsell_fill : cuda::sell_fill)(f32_values, n, rp, col, val,
+                                                     row_ptr_.as<std::int64_t>(),
+                                                     col_.as<std::int32_t>(), val_.get(), stream_),
         "SELL fill");
   check(cudaStreamSynchronize(stream_), "SELL fill");  // before the CSR buffers go
   return entries;

@@ -103,9 +103,11 @@ class cuda_system final : public device_system, public cuda::system_probe {
                                    cudaStream_t s);
 
  private:
+  // SELL (ZSELL with `pairs`: n complex rows, values (re, im) pairs) built on the device.
   void build_sell(const csr_view& m, bool f32_values);
+  void build_zsell(const zcsr_view& m, bool f32_values);
   std::int64_t build_sell(const std::int64_t* rp, const std::int32_t* col, const void* val,
-                          std::int32_t n, bool f32_values);
+                          std::int32_t n, bool f32_values, bool pairs = false);
   void setup_groups(int sm_count, bool cooperative);
   void split_long_rows(std::int64_t nnz);  // cuda_long_rows.cpp
   cuda::matrix_view matrix_for(const group& g) const;
