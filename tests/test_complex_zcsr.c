@@ -26,6 +26,7 @@
 
 static CNCenum g_backend = CNC_BACKEND_CPU;
 static CNCenum g_reorder = CNC_REORDER_AUTO; /* CNC_REORDER of the solves */
+static int g_base = 0;                       /* index base of the arrays handed over */
 
 enum { N = 600 };
 
@@ -148,8 +149,16 @@ static CNCint solve_or(const zmatrix* a, CNCenum solver, CNCenum precision, doub
   assert_int_equal(cncSolverParameterd(CNC_THRESHOLD, thr), CNC_OK);
   assert_int_equal(cncSolverParameteri(CNC_REORDER, (CNCint)g_reorder), CNC_OK);
   memset(x, 0, sizeof(double complex) * N * (size_t)k);
-  const CNCstatus st = cncSolveCSRComplex(N, a->row_ptr, a->col, (const double*)a->val, 0,
-                                          (CNCuint)k, (const double*)b, (double*)x);
+  /* g_base 1: the same matrix 1-based (on CUDA the host path: the device takes 0-based arrays) */
+  static zmatrix one;
+  if (g_base == 1) {
+    for (int i = 0; i <= N; ++i) one.row_ptr[i] = a->row_ptr[i] + 1;
+    for (CNCint64 t = 0; t < a->row_ptr[N]; ++t) one.col[t] = a->col[t] + 1, one.val[t] = a->val[t];
+  }
+  const zmatrix* h = g_base == 1 ? &one : a;
+  const CNCstatus st =
+      cncSolveCSRComplex(N, h->row_ptr, h->col, (const double*)h->val, (CNCuint)g_base, (CNCuint)k,
+                         (const double*)b, (double*)x);
   if (st == CNC_ERR_BACKEND_UNAVAILABLE || st == CNC_ERR_NO_FP64) {
     printf("backend absent here: skipped (%s)\n", cncGetLastErrorMessage());
     exit(77);
@@ -290,7 +299,9 @@ static void test_real_solve_refuses_zcsr(void** unused) {
 }
 
 /* Rows of equal length: AUTO stores them as ZSELL on CUDA (ZCSR elsewhere), with the answer of
- * the dense solve and of forced ZCSR, for CG in double (one and three systems) and BiCGSTAB. */
+ * the dense solve and of forced ZCSR, for CG in double (one and three systems) and BiCGSTAB,
+ * from 0-based arrays (on CUDA checked and converted on the device) and 1-based ones (on the
+ * host). */
 static void test_auto_zsell(void** unused) {
   (void)unused;
   zmatrix* a = (zmatrix*)malloc(sizeof *a);
@@ -302,20 +313,26 @@ static void test_auto_zsell(void** unused) {
   double complex ref[N];
   fill_b(b, k, -1);
   const CNCenum solvers[2] = {CNC_CG, CNC_BICGSTAB};
-  for (int s = 0; s < 2; ++s)
-    for (int kk = 1; kk <= k; kk += 2) {
-      const CNCint used = solve(a, solvers[s], CNC_DOUBLE, 1e-12, CNC_FORMAT_AUTO, kk, b, xa);
-      assert_int_equal(used, g_backend == CNC_BACKEND_CUDA ? CNC_FORMAT_ZSELL : CNC_FORMAT_ZCSR);
-      assert_int_equal(solve(a, solvers[s], CNC_DOUBLE, 1e-12, CNC_FORMAT_ZCSR, kk, b, xz),
-                       CNC_FORMAT_ZCSR);
-      for (int j = 0; j < kk; ++j) {
-        dense_solve(a, b + (size_t)j * N, ref);
-        const double da = rel_diff(xa + (size_t)j * N, ref), dz = rel_diff(xz + (size_t)j * N, ref);
-        printf("ring, solver 0x%x, k %d, system %d: auto (0x%x) %.2e, zcsr %.2e from dense\n",
-               solvers[s], kk, j, used, da, dz);
-        if (!(da <= 1e-9 && dz <= 1e-9)) fail_msg("system %d: beyond 1e-9", j);
+  for (int base = 0; base < 2; ++base)
+    for (int s = 0; s < 2; ++s)
+      for (int kk = 1; kk <= k; kk += 2) {
+        g_base = base;
+        const CNCint used = solve(a, solvers[s], CNC_DOUBLE, 1e-12, CNC_FORMAT_AUTO, kk, b, xa);
+        assert_int_equal(used, g_backend == CNC_BACKEND_CUDA ? CNC_FORMAT_ZSELL : CNC_FORMAT_ZCSR);
+        assert_int_equal(solve(a, solvers[s], CNC_DOUBLE, 1e-12, CNC_FORMAT_ZCSR, kk, b, xz),
+                         CNC_FORMAT_ZCSR);
+        g_base = 0;
+        for (int j = 0; j < kk; ++j) {
+          dense_solve(a, b + (size_t)j * N, ref);
+          const double da = rel_diff(xa + (size_t)j * N, ref),
+                       dz = rel_diff(xz + (size_t)j * N, ref);
+          printf(
+              "ring, base %d, solver 0x%x, k %d, system %d: auto (0x%x) %.2e, zcsr %.2e from "
+              "dense\n",
+              base, solvers[s], kk, j, used, da, dz);
+          if (!(da <= 1e-9 && dz <= 1e-9)) fail_msg("system %d: beyond 1e-9", j);
+        }
       }
-    }
   free(a), free(b), free(xa), free(xz);
 }
 
