@@ -7,7 +7,7 @@
  * solve first (device set-up, kernel builds). Prints a markdown table.
  *
  *   bench_block_cg [--backend auto|cpu|cuda|opencl] [--n 128] [--k 8] [--reps 3]
- *                  [--tol 1e-8] [--max-iter 5000] [--precond jacobi|none]
+ *                  [--tol 1e-8] [--max-iter 5000] [--precond jacobi|none] [--verbose]
  *
  * The issue's targets (GPU, N = 128, k = 8, 1e-8): block CG iterations <= 0.6x the single-RHS
  * count, and time per right-hand side >= 2.5x better than k separate solves. */
@@ -111,7 +111,7 @@ static double run(int method, CNCuint n, const CNCint64* rp, const CNCuint* ci, 
 int main(int argc, char** argv) {
   const char* backend = "auto";
   const char* precond = "jacobi";
-  int N = 128, k = 8, reps = 3, max_iter = 5000;
+  int N = 128, k = 8, reps = 3, max_iter = 5000, verbose = 0;
   double tol = 1e-8;
   for (int a = 1; a < argc; ++a) {
     const char* v = a + 1 < argc ? argv[a + 1] : NULL;
@@ -129,10 +129,12 @@ int main(int argc, char** argv) {
       max_iter = atoi(v), ++a;
     else if (!strcmp(argv[a], "--precond") && v)
       precond = v, ++a;
+    else if (!strcmp(argv[a], "--verbose"))
+      verbose = 1;
     else {
       fprintf(stderr,
               "usage: %s [--backend auto|cpu|cuda|opencl] [--n 128] [--k 8] [--reps 3] "
-              "[--tol 1e-8] [--max-iter 5000] [--precond jacobi|none]\n",
+              "[--tol 1e-8] [--max-iter 5000] [--precond jacobi|none] [--verbose]\n",
               argv[0]);
       return 2;
     }
@@ -157,6 +159,7 @@ int main(int argc, char** argv) {
   }
   CNCcontext ctx = cncNewContext();
   cncMakeCurrent(ctx);
+  if (verbose) cncEnable(CNC_VERBOSE);
   if (check(cncSolverParameteri(CNC_BACKEND, (CNCint)be), "CNC_BACKEND") ||
       check(cncSolverParameterd(CNC_THRESHOLD, tol), "CNC_THRESHOLD") ||
       check(cncSolverParameteri(CNC_MAX_ITERATIONS, max_iter), "CNC_MAX_ITERATIONS") ||

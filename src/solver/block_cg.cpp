@@ -18,12 +18,14 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "cnc.h"
 #include "pcg_contract.h"
 #include "solver/krylov.hpp"
+#include "util/timer.hpp"
 
 namespace cnc {
 
@@ -183,6 +185,11 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
 
   std::int64_t it = 0, spmvs = 0;
   bool stopped = false;
+  // Where an iteration's wall time goes, logged at the end (INFO): the SpMV with the Gram pass
+  // (launch to results on the host), the update pass likewise, the next P (launched, not waited
+  // for) and the rest (the k x k algebra, the checks).
+  double t_grams = 0, t_update = 0, t_next = 0;
+  const double t_loop = now_seconds();
   for (;;) {
     for (int j = 0; j < k; ++j) {
       if (tr.reason[j] != 0) continue;
@@ -201,10 +208,12 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
     std::vector<char> first_s(ks, 0);
     std::fill(first_s.begin(), first_s.begin() + s, 1);
     ops.active = first_s;
+    double t = now_seconds();
     ops.spmv(P, Q);
     ++spmvs;
     const int u2[2] = {P, P}, v2[2] = {Q, R};
     ops.block_grams(u2, v2, 2, g2.data());
+    t_grams += now_seconds() - t;
     G.resize(s, s);
     for (int p = 0; p < s; ++p)
       for (int q = 0; q < s; ++q) G(p, q) = entry(g2, 0, p, q);
@@ -230,6 +239,7 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
     for (int p = 0; p < s; ++p)
       for (int q = 0; q < m; ++q) coef[std::size_t(p) * ks + std::size_t(cols[q])] = alpha(p, q);
     ops.active = J;
+    t = now_seconds();
     if (fused) {
       ops.block_update(P, Q, coef.data(), X, R, Z, g6.data());
     } else {  // the same, its products limited to what this path uses
@@ -240,6 +250,7 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       ops.dots(R, z_r, 2, g6.data() + device_system::block_update_grams * kk);
       ops.block_dots(Q, Z, g6.data());
     }
+    t_update += now_seconds() - t;
     std::vector<char> next(ks, 0);
     bool any_next = false;
     for (int j = 0; j < k; ++j) {
@@ -277,7 +288,9 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       for (int p = 0; p < mn; ++p)
         lost = lost || !(h(p, p) >= cancellation * std::max(zz(p, p), pb(p, p)));
       if (!lost) {
+        t = now_seconds();
         orthonormalize(next, nc, h, beta);
+        t_next += now_seconds() - t;
         continue;
       }
     }
@@ -286,6 +299,17 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       for (int q = 0; q < mn; ++q) coef[std::size_t(p) * ks + std::size_t(nc[q])] = beta(p, q);
     ops.block_combine(P, coef.data(), ones.data(), Z);
     orthonormalize(next, nc, gram_of_z(nc), matrix());
+  }
+  if (prm.base.log && it > 0) {
+    const double all = now_seconds() - t_loop, per = 1e3 / double(it);
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "block CG: %lld iterations, %.3f ms each: SpMV and Gram pass %.3f ms and update "
+                  "pass %.3f ms (each to its results on the host), next P %.3f ms (launched), the "
+                  "rest %.3f ms",
+                  (long long)it, all * per, t_grams * per, t_update * per, t_next * per,
+                  (all - t_grams - t_update - t_next) * per);
+    prm.base.log(CNC_LOG_INFO, line);
   }
   return tr.finish(sys, &ops, a, b, x, prm, stopped, spmvs);
 }
