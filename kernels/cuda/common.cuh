@@ -51,6 +51,33 @@ cudaError_t with_width(int w, F&& f) {
   return with_value<2, 4, 8, 16, 32>(w, f);
 }
 
+// Launchers of an SpMV kernel chosen by precision and kc only (the sliced formats: a warp a
+// slice): pick(prec_types, kc constant) returns the kernel, launched over a.grid blocks, or
+// whose blocks an SM holds (times sm_count; -1 on failure).
+template <class Pick>
+cudaError_t launch_by_kc(precision pr, const matrix_view& a, const group_view& g, bool cg,
+                         const void* x, void* y, cudaStream_t s, Pick pick) {
+  if (a.rows == 0) return cudaSuccess;
+  return with_prec(pr, [&](auto t) {
+    using V = typename decltype(t)::vec;
+    return with_kc(g.kc, [&](auto kc) {
+      pick(t, kc)<<<a.grid, block_threads, 0, s>>>(a, g, cg, static_cast<const V*>(x),
+                                                   static_cast<V*>(y));
+      return cudaGetLastError();
+    });
+  });
+}
+template <class Pick>
+int max_grid_by_kc(precision pr, int kc, int sm_count, Pick pick) {
+  int per_sm = 0;
+  const cudaError_t e = with_prec(pr, [&](auto t) {
+    return with_kc(kc, [&](auto k) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pick(t, k), block_threads, 0);
+    });
+  });
+  return e == cudaSuccess && per_sm > 0 ? per_sm * sm_count : -1;
+}
+
 // One load through the read-only (non-coherent) cache when NC, else a plain coherent load: data
 // written by the same kernel launch (the persistent PCG kernel's vectors) must not use __ldg.
 template <bool NC, class T>

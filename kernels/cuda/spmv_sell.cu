@@ -45,28 +45,13 @@ constexpr auto sell_kernel() {
 
 cudaError_t spmv_sell(precision pr, const matrix_view& a, const group_view& g, bool cg,
                       const void* x, void* y, cudaStream_t s) {
-  if (a.rows == 0) return cudaSuccess;
-  return with_prec(pr, [&](auto t) {
-    using T = decltype(t);
-    using V = typename T::vec;
-    return with_kc(g.kc, [&](auto kc) {
-      sell_kernel<T, kc()>()<<<a.grid, block_threads, 0, s>>>(a, g, cg, static_cast<const V*>(x),
-                                                              static_cast<V*>(y));
-      return cudaGetLastError();
-    });
-  });
+  return launch_by_kc(pr, a, g, cg, x, y, s,
+                      [](auto t, auto kc) { return sell_kernel<decltype(t), kc()>(); });
 }
 
 int spmv_sell_max_grid(precision pr, int kc, int sm_count) {
-  int per_sm = 0;
-  const cudaError_t e = with_prec(pr, [&](auto t) {
-    using T = decltype(t);
-    return with_kc(kc, [&](auto k) {
-      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sell_kernel<T, k()>(),
-                                                           block_threads, 0);
-    });
-  });
-  return e == cudaSuccess && per_sm > 0 ? per_sm * sm_count : -1;
+  return max_grid_by_kc(pr, kc, sm_count,
+                        [](auto t, auto k) { return sell_kernel<decltype(t), k()>(); });
 }
 
 }  // namespace cnc::cuda

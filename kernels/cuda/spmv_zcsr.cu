@@ -26,6 +26,34 @@ struct pair_of<float> {
   using type = float2;
 };
 
+// The second half of a complex trip (both kernels): the gathers of x's (re, im) at the U columns
+// just loaded (c < 0: past the row), all issued before the first multiply, then the complex
+// products added in entry order.
+template <int U, int KC, class M, class V>
+__device__ __forceinline__ void complex_fma(const M (&vr)[U], const M (&vi)[U],
+                                            const std::int32_t (&c)[U], const V* __restrict__ in,
+                                            V (&re)[KC], V (&im)[KC]) {
+  V xr[U][KC], xi[U][KC];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (c[u] >= 0) {
+      load_slots<KC>(in + 2LL * c[u] * KC, xr[u]);
+      load_slots<KC>(in + (2LL * c[u] + 1) * KC, xi[u]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < KC; ++j) xr[u][j] = xi[u][j] = V(0);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+#pragma unroll
+    for (int j = 0; j < KC; ++j) {
+      const V ar = static_cast<V>(vr[u]), ai = static_cast<V>(vi[u]);
+      re[j] += ar * xr[u][j] - ai * xi[u][j];
+      im[j] += ar * xi[u][j] + ai * xr[u][j];
+    }
+}
+
 template <class M, class V, int W, int KC>
 __global__ void __launch_bounds__(block_threads)
     k_spmv_zcsr(matrix_view a, group_view g, bool cg, const V* __restrict__ in,
@@ -77,25 +105,7 @@ __global__ void __launch_bounds__(block_threads)
           vr[u] = vi[u] = M(0), c[u] = -1;
         }
       }
-      V xr[U][KC], xi[U][KC];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (c[u] >= 0) {
-          load_slots<KC>(in + 2LL * c[u] * KC, xr[u]);
-          load_slots<KC>(in + (2LL * c[u] + 1) * KC, xi[u]);
-        } else {
-#pragma unroll
-          for (int j = 0; j < KC; ++j) xr[u][j] = xi[u][j] = V(0);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int j = 0; j < KC; ++j) {
-          const V ar = static_cast<V>(vr[u]), ai = static_cast<V>(vi[u]);
-          re[j] += ar * xr[u][j] - ai * xi[u][j];
-          im[j] += ar * xi[u][j] + ai * xr[u][j];
-        }
+      complex_fma<U, KC>(vr, vi, c, in, re, im);
     }
 #pragma unroll
     for (int off = W / 2; off >= 1; off >>= 1)
@@ -157,25 +167,7 @@ __global__ void __launch_bounds__(block_threads)
           vr[u] = vi[u] = M(0), c[u] = -1;
         }
       }
-      V xr[U][KC], xi[U][KC];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (c[u] >= 0) {
-          load_slots<KC>(in + 2LL * c[u] * KC, xr[u]);
-          load_slots<KC>(in + (2LL * c[u] + 1) * KC, xi[u]);
-        } else {
-#pragma unroll
-          for (int j = 0; j < KC; ++j) xr[u][j] = xi[u][j] = V(0);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int j = 0; j < KC; ++j) {
-          const V ar = static_cast<V>(vr[u]), ai = static_cast<V>(vi[u]);
-          re[j] += ar * xr[u][j] - ai * xi[u][j];
-          im[j] += ar * xi[u][j] + ai * xr[u][j];
-        }
+      complex_fma<U, KC>(vr, vi, c, in, re, im);
     }
     store_row<KC>(act, cg, out, 2 * row, re, pre, pq);
     store_row<KC>(act, cg, out, 2 * row + 1, im, pim, pq);
@@ -227,28 +219,13 @@ int spmv_zcsr_max_grid(precision pr, int width, int kc, int sm_count) {
 
 cudaError_t spmv_zsell(precision pr, const matrix_view& a, const group_view& g, bool cg,
                        const void* x, void* y, cudaStream_t s) {
-  if (a.rows == 0) return cudaSuccess;
-  return with_prec(pr, [&](auto t) {
-    using T = decltype(t);
-    using V = typename T::vec;
-    return with_kc(g.kc, [&](auto kc) {
-      zsell_kernel<T, kc()>()<<<a.grid, block_threads, 0, s>>>(a, g, cg, static_cast<const V*>(x),
-                                                               static_cast<V*>(y));
-      return cudaGetLastError();
-    });
-  });
+  return launch_by_kc(pr, a, g, cg, x, y, s,
+                      [](auto t, auto kc) { return zsell_kernel<decltype(t), kc()>(); });
 }
 
 int spmv_zsell_max_grid(precision pr, int kc, int sm_count) {
-  int per_sm = 0;
-  const cudaError_t e = with_prec(pr, [&](auto t) {
-    using T = decltype(t);
-    return with_kc(kc, [&](auto k) {
-      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, zsell_kernel<T, k()>(),
-                                                           block_threads, 0);
-    });
-  });
-  return e == cudaSuccess && per_sm > 0 ? per_sm * sm_count : -1;
+  return max_grid_by_kc(pr, kc, sm_count,
+                        [](auto t, auto k) { return zsell_kernel<decltype(t), k()>(); });
 }
 
 }  // namespace cnc::cuda
