@@ -681,7 +681,9 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * cncSolveCSR solves a real matrix (every backend, precision and method; the context keeps it
  * for a next call with the same arrays' content, see CNC_KEEP_MATRIX). The device holds it as
  * CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20 bytes a
- * complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR.
+ * complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR; on
+ * CUDA, AUTO stores it as CNC_FORMAT_ZSELL (complex SELL) instead when that adds at most 10 %
+ * bytes of padding, and ZSELL can be forced there (CNC_FORMAT_USED tells which ran).
  * CNC_REORDER renumbers the complex unknowns (each (re, im) pair moves as one). With
  * CG, BiCGSTAB, GMRES or block CG in CNC_DOUBLE (without SSOR) that real matrix is never formed:
  * the caller's arrays are read as they are (copied only when not canonical: 1-based, unsorted
@@ -698,8 +700,8 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * complex-linear, the real forms run). With Jacobi (the default) and a diagonal that is not real,
  * they are preconditioned on the right by the complex diagonal D (Jacobi on the complex
  * diagonal; the device's real Jacobi takes one real number a pair). In CNC_FORMAT_ZCSR (the
- * default for complex systems) in double, D^-1 is computed from the caller's arrays in one pass
- * and applied to the vectors by the device. With a real format forced, another precision, or
+ * default for complex systems) or ZSELL in double, D^-1 is computed from the caller's arrays in one
+ * pass and applied to the vectors by the device. With a real format forced, another precision, or
  * an entry of D^-1 beyond 2^500, they solve A D^-1 y = b, x = D^-1 y instead: a scaled copy of
  * the values is made on the host at each such call (16 bytes an entry, counted in
  * CNC_CONVERSION_TIME; bad values are then reported before an unavailable backend), and where it
