@@ -301,8 +301,8 @@ typedef struct CNCContextStruct* CNCcontext;
 #define CNC_FORMAT_ZCSR 0x505
 /** Complex sliced ELLPACK, for cncSolveCSRComplex on the CUDA backend: slices of 32 complex rows,
  *  each padded to its longest row and stored column-major (one thread a complex row, coalesced
- *  16-byte pairs, no row offsets). AUTO picks it on CUDA when the padding adds at most 10 % bytes
- *  over ZCSR (stencils, regular meshes). Forced on another backend, or for a real matrix, the
+ *  16-byte pairs, no row offsets). AUTO picks it on CUDA when the padding adds at most 40 % bytes
+ *  over ZCSR (stencils, meshes; not rows of very different lengths). Forced on another backend, or for a real matrix, the
  *  solve is refused with CNC_ERR_UNSUPPORTED, changing nothing. */
 #define CNC_FORMAT_ZSELL 0x506
 
@@ -682,7 +682,7 @@ CNC_API CNCstatus cncSolveCSRDevice(CNCuint n, const CNCint64* row_ptr, const CN
  * for a next call with the same arrays' content, see CNC_KEEP_MATRIX). The device holds it as
  * CNC_FORMAT_ZCSR (complex CSR: its product is the real-equivalent product, read as 20 bytes a
  * complex entry instead of 36) when CNC_MATRIX_FORMAT is AUTO (the default), CSR or ZCSR; on
- * CUDA, AUTO stores it as CNC_FORMAT_ZSELL (complex SELL) instead when that adds at most 10 %
+ * CUDA, AUTO stores it as CNC_FORMAT_ZSELL (complex SELL) instead when that adds at most 40 %
  * bytes of padding, and ZSELL can be forced there (CNC_FORMAT_USED tells which ran).
  * CNC_REORDER renumbers the complex unknowns (each (re, im) pair moves as one). With
  * CG, BiCGSTAB, GMRES or block CG in CNC_DOUBLE (without SSOR) that real matrix is never formed:

@@ -470,7 +470,7 @@ format choose_complex_format(std::int32_t n, std::int64_t nnz, std::int64_t zsel
                              int value_bytes) {
   const double zcsr_bytes = matrix_bytes(2 * n, nnz, format::zcsr, nnz, value_bytes);
   const double zsell_bytes = matrix_bytes(2 * n, nnz, format::zsell, zsell_stored, value_bytes);
-  return zsell_bytes <= 1.1 * zcsr_bytes ? format::zsell : format::zcsr;
+  return zsell_bytes <= complex_sell_bytes * zcsr_bytes ? format::zsell : format::zcsr;
 }
 
 format choose_format(const csr_view& a, int value_bytes, bool sliced) {

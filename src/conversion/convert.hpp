@@ -71,7 +71,11 @@ format choose_format(const csr_view& a, int value_bytes, bool sliced, std::int64
 format choose_scalar_format(std::int32_t n, std::int64_t nnz, std::int64_t sell_stored,
                             int value_bytes, bool sliced);
 // The same choice for a complex matrix of n complex rows and nnz complex entries: ZSELL (given
-// the entries it would store) when its padding adds at most 10% bytes over ZCSR, otherwise ZCSR.
+// the entries it would store) when it reads at most complex_sell_bytes times ZCSR's bytes,
+// otherwise ZCSR. More padding pays than for real SELL: a ZSELL warp reads 32 whole 16-byte
+// pairs a step (H200, run 150: the magnetic mesh 128³, rows of 10-44 entries, at 1.35x ZCSR's
+// matrix bytes ran an iteration 7 % faster; the stencils are within 1.02x).
+constexpr double complex_sell_bytes = 1.4;
 format choose_complex_format(std::int32_t n, std::int64_t nnz, std::int64_t zsell_stored,
                              int value_bytes);
 
