@@ -72,6 +72,34 @@ void test_choose_format_internal(void**) {
 // Past 8192 rows, a sample of block rows screens blocking out where it cannot pay: a scalar
 // stencil never reaches the exact (full-pass) block count; a block system does, and gets its
 // blocks.
+// The complex choice: ZSELL's stored entries counted as its slices store them, and ZSELL taken
+// up to complex_sell_bytes times ZCSR's bytes, not past it.
+void test_choose_complex_format(void**) {
+  // 70 complex rows (3 slices, the last padded): rows of 3 entries, row 40 of 30.
+  std::vector<std::int64_t> rp{0};
+  for (int i = 0; i < 70; ++i) rp.push_back(rp.back() + (i == 40 ? 30 : 3));
+  std::vector<std::int32_t> col(std::size_t(rp.back()), 0);
+  std::vector<double> val(2 * col.size(), 1.0);
+  const cnc::zcsr_view z{70, rp, col, val};
+  // Slice 0: 32 x 3; slice 1 (rows 32-63, row 40): 32 x 30; slice 2 (rows 64-69 and padding):
+  // 32 x 3.
+  assert_int_equal(cnc::zsell_entries(z), 32 * 3 + 32 * 30 + 32 * 3);
+  const std::int64_t nnz = z.nnz();
+  const double zcsr = cnc::matrix_bytes(140, nnz, cnc::format::zcsr, nnz, 8);
+  const std::int32_t slices = 3;
+  // The stored count whose ZSELL bytes are just within, and just past, the limit.
+  const double per = 2 * 8 + 4;
+  const auto within = std::int64_t((cnc::complex_sell_bytes * zcsr - (slices + 1) * 8) / per);
+  assert_true(cnc::matrix_bytes(140, nnz, cnc::format::zsell, within, 8) <=
+              cnc::complex_sell_bytes * zcsr);
+  assert_int_equal(int(cnc::choose_complex_format(70, nnz, within, 8)), int(cnc::format::zsell));
+  assert_int_equal(int(cnc::choose_complex_format(70, nnz, within + 1, 8)), int(cnc::format::zcsr));
+  assert_int_equal(int(cnc::choose_complex_format(70, nnz, nnz, 8)), int(cnc::format::zsell));
+  // This matrix: 1152 stored against 297 entries, far past the limit.
+  assert_int_equal(int(cnc::choose_complex_format(70, nnz, cnc::zsell_entries(z), 8)),
+                   int(cnc::format::zcsr));
+}
+
 void test_choose_format_screen(void**) {
   ts_csr p = ts_poisson_3d(24), d4 = ts_dense_blocks(2500, 4, 3);  // 13824 and 10000 rows
   for (bool sliced : {false, true})
@@ -236,11 +264,9 @@ static void test_fingerprint(void** unused) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_choose_format_internal),
-      cmocka_unit_test(test_choose_format_screen),
-      cmocka_unit_test(test_choose_format_public),
-      cmocka_unit_test(test_reused_matrix_statistics),
-      cmocka_unit_test(test_fingerprint),
+      cmocka_unit_test(test_choose_format_internal),   cmocka_unit_test(test_choose_format_screen),
+      cmocka_unit_test(test_choose_complex_format),    cmocka_unit_test(test_choose_format_public),
+      cmocka_unit_test(test_reused_matrix_statistics), cmocka_unit_test(test_fingerprint),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

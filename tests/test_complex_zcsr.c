@@ -301,7 +301,7 @@ static void test_real_solve_refuses_zcsr(void** unused) {
 /* Rows of equal length: AUTO stores them as ZSELL on CUDA (ZCSR elsewhere), with the answer of
  * the dense solve and of forced ZCSR, for CG in double (one and three systems) and BiCGSTAB,
  * from 0-based arrays (on CUDA checked and converted on the device) and 1-based ones (on the
- * host). */
+ * host), and for CG in CNC_MIXED (the real-equivalent handed over). */
 static void test_auto_zsell(void** unused) {
   (void)unused;
   zmatrix* a = (zmatrix*)malloc(sizeof *a);
@@ -333,6 +333,17 @@ static void test_auto_zsell(void** unused) {
           if (!(da <= 1e-9 && dz <= 1e-9)) fail_msg("system %d: beyond 1e-9", j);
         }
       }
+  /* CNC_MIXED: the real-equivalent is handed over, and AUTO's choice made from it the same. */
+  for (int kk = 1; kk <= k; kk += 2) {
+    const CNCint used = solve(a, CNC_CG, CNC_MIXED, 1e-7, CNC_FORMAT_AUTO, kk, b, xa);
+    assert_int_equal(used, g_backend == CNC_BACKEND_CUDA ? CNC_FORMAT_ZSELL : CNC_FORMAT_ZCSR);
+    for (int j = 0; j < kk; ++j) {
+      dense_solve(a, b + (size_t)j * N, ref);
+      const double da = rel_diff(xa + (size_t)j * N, ref);
+      printf("ring, mixed, k %d, system %d: auto (0x%x) %.2e from dense\n", kk, j, used, da);
+      if (!(da <= 1e-5)) fail_msg("mixed system %d: beyond 1e-5", j);
+    }
+  }
   free(a), free(b), free(xa), free(xz);
 }
 

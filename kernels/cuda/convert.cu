@@ -560,36 +560,24 @@ cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std:
                                        s);
 }
 
-cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
-                      const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
-                      std::int32_t* scol, void* sval, cudaStream_t s) {
+// fill_sell over the padded rows for value type T.
+template <class T>
+cudaError_t fill_sell_as(std::int32_t n, const std::int64_t* row_ptr, const std::int32_t* col,
+                         const void* val, const std::int64_t* slice_ptr, std::int32_t* scol,
+                         void* sval, cudaStream_t s) {
   const std::int32_t n_padded = (n + 31) / 32 * 32;
-  const int blocks = int((std::int64_t(n_padded) + block_threads - 1) / block_threads);
-  if (f32_values)
-    fill_sell<float><<<std::max(blocks, 1), block_threads, 0, s>>>(
-        n, n_padded, row_ptr, col, static_cast<const float*>(val), slice_ptr, scol,
-        static_cast<float*>(sval));
-  else
-    fill_sell<double><<<std::max(blocks, 1), block_threads, 0, s>>>(
-        n, n_padded, row_ptr, col, static_cast<const double*>(val), slice_ptr, scol,
-        static_cast<double*>(sval));
+  fill_sell<T><<<blocks_for(n_padded), block_threads, 0, s>>>(n, n_padded, row_ptr, col,
+                                                              static_cast<const T*>(val), slice_ptr,
+                                                              scol, static_cast<T*>(sval));
   return cudaGetLastError();
 }
 
-cudaError_t zsell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
-                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
-                       std::int32_t* scol, void* sval, cudaStream_t s) {
-  const std::int32_t n_padded = (n + 31) / 32 * 32;
-  const int blocks = int((std::int64_t(n_padded) + block_threads - 1) / block_threads);
-  if (f32_values)
-    fill_sell<float2><<<std::max(blocks, 1), block_threads, 0, s>>>(
-        n, n_padded, row_ptr, col, static_cast<const float2*>(val), slice_ptr, scol,
-        static_cast<float2*>(sval));
-  else
-    fill_sell<double2><<<std::max(blocks, 1), block_threads, 0, s>>>(
-        n, n_padded, row_ptr, col, static_cast<const double2*>(val), slice_ptr, scol,
-        static_cast<double2*>(sval));
-  return cudaGetLastError();
+cudaError_t sell_fill(bool f32_values, bool pairs, std::int32_t n, const std::int64_t* row_ptr,
+                      const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
+                      std::int32_t* scol, void* sval, cudaStream_t s) {
+  auto fill = pairs ? (f32_values ? &fill_sell_as<float2> : &fill_sell_as<double2>)
+                    : (f32_values ? &fill_sell_as<float> : &fill_sell_as<double>);
+  return fill(n, row_ptr, col, val, slice_ptr, scol, sval, s);
 }
 
 cudaError_t csr_long_rows(std::int32_t n, const std::int64_t* row_ptr, std::int64_t long_min,

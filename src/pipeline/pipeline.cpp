@@ -133,11 +133,18 @@ void pipeline::prepare(const solve_options& o, const csr_view& a, const zcsr_vie
   const double tc = now_seconds();
   prep_ = prepared_system{};
   prep_.key = key;
+  // A complex matrix comes as its zcsr, or (other precisions) as its real-equivalent, whose real
+  // rows 2i and 2i + 1 hold two entries for each complex entry of row i.
+  auto complex_rows_of_real = [&] {
+    std::vector<std::int64_t> rp(std::size_t(a.n / 2) + 1);
+    for (std::size_t i = 0; i < rp.size(); ++i) rp[i] = a.row_ptr[2 * i] / 4;
+    return zsell_entries(zcsr_view{a.n / 2, rp, {}, {}});
+  };
   prep_.fmt = z ? complex_format(o, *be_, z->n, z->nnz(), [&] { return zsell_entries(*z); })
+              : native_complex(o.format)
+                  ? complex_format(o, *be_, a.n / 2, a.nnz() / 4, complex_rows_of_real)
               : o.format == CNC_FORMAT_AUTO
                   ? choose_format(a, value_bytes(o.prec), be_->prefers_sliced())
-              : o.format == CNC_FORMAT_ZSELL
-                  ? complex_format(o, *be_, a.n / 2, a.nnz() / 4, [] { return std::int64_t(0); })
                   : from_api_format(o.format);
   const build_times t = z ? build_system(*be_, *z, o.prec, o.jacobi, k, prep_)
                           : build_system(*be_, a, o.prec, o.jacobi, k, prep_);

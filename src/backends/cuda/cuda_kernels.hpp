@@ -100,16 +100,13 @@ cudaError_t gather(precision pr, const group_view& g, const void* src, std::int3
 // bit. slice_ptr: (n+31)/32 + 1 offsets, filled from the row lengths; call first with scratch ==
 // nullptr to get *scratch_bytes (the scan's temporary storage). Then sell_fill writes
 // slice_ptr[last] entries of columns and values (float when f32_values, else double, as `val`).
+// With `pairs`, a complex CSR of n complex rows into ZSELL: `val` and `sval` hold (re, im) pairs
+// (slice_ptr from sell_slice_offsets over its row offsets, as for SELL).
 cudaError_t sell_slice_offsets(std::int32_t n, const std::int64_t* row_ptr, std::int64_t* slice_ptr,
                                void* scratch, std::size_t* scratch_bytes, cudaStream_t s);
-cudaError_t sell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
+cudaError_t sell_fill(bool f32_values, bool pairs, std::int32_t n, const std::int64_t* row_ptr,
                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
                       std::int32_t* scol, void* sval, cudaStream_t s);
-// The same for a complex CSR of n complex rows into ZSELL: `val` and `sval` hold (re, im) pairs
-// (float when f32_values, else double); slice_ptr from sell_slice_offsets over its row offsets.
-cudaError_t zsell_fill(bool f32_values, std::int32_t n, const std::int64_t* row_ptr,
-                       const std::int32_t* col, const void* val, const std::int64_t* slice_ptr,
-                       std::int32_t* scol, void* sval, cudaStream_t s);
 // New values (device, CSR order, double) of the pattern a SELL of double values was built from
 // by sell_fill: written into sval where sell_fill put them, padding untouched; d and *zeros as
 // inverse_diagonal computes them (*zeros is added to: the caller zeroes it).

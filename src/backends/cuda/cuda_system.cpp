@@ -510,9 +510,8 @@ std::int64_t cuda_system::build_sell(const std::int64_t* rp, const std::int32_t*
   col_ = device_buffer(sizeof(std::int32_t) * static_cast<std::size_t>(entries));
   val_ = device_buffer((f32_values ? sizeof(float) : sizeof(double)) * (pairs ? 2 : 1) *
                        static_cast<std::size_t>(entries));
-  check((pairs ? cuda::zsell_fill : cuda::sell_fill)(f32_values, n, rp, col, val,
-                                                     row_ptr_.as<std::int64_t>(),
-                                                     col_.as<std::int32_t>(), val_.get(), stream_),
+  check(cuda::sell_fill(f32_values, pairs, n, rp, col, val, row_ptr_.as<std::int64_t>(),
+                        col_.as<std::int32_t>(), val_.get(), stream_),
         "SELL fill");
   check(cudaStreamSynchronize(stream_), "SELL fill");  // before the CSR buffers go
   return entries;
