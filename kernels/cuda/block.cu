@@ -5,6 +5,8 @@
 // lane per column pair), adds in a fixed order within a block, and a second launch sums the blocks'
 // partials in block order, so the same inputs on the same grid give the same bits (no
 // floating-point atomics).
+#include <mma.h>
+
 #include "backends/cuda/cuda_block_kernels.hpp"
 #include "common.cuh"
 
@@ -212,6 +214,53 @@ __device__ __forceinline__ void row_from(const V* t, V (&o)[KC]) {
   }
 }
 
+// A Gram product of a warp's tile (4 rows x 8 columns of u and v, row-major, 32-byte aligned) on
+// the FP64 tensor cores: acc += uᵀ v in one mma (u's tile read as the column-major 8 x 4 matrix
+// uᵀ). Three fragment registers a product instead of eight running sums a thread, and no row of
+// v read back per element: with the sums the update pass held 122 registers, two blocks an SM,
+// and moved 57 % of the H200's bandwidth (run 132). sm_80 on, double, kc = 8 (`gram_mma_on`);
+// the PTX for older GPUs keeps the sums.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CNC_GRAM_MMA 1
+#else
+#define CNC_GRAM_MMA 0
+#endif
+template <class V, int KC>
+constexpr bool gram_mma_on = CNC_GRAM_MMA&& std::is_same_v<V, double>&& KC == 8;
+
+struct gram_acc {
+#if CNC_GRAM_MMA
+  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> f;
+#endif
+};
+__device__ __forceinline__ void gram_zero(gram_acc& acc) {
+#if CNC_GRAM_MMA
+  nvcuda::wmma::fill_fragment(acc.f, 0.0);
+#else
+  (void)acc;
+#endif
+}
+__device__ __forceinline__ void gram_mma(gram_acc& acc, const double* u, const double* v) {
+#if CNC_GRAM_MMA
+  namespace wm = nvcuda::wmma;
+  wm::fragment<wm::matrix_a, 8, 8, 4, double, wm::col_major> a;
+  wm::fragment<wm::matrix_b, 8, 8, 4, double, wm::row_major> b;
+  wm::load_matrix_sync(a, u, 8);
+  wm::load_matrix_sync(b, v, 8);
+  wm::mma_sync(acc.f, a, b, acc.f);
+#else
+  (void)acc, (void)u, (void)v;
+#endif
+}
+// Entry (a, b) of the warp's sum into red[b * 8 + a] (warp_rows_sum's layout).
+__device__ __forceinline__ void gram_store(double* red, const gram_acc& acc) {
+#if CNC_GRAM_MMA
+  nvcuda::wmma::store_matrix_sync(red, acc.f, 8, nvcuda::wmma::mem_col_major);
+#else
+  (void)red, (void)acc;
+#endif
+}
+
 // Steps a thread loads before it uses any (two: with one in flight these passes are far from
 // the bandwidth, lanes_unroll's note).
 constexpr int fused_unroll = 2;
@@ -243,17 +292,22 @@ __device__ __forceinline__ void block_partials(const double* red, int count, dou
 }
 
 template <class V, int KC, int NP>
-__global__ void __launch_bounds__(block_threads) k_block_grams(int n, block_fused f, double* part) {
+__global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? (NP <= 2 ? 4 : 3) : 1)
+    k_block_grams(int n, block_fused f, double* part) {
   constexpr int warps = block_threads / 32, U = fused_unroll;
-  __shared__ alignas(16) V tile[warps][U][4][32];
-  __shared__ double red[warps * NP * KC * KC];
+  constexpr bool mma = gram_mma_on<V, KC>;
+  __shared__ alignas(32) V tile[warps][U][4][32];
+  __shared__ alignas(32) double red[warps * NP * KC * KC];
   const int lane = static_cast<int>(threadIdx.x) & 31, j = lane & (KC - 1), row0 = lane - j;
   const int warp = static_cast<int>(threadIdx.x) >> 5;
   double acc[NP][KC];
+  gram_acc macc[NP];
 #pragma unroll
-  for (int c = 0; c < NP; ++c)
+  for (int c = 0; c < NP; ++c) {
+    gram_zero(macc[c]);
 #pragma unroll
     for (int b = 0; b < KC; ++b) acc[c][b] = 0.0;
+  }
   const long long total = static_cast<long long>(n) * KC;
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   // The loop's condition is the same for a whole warp (it strides by whole warps), so every lane
@@ -278,16 +332,26 @@ __global__ void __launch_bounds__(block_threads) k_block_grams(int n, block_fuse
     for (int q = 0; q < U; ++q)
 #pragma unroll
       for (int c = 0; c < NP; ++c) {
-        const double own = static_cast<double>(sel(e[q], f.ia[c]));
-        V o[KC];
-        row_from<V, KC>(&tile[warp][q][f.ib[c]][row0], o);
+        if constexpr (mma) {
+          gram_mma(macc[c], reinterpret_cast<const double*>(tile[warp][q][f.ia[c]]),
+                   reinterpret_cast<const double*>(tile[warp][q][f.ib[c]]));
+        } else {
+          const double own = static_cast<double>(sel(e[q], f.ia[c]));
+          V o[KC];
+          row_from<V, KC>(&tile[warp][q][f.ib[c]][row0], o);
 #pragma unroll
-        for (int b = 0; b < KC; ++b)
-          acc[c][b] = __fma_rn(own, static_cast<double>(o[b]), acc[c][b]);
+          for (int b = 0; b < KC; ++b)
+            acc[c][b] = __fma_rn(own, static_cast<double>(o[b]), acc[c][b]);
+        }
       }
     __syncwarp();  // the tile is written again in the next step
   }
-  warp_rows_sum<KC, NP>(acc, lane, red + warp * NP * KC * KC);
+  if constexpr (mma) {
+#pragma unroll
+    for (int c = 0; c < NP; ++c) gram_store(red + (warp * NP + c) * KC * KC, macc[c]);
+  } else {
+    warp_rows_sum<KC, NP>(acc, lane, red + warp * NP * KC * KC);
+  }
   block_partials(red, NP * KC * KC, part);
 }
 
@@ -299,12 +363,13 @@ __global__ void __launch_bounds__(block_threads) k_block_grams(int n, block_fuse
 constexpr int update_unroll = 1;
 
 template <class V, int KC>
-__global__ void __launch_bounds__(block_threads, 2)
+__global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
     k_block_update(int n, block_update_args f, const V* __restrict__ d, double* part) {
   constexpr int warps = block_threads / 32, U = update_unroll, NF = block_update_grams;
   constexpr int entries = NF * KC * KC + 2 * KC;
-  __shared__ alignas(16) V tile[warps][U][3][32];  // p, q, z
-  __shared__ double red[warps * entries];
+  constexpr bool mma = gram_mma_on<V, KC>;
+  __shared__ alignas(32) V tile[warps][U][3][32];  // p, q, z
+  __shared__ alignas(32) double red[warps * entries];
   __shared__ double sa[8][8];
   if (threadIdx.x < 64)
     sa[threadIdx.x / 8][threadIdx.x % 8] = f.alpha[threadIdx.x / 8][threadIdx.x % 8];
@@ -318,10 +383,13 @@ __global__ void __launch_bounds__(block_threads, 2)
   V* r = static_cast<V*>(f.r);
   V* z = static_cast<V*>(f.z);
   double acc[NF][KC], drz = 0.0, drr = 0.0;  // acc: QᵀZ, ZᵀZ, PᵀZ, PᵀP
+  gram_acc macc[NF];
 #pragma unroll
-  for (int c = 0; c < NF; ++c)
+  for (int c = 0; c < NF; ++c) {
+    gram_zero(macc[c]);
 #pragma unroll
     for (int b = 0; b < KC; ++b) acc[c][b] = 0.0;
+  }
   const long long total = static_cast<long long>(n) * KC;
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long f0 = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -361,24 +429,37 @@ __global__ void __launch_bounds__(block_threads, 2)
         re[q] = ra, ze[q] = de[q] * ra;
         if (fi < total) x[fi] = xa, r[fi] = ra, z[fi] = ze[q];
       }
-      const double pd = static_cast<double>(pe[q]);
+      if constexpr (!mma) {
+        const double pd = static_cast<double>(pe[q]);
 #pragma unroll
-      for (int b = 0; b < KC; ++b) acc[3][b] = __fma_rn(pd, static_cast<double>(pr[b]), acc[3][b]);
+        for (int b = 0; b < KC; ++b)
+          acc[3][b] = __fma_rn(pd, static_cast<double>(pr[b]), acc[3][b]);
+      }
       tile[warp][q][2][lane] = ze[q];
     }
     __syncwarp();
 #pragma unroll
     for (int q = 0; q < U; ++q) {
-      V zr[KC];
-      row_from<V, KC>(&tile[warp][q][2][row0], zr);
-      const double qd = static_cast<double>(qe[q]), zd = static_cast<double>(ze[q]);
-      const double pd = static_cast<double>(pe[q]), rd = static_cast<double>(re[q]);
+      const double zd = static_cast<double>(ze[q]), rd = static_cast<double>(re[q]);
+      if constexpr (mma) {
+        const double* pt = reinterpret_cast<const double*>(tile[warp][q][0]);
+        const double* qt = reinterpret_cast<const double*>(tile[warp][q][1]);
+        const double* zt = reinterpret_cast<const double*>(tile[warp][q][2]);
+        gram_mma(macc[0], qt, zt);
+        gram_mma(macc[1], zt, zt);
+        gram_mma(macc[2], pt, zt);
+        gram_mma(macc[3], pt, pt);
+      } else {
+        V zr[KC];
+        row_from<V, KC>(&tile[warp][q][2][row0], zr);
+        const double qd = static_cast<double>(qe[q]), pd = static_cast<double>(pe[q]);
 #pragma unroll
-      for (int b = 0; b < KC; ++b) {
-        const double zb = static_cast<double>(zr[b]);
-        acc[0][b] = __fma_rn(qd, zb, acc[0][b]);
-        acc[1][b] = __fma_rn(zd, zb, acc[1][b]);
-        acc[2][b] = __fma_rn(pd, zb, acc[2][b]);
+        for (int b = 0; b < KC; ++b) {
+          const double zb = static_cast<double>(zr[b]);
+          acc[0][b] = __fma_rn(qd, zb, acc[0][b]);
+          acc[1][b] = __fma_rn(zd, zb, acc[1][b]);
+          acc[2][b] = __fma_rn(pd, zb, acc[2][b]);
+        }
       }
       drz = __fma_rn(rd, zd, drz);
       drr = __fma_rn(rd, rd, drr);
@@ -386,7 +467,12 @@ __global__ void __launch_bounds__(block_threads, 2)
     __syncwarp();  // the tiles are written again in the next step
   }
   double* mine = red + warp * entries;
-  warp_rows_sum<KC, NF>(acc, lane, mine);
+  if constexpr (mma) {
+#pragma unroll
+    for (int c = 0; c < NF; ++c) gram_store(mine + c * KC * KC, macc[c]);
+  } else {
+    warp_rows_sum<KC, NF>(acc, lane, mine);
+  }
 #pragma unroll
   for (int off = 16; off >= KC; off >>= 1) {
     drz += __shfl_xor_sync(0xffffffffu, drz, off);
