@@ -126,6 +126,24 @@ __device__ __forceinline__ void load_slots(const V* __restrict__ p, V (&out)[KC]
   }
 }
 
+// Stores the KC contiguous values at p (aligned to KC elements) with the widest stores that fit.
+template <int KC, class V>
+__device__ __forceinline__ void store_slots(V* p, const V (&v)[KC]) {
+  if constexpr (std::is_same_v<V, double> && KC % 2 == 0) {
+#pragma unroll
+    for (int h = 0; h < KC / 2; ++h)
+      reinterpret_cast<double2*>(p)[h] = make_double2(v[2 * h], v[2 * h + 1]);
+  } else if constexpr (std::is_same_v<V, float> && KC % 4 == 0) {
+#pragma unroll
+    for (int h = 0; h < KC / 4; ++h)
+      reinterpret_cast<float4*>(p)[h] =
+          make_float4(v[4 * h], v[4 * h + 1], v[4 * h + 2], v[4 * h + 3]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < KC; ++j) p[j] = v[j];
+  }
+}
+
 // Block-wide sums of one value per thread, grouped by slot j = threadIdx.x % KC (blockDim.x is
 // a multiple of 32 and KC divides 32). Result valid in threads 0..KC-1 (thread j: slot j). The
 // order of additions is fixed, so the result is reproducible. smem: (blockDim.x/32)*KC doubles.

@@ -3,7 +3,8 @@
 // of a slice reads 32 consecutive values and column indices: fully coalesced, no row offsets per
 // row, no shuffles. Each thread issues the loads of sell_unroll(kc) entries and their gathers
 // before using any (memory-level parallelism). In CG mode it also reduces pq = pᵀ(Ap) per running
-// system (common.cuh: deterministic two-stage reduction).
+// system (common.cuh: deterministic two-stage reduction). Where a row's kc values span 32 bytes
+// or more, k_spmv_sell_split shares a row among several lanes instead.
 #include "common.cuh"
 
 namespace cnc::cuda {
@@ -36,22 +37,115 @@ __global__ void __launch_bounds__(block_threads)
   if (cg) spmv_finish_pq<KC>(g, pq);
 }
 
+// Lanes a row when its kc values span 32 bytes or more: each lane then owns one 16-byte piece
+// of the row (W values), so that a warp's gather of an entry reads R = 32 / L rows' contiguous
+// pieces, and its store writes them, instead of 32 rows' kc values at a kc-wide stride. One lane
+// a row with kc = 8 doubles issued four 16-byte loads a gathered entry and eight 8-byte stores a
+// row, each touching 32 lines: the SELL SpMV at k = 8 was bound by L1 (83 % of its throughput)
+// and moved 31-34 % of the H200's DRAM bandwidth (run 155).
+template <class V, int KC>
+constexpr int sell_split_lanes = KC* static_cast<int>(sizeof(V)) / 16;
+
+template <class M, class V, int KC>
+__global__ void __launch_bounds__(block_threads)
+    k_spmv_sell_split(matrix_view a, group_view g, bool cg, const V* __restrict__ in,
+                      V* __restrict__ out) {
+  constexpr int L = sell_split_lanes<V, KC>, W = KC / L, R = sell_slice / L, U = 4;
+  static_assert(L >= 2 && KC % L == 0 && sell_slice % L == 0);
+  bool act[KC];
+  if (!spmv_active<KC>(g, cg, act)) return;
+  if (cg) {
+    in = static_cast<const V*>(g.p);
+    out = static_cast<V*>(g.q);
+  }
+  const int lane = threadIdx.x & 31, sub = lane % L, rr = lane / L;
+  bool on[W], all = true;  // act[] with a run-time index would go to local memory
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const int j = sub * W + w;
+    on[w] = !cg || (j < g.k && g.state[j].status == running);
+    all = all && on[w];
+  }
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+  const M* __restrict__ val = static_cast<const M*>(a.val);
+  double pq[W];
+#pragma unroll
+  for (int w = 0; w < W; ++w) pq[w] = 0.0;
+  // Unit u: the rows (u % L) * R ... + R - 1 of slice u / L.
+  for (long long u = warp; u < a.rows * L; u += n_warps) {
+    const long long slice = u / L;
+    const int r = static_cast<int>(u % L) * R + rr;
+    const long long row = slice * sell_slice + r;
+    const std::int64_t base = __ldg(a.row_ptr + slice);
+    const int w_len = static_cast<int>((__ldg(a.row_ptr + slice + 1) - base) / sell_slice);
+    const M* __restrict__ vp = val + base + r;
+    const std::int32_t* __restrict__ cp = a.col + base + r;
+    V acc[W];
+#pragma unroll
+    for (int w = 0; w < W; ++w) acc[w] = V(0);
+    for (int t = 0; t < w_len; t += U) {  // w_len is uniform over the warp
+      M v[U];
+      std::int32_t c[U];
+#pragma unroll
+      for (int e = 0; e < U; ++e) {
+        const bool in_row = t + e < w_len;
+        v[e] =
+            in_row ? ld_matrix(vp + static_cast<std::int64_t>(t + e) * sell_slice, a.stream) : M(0);
+        c[e] =
+            in_row ? ld_matrix(cp + static_cast<std::int64_t>(t + e) * sell_slice, a.stream) : -1;
+      }
+      gather_fma<U, W>(
+          v, c,
+          [in, sub](std::int32_t col, V(&x)[W]) {
+            load_slots<W>(in + static_cast<long long>(col) * KC + sub * W, x);
+          },
+          acc);
+    }
+    V* o = out + row * KC + sub * W;
+    if (all) {
+      store_slots<W>(o, acc);
+    } else {
+#pragma unroll
+      for (int w = 0; w < W; ++w)
+        if (on[w]) o[w] = acc[w];
+    }
+    if (cg) {
+      V pr[W];
+      load_slots<W>(in + row * KC + sub * W, pr);
+#pragma unroll
+      for (int w = 0; w < W; ++w)
+        if (on[w]) pq[w] += static_cast<double>(acc[w]) * static_cast<double>(pr[w]);
+    }
+  }
+  if (cg) {
+    double pk[KC];
+#pragma unroll
+    for (int j = 0; j < KC; ++j) pk[j] = j / W == sub ? pq[j % W] : 0.0;
+    spmv_finish_pq<KC>(g, pk);
+  }
+}
+
 template <class T, int KC>
-constexpr auto sell_kernel() {
-  return &k_spmv_sell<typename T::mat, typename T::vec, KC>;
+auto sell_kernel(bool split) {
+  using V = typename T::vec;
+  if constexpr (sell_split_lanes<V, KC> >= 2)
+    if (split) return &k_spmv_sell_split<typename T::mat, V, KC>;
+  return &k_spmv_sell<typename T::mat, V, KC>;
 }
 
 }  // namespace
 
 cudaError_t spmv_sell(precision pr, const matrix_view& a, const group_view& g, bool cg,
                       const void* x, void* y, cudaStream_t s) {
-  return launch_by_kc(pr, a, g, cg, x, y, s,
-                      [](auto t, auto kc) { return sell_kernel<decltype(t), kc()>(); });
+  return launch_by_kc(pr, a, g, cg, x, y, s, [&a](auto t, auto kc) {
+    return sell_kernel<decltype(t), kc()>(a.sell_split);
+  });
 }
 
 int spmv_sell_max_grid(precision pr, int kc, int sm_count) {
   return max_grid_by_kc(pr, kc, sm_count,
-                        [](auto t, auto k) { return sell_kernel<decltype(t), k()>(); });
+                        [](auto t, auto k) { return sell_kernel<decltype(t), k()>(true); });
 }
 
 }  // namespace cnc::cuda

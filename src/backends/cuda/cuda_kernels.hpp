@@ -31,6 +31,10 @@ struct matrix_view {
   int width = 0;              // lanes per (block) row: 2..32, a multiple of b*b
   int grid = 0;               // blocks of the SpMV launch
   bool stream = true;         // the values' and indices' loads streaming (common.cuh: ld_matrix)
+  // SELL with kc values of 32 bytes or more a row: the row's values split over lanes
+  // (spmv_sell.cu). Off under the persistent kernel, whose SpMV takes a row a lane: the single
+  // steps must give its bits (backend.hpp's iterate contract).
+  bool sell_split = true;
   // CSR only: rows longer than long_min entries ("long rows", ascending in long_rows) are cut
   // into pieces of csr_piece entries, one warp each (a whole kernel waits on its slowest row
   // otherwise). The pieces' sums go to piece_sums; the warp that finishes a row's last piece adds

@@ -319,6 +319,7 @@ void cuda_system::setup_groups(int sm_count, bool cooperative) {
     // sums in the same order, so iterate(n) equals n single steps bit for bit (backend.hpp).
     groups_[0].spmv_grid = persistent_grid_;
     groups_[0].view.grid = persistent_grid_;
+    mat_.sell_split = false;
   }
   check(cudaStreamSynchronize(stream_), "upload");
 }
