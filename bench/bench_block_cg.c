@@ -7,7 +7,8 @@
  * solve first (device set-up, kernel builds). Prints a markdown table.
  *
  *   bench_block_cg [--backend auto|cpu|cuda|opencl] [--n 128] [--k 8] [--reps 3]
- *                  [--tol 1e-8] [--max-iter 5000] [--precond jacobi|none] [--verbose]
+ *                  [--tol 1e-8] [--max-iter 5000] [--precond jacobi|none]
+ *                  [--format auto|csr|sell] [--verbose]
  *
  * The issue's targets (GPU, N = 128, k = 8, 1e-8): block CG iterations <= 0.6x the single-RHS
  * count, and time per right-hand side >= 2.5x better than k separate solves. */
@@ -111,6 +112,7 @@ static double run(int method, CNCuint n, const CNCint64* rp, const CNCuint* ci, 
 int main(int argc, char** argv) {
   const char* backend = "auto";
   const char* precond = "jacobi";
+  const char* format = "auto";
   int N = 128, k = 8, reps = 3, max_iter = 5000, verbose = 0;
   double tol = 1e-8;
   for (int a = 1; a < argc; ++a) {
@@ -129,12 +131,15 @@ int main(int argc, char** argv) {
       max_iter = atoi(v), ++a;
     else if (!strcmp(argv[a], "--precond") && v)
       precond = v, ++a;
+    else if (!strcmp(argv[a], "--format") && v)
+      format = v, ++a;
     else if (!strcmp(argv[a], "--verbose"))
       verbose = 1;
     else {
       fprintf(stderr,
               "usage: %s [--backend auto|cpu|cuda|opencl] [--n 128] [--k 8] [--reps 3] "
-              "[--tol 1e-8] [--max-iter 5000] [--precond jacobi|none] [--verbose]\n",
+              "[--tol 1e-8] [--max-iter 5000] [--precond jacobi|none] [--format auto|csr|sell] "
+              "[--verbose]\n",
               argv[0]);
       return 2;
     }
@@ -165,7 +170,11 @@ int main(int argc, char** argv) {
       check(cncSolverParameteri(CNC_MAX_ITERATIONS, max_iter), "CNC_MAX_ITERATIONS") ||
       check(cncSolverParameteri(CNC_PRECONDITIONER,
                                 strcmp(precond, "none") ? CNC_PRECOND_JACOBI : CNC_PRECOND_NONE),
-            "CNC_PRECONDITIONER"))
+            "CNC_PRECONDITIONER") ||
+      check(cncSolverParameteri(CNC_MATRIX_FORMAT, !strcmp(format, "csr")    ? CNC_FORMAT_CSR
+                                                   : !strcmp(format, "sell") ? CNC_FORMAT_SELL
+                                                                             : CNC_FORMAT_AUTO),
+            "CNC_MATRIX_FORMAT"))
     return 1;
   outcome out[3] = {{"k separate CG solves", 0, 0, 0, 0, {0}},
                     {"lock-step CG (CNC_CG, k systems)", 0, 0, 0, 0, {0}},
@@ -181,8 +190,8 @@ int main(int argc, char** argv) {
   cncGetString(CNC_DEVICE_NAME, &used);
   printf(
       "3D Poisson %d^3 (n = %u), k = %d, threshold %.0e, %s preconditioner, backend %s (%s), "
-      "median of %d\n\n",
-      N, n, k, tol, precond, backend, used, reps);
+      "format %s, median of %d\n\n",
+      N, n, k, tol, precond, backend, used, format, reps);
   printf(
       "| method | iterations | time (s) | time per rhs (ms) | vs k separate | worst true "
       "residual | outcome |\n|---|---|---|---|---|---|---|\n");

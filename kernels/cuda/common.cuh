@@ -126,6 +126,17 @@ __device__ __forceinline__ void load_slots(const V* __restrict__ p, V (&out)[KC]
   }
 }
 
+// Lanes that share a row of an SpMV over several right-hand sides (the CSR and SELL kernels):
+// where the row's KC values span 32 bytes or more, one 16-byte piece of them a lane, so that a
+// warp's gathers and stores touch contiguous pieces rather than one row's values a lane at a
+// row-wide stride (one lane a row of 8 doubles issued four 16-byte loads a gathered entry and
+// eight 8-byte stores, each touching 32 lines: the SELL SpMV at k = 8 was bound by L1 and moved
+// 31-34 % of the H200's DRAM bandwidth, run 155); else 1.
+template <class V, int KC>
+constexpr int row_split_lanes = KC* static_cast<int>(sizeof(V)) >= 32
+                                    ? KC* static_cast<int>(sizeof(V)) / 16
+                                    : 1;
+
 // Stores the KC contiguous values at p (aligned to KC elements) with the widest stores that fit.
 template <int KC, class V>
 __device__ __forceinline__ void store_slots(V* p, const V (&v)[KC]) {
@@ -342,6 +353,29 @@ __device__ __forceinline__ void store_row(const bool (&act)[KC], bool cg, V* out
   }
 }
 
+// The split kernels' counterparts of spmv_active, store_row and spmv_finish_pq for a lane that
+// holds P of a row's KC values, columns piece * P ... piece * P + P - 1 (row_split_lanes).
+// piece_active: which of them the launch serves (true when all); act[] with a run-time index
+// would go to local memory.
+template <int P>
+__device__ __forceinline__ bool piece_active(const group_view& g, bool cg, int piece,
+                                             bool (&on)[P]) {
+  bool all = true;
+#pragma unroll
+  for (int w = 0; w < P; ++w) {
+    const int j = piece * P + w;
+    on[w] = !cg || (j < g.k && g.state[j].status == running);
+    all = all && on[w];
+  }
+  return all;
+}
+template <int P, class V>
+__device__ __forceinline__ void store_piece(const bool (&on)[P], bool all, bool cg, V* o,
+                                            const V (&acc)[P], const V (&prow)[P], double (&pq)[P]);
+template <int KC, int P>
+__device__ __forceinline__ void spmv_finish_pq_piece(const group_view& g, const double (&pq)[P],
+                                                     int piece);
+
 // End of a CG SpMV launch: pq of each running system, reduced over the grid in fixed order.
 template <int KC>
 __device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double (&pq)[KC]) {
@@ -352,6 +386,31 @@ __device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double
   const double total = sum_partials<KC>(g.partials, smem);
   const int j = threadIdx.x;
   if (j < KC && j < g.k && g.state[j].status == running) g.state[j].pq = total;
+}
+
+template <int P, class V>
+__device__ __forceinline__ void store_piece(const bool (&on)[P], bool all, bool cg, V* o,
+                                            const V (&acc)[P], const V (&prow)[P],
+                                            double (&pq)[P]) {
+  if (all) {
+    store_slots<P>(o, acc);
+  } else {
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+      if (on[j]) o[j] = acc[j];
+  }
+  if (cg)
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+      if (on[j]) pq[j] += static_cast<double>(acc[j]) * static_cast<double>(prow[j]);
+}
+template <int KC, int P>
+__device__ __forceinline__ void spmv_finish_pq_piece(const group_view& g, const double (&pq)[P],
+                                                     int piece) {
+  double pk[KC];
+#pragma unroll
+  for (int j = 0; j < KC; ++j) pk[j] = j / P == piece ? pq[j % P] : 0.0;
+  spmv_finish_pq<KC>(g, pk);
 }
 
 // The BCRS, SELL and ZCSR/ZSELL launchers live in spmv_bcrs.cu, spmv_sell.cu and spmv_zcsr.cu;

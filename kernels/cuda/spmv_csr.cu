@@ -10,10 +10,18 @@
 namespace cnc::cuda {
 namespace {
 
-template <class M, class V, int W, int KC>
+// W0: the lanes a row the host chose (choose_width). Where a row's KC values span 32 bytes or
+// more, L = row_split_lanes of them share each entry, lane piece p gathering the row's 16-byte
+// piece p (as k_spmv_sell_split), so that a warp's gather reads contiguous pieces: a row keeps
+// max(W0, L) lanes and takes W / L entries at a time, four a lane in flight. (A row of W0 * L
+// lanes, fewer rows a warp, was 27 % slower on the 7-point stencil at kc = 8, run 158.)
+template <class M, class V, int W0, int KC>
 __global__ void __launch_bounds__(block_threads)
     k_spmv_csr(matrix_view a, group_view g, bool cg, const V* __restrict__ in,
                V* __restrict__ out) {
+  constexpr int L = row_split_lanes<V, KC>, P = KC / L;
+  constexpr int W = W0 > L ? W0 : L, E = W / L;
+  static_assert(E >= 1 && KC % L == 0);
   bool act[KC];
   if (!spmv_active<KC>(g, cg, act)) return;
   if (cg) {
@@ -24,13 +32,15 @@ __global__ void __launch_bounds__(block_threads)
   const std::int32_t* __restrict__ col = a.col;
   const std::int64_t* __restrict__ row_ptr = a.row_ptr;
   constexpr int rows_per_warp = 32 / W;
-  constexpr int U = spmv_unroll(KC, sizeof(M));
-  const int lane = threadIdx.x % W;
+  constexpr int U = L > 1 ? 4 : spmv_unroll(KC, sizeof(M));
+  const int lane = threadIdx.x % W, el = lane / L, piece = lane % L;
+  bool on[P];
+  const bool all = piece_active<P>(g, cg, piece, on);
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
-  double pq[KC];
+  double pq[P];
 #pragma unroll
-  for (int j = 0; j < KC; ++j) pq[j] = 0.0;
+  for (int j = 0; j < P; ++j) pq[j] = 0.0;
 
   // The next trip's row offsets are loaded while this one runs: a trip then waits on the chain
   // entries -> gathers, not offsets -> entries -> gathers (8-9 % less time a CG iteration on
@@ -49,47 +59,49 @@ __global__ void __launch_bounds__(block_threads)
   for (long long first = warp * rows_per_warp; first < a.rows; first += stride) {
     const long long row = first + (threadIdx.x & 31) / W;
     const std::int64_t begin = next_begin;
-    std::int64_t e = begin + lane, end = next_end;
+    std::int64_t e = begin + el, end = next_end;
     if (first + stride < a.rows) row_offsets(first + stride, next_begin, next_end);
     // A long row was summed by k_csr_pieces (launched first): read back below, nothing gathered.
     const bool long_row = a.n_long > 0 && end - begin > a.long_min;
     if (long_row) e = end;
-    // p of this row (for pq) is loaded now, independent of the row's gathers.
-    V prow[KC];
+    const bool stores = el == 0 && row < a.rows;
+    V* const o = out + row * KC + piece * P;
+    // p of this row's piece (for pq) is loaded now, independent of the row's gathers.
+    V prow[P];
 #pragma unroll
-    for (int j = 0; j < KC; ++j) prow[j] = V(0);
-    if (cg && lane == 0 && row < a.rows) load_slots<KC>(in + row * KC, prow);
-    V acc[KC];
+    for (int j = 0; j < P; ++j) prow[j] = V(0);
+    if (cg && stores) load_slots<P>(in + row * KC + piece * P, prow);
+    V acc[P];
 #pragma unroll
-    for (int j = 0; j < KC; ++j) acc[j] = V(0);
+    for (int j = 0; j < P; ++j) acc[j] = V(0);
     // U strided chunks per trip: every value, index and gather of a short row is in flight at
-    // once (one trip), instead of one dependent load chain per W entries.
-    for (; e < end; e += W * U) {
+    // once (one trip), instead of one dependent load chain per E entries.
+    for (; e < end; e += E * U) {
       M v[U];
       std::int32_t c[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const std::int64_t eu = e + u * W;
+        const std::int64_t eu = e + u * E;
         v[u] = eu < end ? ld_matrix(val + eu, a.stream) : M(0);
         c[u] = eu < end ? ld_matrix(col + eu, a.stream) : -1;
       }
-      gather_fma<U, KC>(
+      gather_fma<U, P>(
           v, c,
-          [in](std::int32_t cc, V(&x)[KC]) {
-            load_slots<KC>(in + static_cast<long long>(cc) * KC, x);
+          [in, piece](std::int32_t cc, V(&x)[P]) {
+            load_slots<P>(in + static_cast<long long>(cc) * KC + piece * P, x);
           },
           acc);
     }
 #pragma unroll
-    for (int off = W / 2; off >= 1; off >>= 1)
+    for (int off = W / 2; off >= L; off >>= 1)
 #pragma unroll
-      for (int j = 0; j < KC; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off, W);
-    if (lane == 0 && row < a.rows) {
-      if (long_row) load_slots<KC, false>(out + row * KC, acc);
-      store_row<KC>(act, cg, out, row, acc, prow, pq);
+      for (int j = 0; j < P; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off, W);
+    if (stores) {
+      if (long_row) load_slots<P, false>(o, acc);
+      store_piece<P>(on, all, cg, o, acc, prow, pq);
     }
   }
-  if (cg) spmv_finish_pq<KC>(g, pq);
+  if (cg) spmv_finish_pq_piece<KC, P>(g, pq, piece);
 }
 
 // The long rows of a CSR (matrix_view::long_rows): one warp per piece of csr_piece entries,

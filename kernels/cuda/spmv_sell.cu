@@ -37,20 +37,13 @@ __global__ void __launch_bounds__(block_threads)
   if (cg) spmv_finish_pq<KC>(g, pq);
 }
 
-// Lanes a row when its kc values span 32 bytes or more: each lane then owns one 16-byte piece
-// of the row (W values), so that a warp's gather of an entry reads R = 32 / L rows' contiguous
-// pieces, and its store writes them, instead of 32 rows' kc values at a kc-wide stride. One lane
-// a row with kc = 8 doubles issued four 16-byte loads a gathered entry and eight 8-byte stores a
-// row, each touching 32 lines: the SELL SpMV at k = 8 was bound by L1 (83 % of its throughput)
-// and moved 31-34 % of the H200's DRAM bandwidth (run 155).
-template <class V, int KC>
-constexpr int sell_split_lanes = KC* static_cast<int>(sizeof(V)) / 16;
-
+// A row's kc values over L = row_split_lanes lanes (common.cuh), one 16-byte piece (W values) a
+// lane: a warp takes R = 32 / L rows of a slice at a time.
 template <class M, class V, int KC>
 __global__ void __launch_bounds__(block_threads)
     k_spmv_sell_split(matrix_view a, group_view g, bool cg, const V* __restrict__ in,
                       V* __restrict__ out) {
-  constexpr int L = sell_split_lanes<V, KC>, W = KC / L, R = sell_slice / L, U = 4;
+  constexpr int L = row_split_lanes<V, KC>, W = KC / L, R = sell_slice / L, U = 4;
   static_assert(L >= 2 && KC % L == 0 && sell_slice % L == 0);
   bool act[KC];
   if (!spmv_active<KC>(g, cg, act)) return;
@@ -59,13 +52,8 @@ __global__ void __launch_bounds__(block_threads)
     out = static_cast<V*>(g.q);
   }
   const int lane = threadIdx.x & 31, sub = lane % L, rr = lane / L;
-  bool on[W], all = true;  // act[] with a run-time index would go to local memory
-#pragma unroll
-  for (int w = 0; w < W; ++w) {
-    const int j = sub * W + w;
-    on[w] = !cg || (j < g.k && g.state[j].status == running);
-    all = all && on[w];
-  }
+  bool on[W];
+  const bool all = piece_active<W>(g, cg, sub, on);
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
   const M* __restrict__ val = static_cast<const M*>(a.val);
@@ -102,34 +90,19 @@ __global__ void __launch_bounds__(block_threads)
           },
           acc);
     }
-    V* o = out + row * KC + sub * W;
-    if (all) {
-      store_slots<W>(o, acc);
-    } else {
+    V pr[W];
 #pragma unroll
-      for (int w = 0; w < W; ++w)
-        if (on[w]) o[w] = acc[w];
-    }
-    if (cg) {
-      V pr[W];
-      load_slots<W>(in + row * KC + sub * W, pr);
-#pragma unroll
-      for (int w = 0; w < W; ++w)
-        if (on[w]) pq[w] += static_cast<double>(acc[w]) * static_cast<double>(pr[w]);
-    }
+    for (int w = 0; w < W; ++w) pr[w] = V(0);
+    if (cg) load_slots<W>(in + row * KC + sub * W, pr);
+    store_piece<W>(on, all, cg, out + row * KC + sub * W, acc, pr, pq);
   }
-  if (cg) {
-    double pk[KC];
-#pragma unroll
-    for (int j = 0; j < KC; ++j) pk[j] = j / W == sub ? pq[j % W] : 0.0;
-    spmv_finish_pq<KC>(g, pk);
-  }
+  if (cg) spmv_finish_pq_piece<KC, W>(g, pq, sub);
 }
 
 template <class T, int KC>
 auto sell_kernel(bool split) {
   using V = typename T::vec;
-  if constexpr (sell_split_lanes<V, KC> >= 2)
+  if constexpr (row_split_lanes<V, KC> >= 2)
     if (split) return &k_spmv_sell_split<typename T::mat, V, KC>;
   return &k_spmv_sell<typename T::mat, V, KC>;
 }
