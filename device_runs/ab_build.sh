@@ -2,7 +2,8 @@
 # sets up the GPU environment (gpu_env.sh), builds /tmp/b (this tree) with the targets in $T and,
 # when $T0 is set, /tmp/b0 with the targets in $T0 from a copy of this tree with $BASE (default
 # device_runs/baseline_bcg/) put back over it (the files before the change, put there by hand,
-# not committed); exits on a failed build. bb b|b0: that build's bench_block_cg; ocl_tests;
+# not committed); exits on a failed build. bb b|b0: that build's bench_block_cg; cuda_suites;
+# ocl_tests;
 # cols_ab K...: COLS against the per-row SpMV on NVIDIA's OpenCL.
 . device_runs/gpu_env.sh
 cmake -S . -B /tmp/b -G Ninja $CNC_DEVICE_CMAKE > /tmp/cfg.log 2>&1 &&
@@ -14,6 +15,21 @@ if [ -n "${T0:-}" ]; then
     ninja -C /tmp/b0 $T0 > /tmp/build0.log 2>&1) || { tail -30 /tmp/build0.log; exit 1; }
 fi
 bb() { find /tmp/$1 -name bench_block_cg -type f | head -1; }
+# Every CUDA suite of /tmp/b (built with every target: T=""): the ctest entries named *cuda* and
+# the public-API suites forced onto CUDA (CNC_BACKEND=cuda); whole outputs in $OUT, the summaries
+# and failures printed.
+cuda_suites() {
+  local pick="tests passed|tests failed|\(Failed\)|Timeout|ERROR|FAILED|differ|expected"
+  echo "== ctest -R cuda"
+  (cd /tmp/b && ctest -j8 --timeout 200 --output-on-failure -R cuda) > "$OUT/ctest-cuda.txt" 2>&1
+  grep -E "$pick" "$OUT/ctest-cuda.txt" | head -30
+  echo "== ctest with CNC_BACKEND=cuda (public-API suites forced onto the GPU)"
+  (cd /tmp/b && CNC_BACKEND=cuda ctest -j8 --timeout 200 --output-on-failure \
+     -R "test_solve|nonsymmetric|demo|opennl|readme|cnc_solve_poisson|block|iterate") \
+    > "$OUT/ctest-forced.txt" 2>&1
+  grep -E "$pick" "$OUT/ctest-forced.txt" | head -20
+  echo "tests done at $SECONDS s"
+}
 # The OpenCL suites of /tmp/b (needs test_backend, test_opencl_kernels, test_block_cg and
 # test_complex in $T).
 ocl_tests() {

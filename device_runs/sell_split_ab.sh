@@ -13,14 +13,7 @@ git status --short | head
 T="" T0=bench_block_cg BASE=.carry/base_split
 . device_runs/ab_build.sh
 echo "built at $SECONDS s"
-echo "== ctest -R cuda"
-(cd /tmp/b && ctest -j8 --timeout 200 --output-on-failure -R cuda) > "$OUT/ctest-cuda.txt" 2>&1
-grep -E "tests passed|tests failed|\(Failed\)|Timeout|ERROR|FAILED|differ|expected" "$OUT/ctest-cuda.txt" | head -30
-echo "== ctest with CNC_BACKEND=cuda (public-API suites forced onto the GPU)"
-(cd /tmp/b && CNC_BACKEND=cuda ctest -j8 --timeout 200 --output-on-failure \
-   -R "test_solve|nonsymmetric|demo|opennl|readme|cnc_solve_poisson|block|iterate") 2>&1 |
-  grep -E "tests passed|tests failed|Failed|\(Failed\)|Timeout" | head -20
-echo "tests done at $SECONDS s"
+cuda_suites
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 M="--section SpeedOfLight --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats --print-summary per-kernel"
 G="^  [^ ]|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|L1/TEX Hit|L2 Hit|Memory Throughput|Grid Size"

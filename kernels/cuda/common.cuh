@@ -465,19 +465,19 @@ __device__ __forceinline__ void gather_fma(const M (&v)[U], const std::int32_t (
     for (int j = 0; j < KC; ++j) acc[j] += static_cast<V>(v[u]) * xv[u][j];
 }
 
-// Row (slice*32 + lane) of a SELL matrix times a group vector (kc values per row), whose values
-// at column c gather(c, out) loads: acc[j] = sum_t val * v[c][j]. The 32 lanes of a warp are the
-// rows of one slice, so each step of t reads 32 consecutive values and indices (coalesced).
-template <class M, class V, int KC, class Gather>
+// Row (slice*32 + r) of a SELL matrix times a group vector, KC of whose values at column c
+// gather(c, out) loads (all of a row's, or one lane's piece of them): acc[j] = sum_t val *
+// v[c][j], U entries loaded before any is used. The lanes of a warp are rows of one slice, so each
+// step of t reads consecutive values and indices (coalesced).
+template <class M, class V, int KC, int U = sell_unroll(KC), class Gather>
 __device__ __forceinline__ void sell_row_g(const matrix_view& a, Gather gather, long long slice,
-                                           int lane, V (&acc)[KC]) {
-  constexpr int U = sell_unroll(KC);
+                                           int r, V (&acc)[KC]) {
   constexpr int C = sell_slice;
   const M* __restrict__ val = static_cast<const M*>(a.val);
   const std::int64_t base = __ldg(a.row_ptr + slice);
   const int w = static_cast<int>((__ldg(a.row_ptr + slice + 1) - base) / C);
-  const M* __restrict__ vp = val + base + lane;
-  const std::int32_t* __restrict__ cp = a.col + base + lane;
+  const M* __restrict__ vp = val + base + r;
+  const std::int32_t* __restrict__ cp = a.col + base + r;
 #pragma unroll
   for (int j = 0; j < KC; ++j) acc[j] = V(0);
   for (int t = 0; t < w; t += U) {  // w is uniform over the warp

@@ -56,7 +56,6 @@ __global__ void __launch_bounds__(block_threads)
   const bool all = piece_active<W>(g, cg, sub, on);
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const long long n_warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
-  const M* __restrict__ val = static_cast<const M*>(a.val);
   double pq[W];
 #pragma unroll
   for (int w = 0; w < W; ++w) pq[w] = 0.0;
@@ -65,31 +64,13 @@ __global__ void __launch_bounds__(block_threads)
     const long long slice = u / L;
     const int r = static_cast<int>(u % L) * R + rr;
     const long long row = slice * sell_slice + r;
-    const std::int64_t base = __ldg(a.row_ptr + slice);
-    const int w_len = static_cast<int>((__ldg(a.row_ptr + slice + 1) - base) / sell_slice);
-    const M* __restrict__ vp = val + base + r;
-    const std::int32_t* __restrict__ cp = a.col + base + r;
     V acc[W];
-#pragma unroll
-    for (int w = 0; w < W; ++w) acc[w] = V(0);
-    for (int t = 0; t < w_len; t += U) {  // w_len is uniform over the warp
-      M v[U];
-      std::int32_t c[U];
-#pragma unroll
-      for (int e = 0; e < U; ++e) {
-        const bool in_row = t + e < w_len;
-        v[e] =
-            in_row ? ld_matrix(vp + static_cast<std::int64_t>(t + e) * sell_slice, a.stream) : M(0);
-        c[e] =
-            in_row ? ld_matrix(cp + static_cast<std::int64_t>(t + e) * sell_slice, a.stream) : -1;
-      }
-      gather_fma<U, W>(
-          v, c,
-          [in, sub](std::int32_t col, V(&x)[W]) {
-            load_slots<W>(in + static_cast<long long>(col) * KC + sub * W, x);
-          },
-          acc);
-    }
+    sell_row_g<M, V, W, U>(
+        a,
+        [in, sub](std::int32_t col, V(&x)[W]) {
+          load_slots<W>(in + static_cast<long long>(col) * KC + sub * W, x);
+        },
+        slice, r, acc);
     V pr[W];
 #pragma unroll
     for (int w = 0; w < W; ++w) pr[w] = V(0);
