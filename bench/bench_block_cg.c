@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
       max_iter = atoi(v), ++a;
     else if (!strcmp(argv[a], "--precond") && v)
       precond = v, ++a;
-    else if (!strcmp(argv[a], "--format") && v)
+    else if (!strcmp(argv[a], "--format") && v &&
+             (!strcmp(v, "auto") || !strcmp(v, "csr") || !strcmp(v, "sell")))
       format = v, ++a;
     else if (!strcmp(argv[a], "--verbose"))
       verbose = 1;
