@@ -226,7 +226,7 @@ __device__ __forceinline__ void row_from(const V* t, V (&o)[KC]) {
 #define CNC_GRAM_MMA 0
 #endif
 template <class V, int KC>
-constexpr bool gram_mma_on = CNC_GRAM_MMA&& std::is_same_v<V, double>&& KC == 8;
+constexpr bool gram_mma_on = CNC_GRAM_MMA != 0 && KC == 8 && std::is_same_v<V, double>;
 
 struct gram_acc {
 #if CNC_GRAM_MMA

@@ -132,10 +132,11 @@ __device__ __forceinline__ void load_slots(const V* __restrict__ p, V (&out)[KC]
 // row-wide stride (one lane a row of 8 doubles issued four 16-byte loads a gathered entry and
 // eight 8-byte stores, each touching 32 lines: the SELL SpMV at k = 8 was bound by L1 and moved
 // 31-34 % of the H200's DRAM bandwidth, run 155); else 1.
+CNC_HOST_DEVICE constexpr int split_lanes_of(int row_bytes) {
+  return row_bytes >= 32 ? row_bytes / 16 : 1;
+}
 template <class V, int KC>
-constexpr int row_split_lanes = KC* static_cast<int>(sizeof(V)) >= 32
-                                    ? KC* static_cast<int>(sizeof(V)) / 16
-                                    : 1;
+constexpr int row_split_lanes = split_lanes_of(static_cast<int>(sizeof(V)) * KC);
 
 // Stores the KC contiguous values at p (aligned to KC elements) with the widest stores that fit.
 template <int KC, class V>
@@ -353,6 +354,18 @@ __device__ __forceinline__ void store_row(const bool (&act)[KC], bool cg, V* out
   }
 }
 
+// End of a CG SpMV launch: pq of each running system, reduced over the grid in fixed order.
+template <int KC>
+__device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double (&pq)[KC]) {
+  __shared__ double smem[(block_threads / 32) * KC];
+  const double s = block_sum_all<KC>(pq, smem);
+  if (threadIdx.x < KC) g.partials[blockIdx.x * KC + threadIdx.x] = s;
+  if (!last_block_done(g.counter)) return;
+  const double total = sum_partials<KC>(g.partials, smem);
+  const int j = threadIdx.x;
+  if (j < KC && j < g.k && g.state[j].status == running) g.state[j].pq = total;
+}
+
 // The split kernels' counterparts of spmv_active, store_row and spmv_finish_pq for a lane that
 // holds P of a row's KC values, columns piece * P ... piece * P + P - 1 (row_split_lanes).
 // piece_active: which of them the launch serves (true when all); act[] with a run-time index
@@ -369,25 +382,6 @@ __device__ __forceinline__ bool piece_active(const group_view& g, bool cg, int p
   }
   return all;
 }
-template <int P, class V>
-__device__ __forceinline__ void store_piece(const bool (&on)[P], bool all, bool cg, V* o,
-                                            const V (&acc)[P], const V (&prow)[P], double (&pq)[P]);
-template <int KC, int P>
-__device__ __forceinline__ void spmv_finish_pq_piece(const group_view& g, const double (&pq)[P],
-                                                     int piece);
-
-// End of a CG SpMV launch: pq of each running system, reduced over the grid in fixed order.
-template <int KC>
-__device__ __forceinline__ void spmv_finish_pq(const group_view& g, const double (&pq)[KC]) {
-  __shared__ double smem[(block_threads / 32) * KC];
-  const double s = block_sum_all<KC>(pq, smem);
-  if (threadIdx.x < KC) g.partials[blockIdx.x * KC + threadIdx.x] = s;
-  if (!last_block_done(g.counter)) return;
-  const double total = sum_partials<KC>(g.partials, smem);
-  const int j = threadIdx.x;
-  if (j < KC && j < g.k && g.state[j].status == running) g.state[j].pq = total;
-}
-
 template <int P, class V>
 __device__ __forceinline__ void store_piece(const bool (&on)[P], bool all, bool cg, V* o,
                                             const V (&acc)[P], const V (&prow)[P],
