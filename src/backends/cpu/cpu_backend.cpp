@@ -6,6 +6,8 @@
 // in chunk (piece) order, so a solve is bit-identical run to run and for any thread count.
 // Threads claim work items dynamically (see for_items). The scalar logic of the contract runs on
 // the host, between the parallel sweeps.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -13,9 +15,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -55,12 +59,28 @@ const cpu_kernel_table* kernels_for(precision p) {
   return cpu_kernels_generic(p);
 }
 
-// Plain vector of T whose pages are first touched by the pool, in the threads' own ranges.
+// Plain vector of T whose pages are first touched by the pool, in the threads' own ranges. From
+// 4 MiB on, in transparent huge pages where the kernel gives them on request
+// (/sys/kernel/mm/transparent_hugepage/enabled "madvise", Debian's default): the SpMV gathers
+// from x at random, and with 4 KiB pages a gather over more than the TLB's reach also costs a
+// page walk.
 template <class T>
 class pool_vector {
+  static_assert(std::is_trivial_v<T>, "allocated, not constructed");
+
  public:
   void allocate(thread_pool& pool, std::int64_t n) {
-    data_.reset(new T[std::size_t(n > 0 ? n : 1)]);
+    const std::size_t count = std::size_t(n > 0 ? n : 1), bytes = count * sizeof(T);
+    constexpr std::size_t huge = std::size_t(2) << 20;
+    if (bytes >= 2 * huge) {
+      void* m = std::aligned_alloc(huge, (bytes + huge - 1) / huge * huge);
+      if (!m) throw std::bad_alloc();
+      madvise(m, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE);  // a hint: ignored if refused
+      data_.reset(static_cast<T*>(m));
+    } else {
+      data_.reset(static_cast<T*>(std::malloc(bytes)));
+      if (!data_) throw std::bad_alloc();
+    }
     T* d = data_.get();
     pool.run([&](int t) {
       std::int64_t b = n * t / pool.size(), e = n * (t + 1) / pool.size();
@@ -69,10 +89,13 @@ class pool_vector {
   }
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
-  T& operator[](std::int64_t i) { return data_[i]; }
+  T& operator[](std::int64_t i) { return data_.get()[i]; }
 
  private:
-  std::unique_ptr<T[]> data_;
+  struct release {
+    void operator()(T* p) const { std::free(p); }
+  };
+  std::unique_ptr<T, release> data_;
 };
 
 template <class VT, class MT>
