@@ -95,11 +95,6 @@ inline void zcsr_range(const cpu_matrix_view& a, int k_, const VT* in, VT* out, 
   }
 }
 
-// CSR rows r0..r1 with one system, the gather of `in` prefetch_distance entries ahead issued
-// before each entry (cpu_matrix_view::prefetch_gathers). Measured (BENCHMARKS.md, CPU backend):
-// the power-law 2M graph's iteration 70 -> 40-45 ms on the 2-core AMD build box; no gain on the
-// GPU machine's Intel host, whose 300 MiB L3 holds x. Only for scattered columns, where it was
-// measured to pay: stencils, whose gathers hit the caches, keep the plain loop.
 #if defined(__AVX512F__)
 // One CSR row's Σ val[t] in[col[t]], double, 8 entries at a time (one gather of 8, the row's last
 // ones masked), the 8 lanes' sums added at the end: no branch per entry, whose loop exits the
@@ -131,6 +126,11 @@ inline double csr_row_dot8(const double* val, const std::int32_t* col, const dou
 #endif
 #endif
 
+// CSR rows r0..r1 with one system, the gather of `in` prefetch_distance entries ahead issued
+// before each entry (cpu_matrix_view::prefetch_gathers). Measured (BENCHMARKS.md, CPU backend):
+// the power-law 2M graph's iteration 70 -> 40-45 ms on the 2-core AMD build box; no gain on the
+// GPU machine's Intel host, whose 300 MiB L3 holds x. Only for scattered columns, where it was
+// measured to pay: stencils, whose gathers hit the caches, keep the plain loop.
 template <class VT, class MT>
 inline void csr_prefetched_range(const cpu_matrix_view& a, const VT* in, VT* out, std::int32_t r0,
                                  std::int32_t r1) {
