@@ -12,7 +12,7 @@ enum class var {
   backend,                        // CNC_BACKEND: auto|cpu|opencl|cuda, when the context says AUTO
   num_threads,                    // CNC_NUM_THREADS: host threads (0 = one per core)
   cpu_isa,                        // CNC_CPU_ISA: cap the CPU kernels: generic|avx2|avx512
-  cpu_gather_prefetch,            // CNC_CPU_GATHER_PREFETCH: 0 off, 1 on, unset auto (tests)
+  cpu_gather_prefetch,            // CNC_CPU_GATHER_PREFETCH: 0 off, 1 on, unset auto (scalar CSR)
   cuda_device,                    // CNC_CUDA_DEVICE: CUDA ordinal when the context names none
   cuda_spmv_width,                // CNC_CUDA_SPMV_WIDTH: lanes per row (tests, tuning)
   cuda_persistent_rows,           // CNC_CUDA_PERSISTENT_ROWS: persistent kernel up to this n
