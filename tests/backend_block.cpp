@@ -13,6 +13,7 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -227,8 +228,41 @@ void run_fused_case(const combo& c) {
     }
   }
 
+  // spmv_gram(u, w) with every column active: w = A u as spmv gives it, and uᵀ w. Taken on CUDA
+  // for SELL with split rows in double at k <= 8 (the ctest backend_cuda_no_persistent, which
+  // sets CNC_TEST_EXPECT_SPMV_GRAM); elsewhere declined with nothing changed.
+  {
+    const std::vector<std::uint8_t> all(ks, 1);
+    sys->set_mask(all.data());
+    std::vector<double> out(kk, -1.0);
+    const std::vector<std::vector<double>> before = {get(u), get(y), get(w), get(X)};
+    const char* expect = std::getenv("CNC_TEST_EXPECT_SPMV_GRAM");
+    const bool must_gram = expect && std::strcmp(expect, "1") == 0 && g_name == "cuda" &&
+                           c.f == cnc::format::sell && c.p != cnc::precision::f32 && k > 4 &&
+                           k <= 8;
+    if (sys->spmv_gram(u, w, out.data())) {
+      const std::vector<double> U = get(u), W = get(w);
+      sys->spmv(u, t);
+      const std::vector<double> T = get(t);
+      for (std::size_t e = 0; e < nk; ++e)
+        if (std::memcmp(&W[e], &T[e], sizeof(double)) != 0)
+          fail_msg("%s: spmv_gram's product differs from spmv's at %zu: %.17g, %.17g",
+                   c.label().c_str(), e, W[e], T[e]);
+      gram_check("spmv_gram", {U}, {W}, out.data());
+      sys->axpby(ones.data(), X, zeros.data(), w);  // w = x again
+    } else {
+      if (must_gram) fail_msg("%s: spmv_gram declined", c.label().c_str());
+      const int vs[4] = {u, y, w, X};
+      for (int v = 0; v < 4; ++v)
+        if (std::memcmp(get(vs[v]).data(), before[std::size_t(v)].data(), nk * sizeof(double)) != 0)
+          fail_msg("%s: a declined spmv_gram changed a vector", c.label().c_str());
+    }
+    sys->set_mask(mask.data());
+  }
+
   // block_update(p = u, q = b, a, x = w, r = y, z = t): the mask's columns updated, the others
-  // left bit for bit; then QᵀZ, ZᵀZ, PᵀZ, PᵀP over every column and r·z, r·r over the mask's.
+  // left bit for bit; then QᵀZ, ZᵀZ, PᵀZ, PᵀP, RᵀZ over every column and r·z, r·r over the
+  // mask's.
   {
     std::vector<double> a(kk);
     for (std::size_t e = 0; e < kk; ++e) a[e] = (e / ks == 1) ? 0.0 : 0.3 - 0.07 * double(e % 5);
@@ -262,7 +296,7 @@ void run_fused_case(const combo& c) {
                 "(%.17g)",
                 c.label().c_str(), j, r, X1[e], wx, R1[e], wr, Z1[e], DZ[e]);
         }
-      gram_check("block_update", {Qv, Z1, P, P}, {Z1, Z1, Z1, P}, out.data());
+      gram_check("block_update", {Qv, Z1, P, P, R1}, {Z1, Z1, Z1, P, Z1}, out.data());
       const double* diag = out.data() + cnc::device_system::block_update_grams * kk;
       for (int j = 0; j < k; ++j) {
         if (!mask[j]) continue;
@@ -277,6 +311,23 @@ void run_fused_case(const combo& c) {
                    c.label().c_str(), j, diag[j], rz, diag[ks + j], rr);
       }
       sys->axpby(half.data(), B, zeros.data(), u);  // u as it was
+      // The same pass with Z not stored, a zero step (x and r keep their values): the products
+      // with z = d∘r in every column, t left as it was.
+      const std::vector<std::uint8_t> all(ks, 1);
+      sys->set_mask(all.data());
+      sys->precondition(y, t);  // t = d∘r, every column
+      sys->set_mask(mask.data());
+      const std::vector<double> P2 = get(u), Q2 = get(B), X2 = get(w), R2 = get(y), DR = get(t);
+      std::vector<double> none(kk, 0.0), out2(cnc::device_system::block_update_size(k), -1.0);
+      if (!sys->block_update(u, B, none.data(), w, y, cnc::device_system::no_vector, out2.data())) {
+        fail_msg("%s: block_update without z declined (with z taken)", c.label().c_str());
+      } else {
+        if (get(w) != X2 || get(y) != R2 ||
+            std::memcmp(get(t).data(), DR.data(), nk * sizeof(double)) != 0)
+          fail_msg("%s: a zero block_update without z changed x, r or z", c.label().c_str());
+        gram_check("block_update without z", {Q2, DR, P2, P2, R2}, {DR, DR, DR, P2, DR},
+                   out2.data());
+      }
     } else {
       declined("block_update", before);
     }
@@ -298,29 +349,40 @@ void run_fused_case(const combo& c) {
       c1[e] = (e / ks == 1) ? 0.0 : 0.5 - 0.3 * double(e % 7);
       c2[e] = e % 3 == 0 ? 0.0 : 0.25 + 0.1 * double(e % 4);
     }
-    const std::vector<double> V1 = get(u), V2 = get(B);
-    const std::vector<std::vector<double>> before = {get(u), get(y), get(w), get(X)};
-    if (sys->block_combine2(u, c1.data(), B, c2.data(), w)) {
-      const std::vector<double> Y = get(w);
-      for (int j = 0; j < k; ++j)
-        for (std::int32_t r = 0; r < n; ++r) {
-          double want = 0, mag = 0;
-          for (int i = 0; i < k; ++i) {
-            const double a1 = c1[std::size_t(i) * ks + j], a2 = c2[std::size_t(i) * ks + j];
-            if (a1 != 0.0)
-              want += a1 * V1[std::size_t(i) * n + r],
-                  mag += std::fabs(a1 * V1[std::size_t(i) * n + r]);
-            if (a2 != 0.0)
-              want += a2 * V2[std::size_t(i) * n + r],
-                  mag += std::fabs(a2 * V2[std::size_t(i) * n + r]);
+    // scale_v1: u's values taken as d∘u (d∘u read back through precondition, into t).
+    for (const bool scale : {false, true}) {
+      std::vector<double> V1 = get(u);
+      const std::vector<double> V2 = get(B);
+      if (scale) {
+        const std::vector<std::uint8_t> all(ks, 1);
+        sys->set_mask(all.data());
+        sys->precondition(u, t);
+        sys->set_mask(mask.data());
+        V1 = get(t);
+      }
+      const std::vector<std::vector<double>> before = {get(u), get(y), get(w), get(X)};
+      if (sys->block_combine2(u, c1.data(), B, c2.data(), w, scale)) {
+        const std::vector<double> Y = get(w);
+        for (int j = 0; j < k; ++j)
+          for (std::int32_t r = 0; r < n; ++r) {
+            double want = 0, mag = 0;
+            for (int i = 0; i < k; ++i) {
+              const double a1 = c1[std::size_t(i) * ks + j], a2 = c2[std::size_t(i) * ks + j];
+              if (a1 != 0.0)
+                want += a1 * V1[std::size_t(i) * n + r],
+                    mag += std::fabs(a1 * V1[std::size_t(i) * n + r]);
+              if (a2 != 0.0)
+                want += a2 * V2[std::size_t(i) * n + r],
+                    mag += std::fabs(a2 * V2[std::size_t(i) * n + r]);
+            }
+            const double got = Y[std::size_t(j) * n + r];
+            if (!(std::fabs(got - want) <= tol * (mag + 1) * k))
+              fail_msg("%s: block_combine2%s column %d row %d: %.17g, expected %.17g",
+                       c.label().c_str(), scale ? " scaled" : "", j, r, got, want);
           }
-          const double got = Y[std::size_t(j) * n + r];
-          if (!(std::fabs(got - want) <= tol * (mag + 1) * k))
-            fail_msg("%s: block_combine2 column %d row %d: %.17g, expected %.17g",
-                     c.label().c_str(), j, r, got, want);
-        }
-    } else {
-      declined("block_combine2", before);
+      } else {
+        declined("block_combine2", before);
+      }
     }
   }
   sys->release_vectors();

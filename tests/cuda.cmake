@@ -20,6 +20,11 @@ endforeach()
 
 # The generic backend suite, run against the CUDA backend.
 cnc_add_test(test_backend TEST_NAME backend_cuda ARGS cuda)
+# The same without the persistent kernel (which takes the small test systems): SELL's split-row
+# SpMV and, in double at k = 8, its fused Gram product (spmv_gram), which must then be taken.
+cnc_add_test(test_backend TEST_NAME backend_cuda_no_persistent ARGS cuda)
+set_tests_properties(backend_cuda_no_persistent PROPERTIES ENVIRONMENT
+                     "CNC_CUDA_PERSISTENT_ROWS=0;CNC_TEST_EXPECT_SPMV_GRAM=1;${CNC_TEST_ENV}")
 
 # cncSolveCSRDevice through the public library, with arrays the test puts on the device.
 find_package(CUDAToolkit REQUIRED)  # its imported targets are per directory

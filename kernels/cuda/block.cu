@@ -5,10 +5,9 @@
 // lane per column pair), adds in a fixed order within a block, and a second launch sums the blocks'
 // partials in block order, so the same inputs on the same grid give the same bits (no
 // floating-point atomics).
-#include <mma.h>
-
 #include "backends/cuda/cuda_block_kernels.hpp"
 #include "common.cuh"
+#include "gram.cuh"
 
 namespace cnc::cuda {
 namespace {
@@ -214,53 +213,6 @@ __device__ __forceinline__ void row_from(const V* t, V (&o)[KC]) {
   }
 }
 
-// A Gram product of a warp's tile (4 rows x 8 columns of u and v, row-major, 32-byte aligned) on
-// the FP64 tensor cores: acc += uᵀ v in one mma (u's tile read as the column-major 8 x 4 matrix
-// uᵀ). Three fragment registers a product instead of eight running sums a thread, and no row of
-// v read back per element: with the sums the update pass held 122 registers, two blocks an SM,
-// and moved 57 % of the H200's bandwidth (run 132). sm_80 on, double, kc = 8 (`gram_mma_on`);
-// the PTX for older GPUs keeps the sums.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define CNC_GRAM_MMA 1
-#else
-#define CNC_GRAM_MMA 0
-#endif
-template <class V, int KC>
-constexpr bool gram_mma_on = CNC_GRAM_MMA != 0 && KC == 8 && std::is_same_v<V, double>;
-
-struct gram_acc {
-#if CNC_GRAM_MMA
-  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> f;
-#endif
-};
-__device__ __forceinline__ void gram_zero(gram_acc& acc) {
-#if CNC_GRAM_MMA
-  nvcuda::wmma::fill_fragment(acc.f, 0.0);
-#else
-  (void)acc;
-#endif
-}
-__device__ __forceinline__ void gram_mma(gram_acc& acc, const double* u, const double* v) {
-#if CNC_GRAM_MMA
-  namespace wm = nvcuda::wmma;
-  wm::fragment<wm::matrix_a, 8, 8, 4, double, wm::col_major> a;
-  wm::fragment<wm::matrix_b, 8, 8, 4, double, wm::row_major> b;
-  wm::load_matrix_sync(a, u, 8);
-  wm::load_matrix_sync(b, v, 8);
-  wm::mma_sync(acc.f, a, b, acc.f);
-#else
-  (void)acc, (void)u, (void)v;
-#endif
-}
-// Entry (a, b) of the warp's sum into red[b * 8 + a] (warp_rows_sum's layout).
-__device__ __forceinline__ void gram_store(double* red, const gram_acc& acc) {
-#if CNC_GRAM_MMA
-  nvcuda::wmma::store_matrix_sync(red, acc.f, 8, nvcuda::wmma::mem_col_major);
-#else
-  (void)red, (void)acc;
-#endif
-}
-
 // Steps a thread loads before it uses any (two: with one in flight these passes are far from
 // the bandwidth, lanes_unroll's note).
 constexpr int fused_unroll = 2;
@@ -278,17 +230,6 @@ __device__ __forceinline__ void warp_rows_sum(const double (&acc)[NE][KC], int l
       for (int off = 16; off >= KC; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
       if (lane < KC) red[(c * KC + b) * KC + lane] = v;
     }
-}
-
-// The block's partials of `count` entries, red[warp * count + t] added over the warps in order.
-__device__ __forceinline__ void block_partials(const double* red, int count, double* part) {
-  constexpr int warps = block_threads / 32;
-  __syncthreads();
-  for (int t = static_cast<int>(threadIdx.x); t < count; t += block_threads) {
-    double sum = 0.0;
-    for (int w = 0; w < warps; ++w) sum += red[w * count + t];
-    part[static_cast<long long>(t) * gridDim.x + blockIdx.x] = sum;
-  }
 }
 
 template <class V, int KC, int NP>
@@ -355,11 +296,11 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? (NP <= 2 ?
   block_partials(red, NP * KC * KC, part);
 }
 
-// block_update_pass's kernel: the update of the active columns, then QᵀZ, ZᵀZ, PᵀZ, PᵀP (the
-// rows of P and Z from warp tiles) and the diagonals r_j·z_j, r_j·r_j (a thread's own values).
-// Pairs fixed at compile time so that the 4 * KC + 2 accumulators, not the 6 * KC of six
-// general pairs, hold a thread's registers (with six, 173 registers and one block an SM: 19 % of
-// the H200's bandwidth, run 131).
+// block_update_pass's kernel: the update of the active columns, then QᵀZ, ZᵀZ, PᵀZ, PᵀP, RᵀZ
+// (the rows of P, R and Z from warp tiles) and the diagonals r_j·z_j, r_j·r_j (a thread's own
+// values). Pairs fixed at compile time so that the 5 * KC + 2 accumulators, not the 6 * KC of
+// six general pairs, hold a thread's registers (with six, 173 registers and one block an SM: 19 %
+// of the H200's bandwidth, run 131); on the tensor cores each pair is one fragment.
 constexpr int update_unroll = 1;
 
 template <class V, int KC>
@@ -368,7 +309,7 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
   constexpr int warps = block_threads / 32, U = update_unroll, NF = block_update_grams;
   constexpr int entries = NF * KC * KC + 2 * KC;
   constexpr bool mma = gram_mma_on<V, KC>;
-  __shared__ alignas(32) V tile[warps][U][3][32];  // p, q, z
+  __shared__ alignas(32) V tile[warps][U][4][32];  // p, q, z, r
   __shared__ alignas(32) double red[warps * entries];
   __shared__ double sa[8][8];
   if (threadIdx.x < 64)
@@ -381,8 +322,8 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
   const V* __restrict__ qv = static_cast<const V*>(f.q);
   V* x = static_cast<V*>(f.x);
   V* r = static_cast<V*>(f.r);
-  V* z = static_cast<V*>(f.z);
-  double acc[NF][KC], drz = 0.0, drr = 0.0;  // acc: QᵀZ, ZᵀZ, PᵀZ, PᵀP
+  V* z = static_cast<V*>(f.z);               // nullptr: Z not stored (d∘r wherever it is used)
+  double acc[NF][KC], drz = 0.0, drr = 0.0;  // acc: QᵀZ, ZᵀZ, PᵀZ, PᵀP, RᵀZ
   gram_acc macc[NF];
 #pragma unroll
   for (int c = 0; c < NF; ++c) {
@@ -396,16 +337,16 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
        f0 - lane < total; f0 += U * step) {
     V pe[U], qe[U], re[U], ze[U], xe[U], de[U];
 #pragma unroll
-    for (int q = 0; q < U;
-         ++q) {  // p, q read whole; x, r, d for the active columns; z kept where not
+    // p, q read whole; x, r, d for the active columns; z kept where not (or d∘r, unstored)
+    for (int q = 0; q < U; ++q) {
       const long long fi = f0 + q * step;
       const bool ok = fi < total;
       pe[q] = ok ? __ldg(p + fi) : V(0);
       qe[q] = ok ? __ldg(qv + fi) : V(0);
       re[q] = ok ? r[fi] : V(0);
-      ze[q] = ok && !on ? z[fi] : V(0);
+      de[q] = ok && (on || !z) ? __ldg(d + fi / KC) : V(0);
+      ze[q] = !ok ? V(0) : on ? V(0) : z ? z[fi] : de[q] * re[q];
       xe[q] = ok && on ? x[fi] : V(0);
-      de[q] = ok && on ? __ldg(d + fi / KC) : V(0);
     }
 #pragma unroll
     for (int q = 0; q < U; ++q) tile[warp][q][0][lane] = pe[q], tile[warp][q][1][lane] = qe[q];
@@ -427,7 +368,10 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
       const long long fi = f0 + q * step;
       if (on) {
         re[q] = ra, ze[q] = de[q] * ra;
-        if (fi < total) x[fi] = xa, r[fi] = ra, z[fi] = ze[q];
+        if (fi < total) {
+          x[fi] = xa, r[fi] = ra;
+          if (z) z[fi] = ze[q];
+        }
       }
       if constexpr (!mma) {
         const double pd = static_cast<double>(pe[q]);
@@ -436,6 +380,7 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
           acc[3][b] = __fma_rn(pd, static_cast<double>(pr[b]), acc[3][b]);
       }
       tile[warp][q][2][lane] = ze[q];
+      if constexpr (mma) tile[warp][q][3][lane] = re[q];  // the sums take r from registers
     }
     __syncwarp();
 #pragma unroll
@@ -445,10 +390,12 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
         const double* pt = reinterpret_cast<const double*>(tile[warp][q][0]);
         const double* qt = reinterpret_cast<const double*>(tile[warp][q][1]);
         const double* zt = reinterpret_cast<const double*>(tile[warp][q][2]);
+        const double* rt = reinterpret_cast<const double*>(tile[warp][q][3]);
         gram_mma(macc[0], qt, zt);
         gram_mma(macc[1], zt, zt);
         gram_mma(macc[2], pt, zt);
         gram_mma(macc[3], pt, pt);
+        gram_mma(macc[4], rt, zt);
       } else {
         V zr[KC];
         row_from<V, KC>(&tile[warp][q][2][row0], zr);
@@ -459,6 +406,7 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
           acc[0][b] = __fma_rn(qd, zb, acc[0][b]);
           acc[1][b] = __fma_rn(zd, zb, acc[1][b]);
           acc[2][b] = __fma_rn(pd, zb, acc[2][b]);
+          acc[4][b] = __fma_rn(rd, zb, acc[4][b]);
         }
       }
       drz = __fma_rn(rd, zd, drz);
@@ -482,9 +430,7 @@ __global__ void __launch_bounds__(block_threads, gram_mma_on<V, KC> ? 4 : 2)
   block_partials(red, entries, part);
 }
 
-// One block per entry t of a fused pass's partials, summed in block order (as k_gram_sum): the
-// pairs' entries t = (c*KC + b)*KC + a into result[c*k*k + a*k + b] (a, b < k), then `diag`
-// rows of KC diagonal entries into result[pairs*k*k + d*k + a].
+// gram_sum's kernel (gram.cuh), one block an entry, summed as k_gram_sum.
 template <int KC>
 __global__ void __launch_bounds__(block_threads)
     k_fused_sum(int blocks, int k, int pairs, const double* part, double* result) {
@@ -513,7 +459,7 @@ __global__ void __launch_bounds__(block_threads)
 template <class V, int KC>
 __global__ void __launch_bounds__(block_threads)
     k_block_combine2(int n, block_coefs2 c, const V* __restrict__ v1, const V* __restrict__ v2,
-                     V* y) {
+                     const V* __restrict__ d, V* y) {
   constexpr int warps = block_threads / 32, U = lanes_unroll;
   __shared__ alignas(16) V tile[warps][U][2][32];
   __shared__ double s1[8][8], s2[8][8];
@@ -531,7 +477,9 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
     for (int q = 0; q < U; ++q) {
       const long long fi = f0 + q * step;
-      tile[warp][q][0][lane] = fi < total ? __ldg(v1 + fi) : V(0);
+      tile[warp][q][0][lane] = fi >= total  ? V(0)
+                               : c.scale_v1 ? __ldg(d + fi / KC) * __ldg(v1 + fi)
+                                            : __ldg(v1 + fi);
       tile[warp][q][1][lane] = fi < total ? __ldg(v2 + fi) : V(0);
     }
     __syncwarp();
@@ -559,6 +507,16 @@ __global__ void __launch_bounds__(block_threads)
 }
 
 }  // namespace
+
+cudaError_t gram_sum(int kc, int blocks, int k, int pairs, int diag, const double* part,
+                     double* result, cudaStream_t s) {
+  return with_kc(kc, [&](auto c) {
+    constexpr int KC = decltype(c)::value;
+    k_fused_sum<KC>
+        <<<pairs * KC * KC + diag * KC, block_threads, 0, s>>>(blocks, k, pairs, part, result);
+    return cudaGetLastError();
+  });
+}
 
 cudaError_t block_gram(precision pr, const group_view& ga, const group_view& gb,
                        unsigned int mask_b, const void* u, const void* v, double* partials,
@@ -614,10 +572,8 @@ cudaError_t block_fused_pass(precision pr, const group_view& g, const block_fuse
       return with_kc(g.kc, [&](auto kc) {
         constexpr int KC = decltype(kc)::value;
         k_block_grams<V, KC, NP><<<grid, block_threads, 0, s>>>(g.n, f, partials);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
-        k_fused_sum<KC><<<NP * KC * KC, block_threads, 0, s>>>(grid, g.k, NP, partials, result);
-        return cudaGetLastError();
+        const cudaError_t e = cudaGetLastError();
+        return e != cudaSuccess ? e : gram_sum(KC, grid, g.k, NP, 0, partials, result, s);
       });
     });
   };
@@ -644,12 +600,9 @@ cudaError_t block_update_pass(precision pr, const group_view& g, const block_upd
       constexpr int KC = decltype(kc)::value;
       k_block_update<V, KC>
           <<<grid, block_threads, 0, s>>>(g.n, f, static_cast<const V*>(g.d), partials);
-      cudaError_t e = cudaGetLastError();
-      if (e != cudaSuccess) return e;
-      constexpr int entries = block_update_grams * KC * KC + 2 * KC;
-      k_fused_sum<KC>
-          <<<entries, block_threads, 0, s>>>(grid, g.k, block_update_grams, partials, result);
-      return cudaGetLastError();
+      const cudaError_t e = cudaGetLastError();
+      return e != cudaSuccess ? e
+                              : gram_sum(KC, grid, g.k, block_update_grams, 2, partials, result, s);
     });
   });
 }
@@ -662,7 +615,8 @@ cudaError_t block_combine2(precision pr, const group_view& g, const block_coefs2
     using V = typename decltype(t)::vec;
     return with_kc(g.kc, [&](auto kc) {
       k_block_combine2<V, decltype(kc)::value><<<grid, block_threads, 0, s>>>(
-          g.n, c, static_cast<const V*>(v1), static_cast<const V*>(v2), static_cast<V*>(y));
+          g.n, c, static_cast<const V*>(v1), static_cast<const V*>(v2), static_cast<const V*>(g.d),
+          static_cast<V*>(y));
       return cudaGetLastError();
     });
   });

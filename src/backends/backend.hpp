@@ -76,6 +76,7 @@ class device_system {
   // are. Operations are queued on the
   // device in call order; only dots synchronizes (it returns scalars to the host).
   enum : int { vec_x = 0, vec_r = 1, vec_p = 2, vec_q = 3, vec_b = 4, vec_first_extra = 5 };
+  static constexpr int no_vector = -1;  // block_update's z when Z is not stored
   // Makes `count` more vectors, zero-filled; returns the index of the first. Throws
   // CNC_ERR_OUT_OF_MEMORY when the device has no room.
   virtual int add_vectors(int count) = 0;
@@ -166,10 +167,11 @@ class device_system {
   }
   // For the active j: x_j += Σ_i a[i*k + j] p_i, r_j -= Σ_i a[i*k + j] q_i, z_j = d∘r_j (the
   // Jacobi or identity preconditioner of precondition); then, over the vectors as they are after
-  // it, out = QᵀZ, ZᵀZ, PᵀZ, PᵀP (k*k each, every column, as block_grams) followed by r_j·z_j
-  // and r_j·r_j (k each; the active j at least): block_update_size(k) values. p, q, x, r, z
-  // distinct; one pass.
-  static constexpr int block_update_grams = 4;
+  // it, out = QᵀZ, ZᵀZ, PᵀZ, PᵀP, RᵀZ (k*k each, every column, as block_grams) followed by
+  // r_j·z_j and r_j·r_j (k each; the active j at least): block_update_size(k) values. p, q, x,
+  // r, z distinct; one pass. z == no_vector: Z is not stored, and the products take z_j = d∘r_j
+  // for every column j (block_combine2's scaled v1 reads it from r instead).
+  static constexpr int block_update_grams = 5;
   static constexpr std::size_t block_update_size(int k) {
     return (std::size_t(block_update_grams) * std::size_t(k) + 2) * std::size_t(k);
   }
@@ -179,11 +181,19 @@ class device_system {
                             [[maybe_unused]] double* out) {
     return false;
   }
+  // spmv(in, out) and out = inᵀ A in (block_grams of the pair (in, out): k*k values, every
+  // column pair) from the same pass over in and out; in != out. False, nothing done, where the
+  // backend has no such pass for this system (krylov_ops then runs the two).
+  virtual bool spmv_gram([[maybe_unused]] int in, [[maybe_unused]] int out,
+                         [[maybe_unused]] double* gram) {
+    return false;
+  }
   // y_i = Σ_a c1[a*k + i] v1_a + Σ_a c2[a*k + i] v2_a for EVERY column i < k (the mask is not
-  // read), zero coefficients skipped; y is neither v1 nor v2. One pass.
+  // read), zero coefficients skipped; y is neither v1 nor v2. One pass. scale_v1: v1's values
+  // taken as d∘v1 (precondition's d, the same rounding), so that Z = d∘R need not be stored.
   virtual bool block_combine2([[maybe_unused]] int v1, [[maybe_unused]] const double* c1,
                               [[maybe_unused]] int v2, [[maybe_unused]] const double* c2,
-                              [[maybe_unused]] int y) {
+                              [[maybe_unused]] int y, [[maybe_unused]] bool scale_v1) {
     return false;
   }
 

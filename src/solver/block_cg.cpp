@@ -13,7 +13,8 @@
 // own residual reaches the threshold (its x and r are then left as they are); its iteration count
 // is the iteration where that happened. The k×k algebra runs on the host (Eigen); the vectors
 // stay on the device, touched through the vector surface and its cross-column products
-// (device_system::block_grams, block_update, block_combine2: fused where the backend has them).
+// (device_system::spmv_gram, block_grams, block_update, block_combine2: fused where the backend
+// has them).
 // P occupies the first s columns of its vector; the others are kept at zero.
 #include <Eigen/Dense>
 #include <algorithm>
@@ -58,18 +59,26 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
   std::vector<double> g2(2 * kk), g6(device_system::block_update_size(k)), coef(kk), coef2(kk);
   std::vector<char> fresh(ks, 1);
   const int z_r[2] = {Z, R};
-  // The Gram products of an iteration: PᵀQ and PᵀR after the SpMV; after the update QᵀZ (for
-  // β), the diagonals of RᵀZ and RᵀR, and, where the update is fused, ZᵀZ, PᵀZ, PᵀP, from which
-  // the Gram matrix of Z + P β is formed on the host instead of reading Z + P β once more: four
-  // passes over the vectors an iteration (SpMV, Grams, update with its Grams, the new P).
-  // Without the fused update each product is a pass of its own, so only QᵀZ and the diagonals
-  // are taken, and Z + P β is made and its Gram matrix read.
-  enum { qz_, zz_, pz_, pp_ };  // g6's blocks (block_update's order), then r·z and r·r
+  // The Gram products of an iteration: PᵀQ with the SpMV; after the update QᵀZ (for β), the
+  // diagonals of RᵀZ and RᵀR, and, where the update is fused, ZᵀZ, PᵀZ, PᵀP, from which the
+  // Gram matrix of Z + P β is formed on the host instead of reading Z + P β once more, and RᵀZ,
+  // from which the next P's PᵀR is formed: three passes over the vectors an iteration (the
+  // SpMV with PᵀQ where the backend fuses them, else a Gram pass after it; the update with its
+  // Grams, which does not store Z = d∘R; the new P, made from d∘R). PᵀR is read in a Gram pass
+  // where it is not known (the first iteration, after a restart, without the fused update). Without
+  // the fused update each product is a pass of its own, so only QᵀZ and the diagonals are taken,
+  // and Z + P β is made and its Gram matrix read.
+  enum { qz_, zz_, pz_, pp_, rz_ };  // g6's blocks (block_update's order), then r·z and r·r
   const bool fused = ops.block_fused();
   const double* rz_new_of = g6.data() + device_system::block_update_grams * kk;
   const double* rr_of = rz_new_of + ks;
   int s = 0;  // columns of P
   matrix G;   // PᵀAP (s x s) of the current P
+  // PᵀR of the current P and R (pr[i*k + j] = p_i·r_j), where pr_known: after the update
+  // PᵀR - PᵀQ α (zero but for rounding, carried as computed), and for the next P = Z C1 + P C2,
+  // C1ᵀ ZᵀR + C2ᵀ PᵀR, with ZᵀR from the update pass's RᵀZ.
+  std::vector<double> pr(kk, 0.0);
+  bool pr_known = false;
 
   auto entry = [&](const std::vector<double>& gm, int c, int i, int j) {
     return gm[std::size_t(c) * kk + std::size_t(i) * ks + std::size_t(j)];
@@ -90,9 +99,13 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
   };
 
   // P = orth(Z_cols + P beta): h is the Gram matrix of those columns (m x m), beta s x m (or
-  // empty: P is not in it). s becomes the new P's columns (0 when the block ended).
+  // empty: P is not in it). s becomes the new P's columns (0 when the block ended). rzm: RᵀZ
+  // (block_update's order) of the current R and Z, from which the new P's PᵀR is formed, or
+  // nullptr (then it is read with the next PᵀQ). from_r: Z is not stored (the fused update): the
+  // combination reads R scaled by d instead.
   auto orthonormalize = [&](const std::vector<char>& S, const std::vector<int>& cols,
-                            const matrix& h0, const matrix& beta) {
+                            const matrix& h0, const matrix& beta, const double* rzm, bool from_r) {
+    pr_known = false;
     std::vector<int> kept;
     std::vector<double> scale;
     for (int p = 0; p < int(cols.size()); ++p) {
@@ -140,8 +153,21 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       for (int p = 0; p < int(bc.rows()); ++p)
         for (int e = 0; e < made; ++e) coef2[std::size_t(p) * ks + std::size_t(e)] = bc(p, e);
     }
+    if (rzm) {  // new PᵀR[e][j] = Σ_i coef[i][e] (ZᵀR)[i][j] + Σ_p coef2[p][e] PᵀR[p][j]
+      std::vector<double> next_pr(kk, 0.0);
+      for (int e = 0; e < made; ++e)
+        for (std::size_t j = 0; j < ks; ++j) {
+          double v = 0.0;
+          for (std::size_t i = 0; i < ks; ++i)
+            v += coef[i * ks + std::size_t(e)] * rzm[j * ks + i] +
+                 coef2[i * ks + std::size_t(e)] * pr[i * ks + j];
+          next_pr[std::size_t(e) * ks + j] = v;
+        }
+      pr.swap(next_pr);
+      pr_known = true;
+    }
     // Every column of the new P written: those past `made` are zero.
-    ops.block_combine2(Z, coef.data(), P, coef2.data(), W);
+    ops.block_combine2(from_r ? R : Z, coef.data(), P, coef2.data(), W, from_r);
     std::swap(P, W);
     s = made;
   };
@@ -169,7 +195,7 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
     }
     const std::vector<char> S = tr.running_mask();
     const std::vector<int> cols = columns_of(S);
-    orthonormalize(S, cols, gram_of_z(cols), matrix());
+    orthonormalize(S, cols, gram_of_z(cols), matrix(), nullptr, false);
   };
   ops.active = tr.running_mask();
   restart();
@@ -204,15 +230,20 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
       continue;
     }
 
-    // Q = A P over P's s columns; G = PᵀQ, and PᵀR in the same pass.
+    // Q = A P over P's s columns; G = PᵀQ, and PᵀR in the same Gram pass where it is not known.
     std::vector<char> first_s(ks, 0);
     std::fill(first_s.begin(), first_s.begin() + s, 1);
     ops.active = first_s;
     double t = now_seconds();
-    ops.spmv(P, Q);
+    if (pr_known) {  // PᵀQ from the SpMV's own pass where the backend has it
+      ops.spmv_gram(P, Q, g2.data());
+    } else {
+      ops.spmv(P, Q);
+      const int u2[2] = {P, P}, v2[2] = {Q, R};
+      ops.block_grams(u2, v2, 2, g2.data());
+      std::copy(g2.begin() + std::ptrdiff_t(kk), g2.end(), pr.begin());
+    }
     ++spmvs;
-    const int u2[2] = {P, P}, v2[2] = {Q, R};
-    ops.block_grams(u2, v2, 2, g2.data());
     t_grams += now_seconds() - t;
     G.resize(s, s);
     for (int p = 0; p < s; ++p)
@@ -233,15 +264,18 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
     const int m = int(cols.size());
     matrix rhs(s, m);
     for (int p = 0; p < s; ++p)
-      for (int q = 0; q < m; ++q) rhs(p, q) = entry(g2, 1, p, cols[q]);
+      for (int q = 0; q < m; ++q) rhs(p, q) = pr[std::size_t(p) * ks + std::size_t(cols[q])];
     const matrix alpha = llt.solve(rhs);
+    const matrix pr_after = rhs - G * alpha;  // PᵀR after R -= Q α
+    for (int p = 0; p < s; ++p)
+      for (int q = 0; q < m; ++q) pr[std::size_t(p) * ks + std::size_t(cols[q])] = pr_after(p, q);
     std::fill(coef.begin(), coef.end(), 0.0);
     for (int p = 0; p < s; ++p)
       for (int q = 0; q < m; ++q) coef[std::size_t(p) * ks + std::size_t(cols[q])] = alpha(p, q);
     ops.active = J;
     t = now_seconds();
-    if (fused) {
-      ops.block_update(P, Q, coef.data(), X, R, Z, g6.data());
+    if (fused) {  // Z = d∘R not stored: the next P is made from R
+      ops.block_update(P, Q, coef.data(), X, R, device_system::no_vector, g6.data());
     } else {  // the same, its products limited to what this path uses
       ops.block_combine(P, coef.data(), ones.data(), X);
       for (double& v : coef) v = -v;
@@ -289,7 +323,7 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
         lost = lost || !(h(p, p) >= cancellation * std::max(zz(p, p), pb(p, p)));
       if (!lost) {
         t = now_seconds();
-        orthonormalize(next, nc, h, beta);
+        orthonormalize(next, nc, h, beta, g6.data() + std::size_t(rz_) * kk, true);
         t_next += now_seconds() - t;
         continue;
       }
@@ -297,8 +331,9 @@ pcg_result block_cg_solve(device_system& sys, const csr_view& a, int k, const do
     std::fill(coef.begin(), coef.end(), 0.0);
     for (int p = 0; p < s; ++p)
       for (int q = 0; q < mn; ++q) coef[std::size_t(p) * ks + std::size_t(nc[q])] = beta(p, q);
+    if (fused) ops.precond(R, Z);  // the fused update did not store it
     ops.block_combine(P, coef.data(), ones.data(), Z);
-    orthonormalize(next, nc, gram_of_z(nc), matrix());
+    orthonormalize(next, nc, gram_of_z(nc), matrix(), nullptr, false);
   }
   if (prm.base.log && it > 0) {
     const double all = now_seconds() - t_loop, per = 1e3 / double(it);

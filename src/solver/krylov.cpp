@@ -136,6 +136,17 @@ void krylov_ops::block_grams(const int* u, const int* v, int count, double* out)
   active = kept;
 }
 
+void krylov_ops::spmv_gram(int x, int y, double* out) {
+  send_mask();
+  if (sys_.spmv_gram(x, y, out)) {
+    bytes += matrix_bytes_ + 2 * rows_ * vb_ * columns();
+    flops += 2 * nnz_ * columns() + 2.0 * k_ * k_ * rows_;
+    return;
+  }
+  spmv(x, y);
+  block_grams(&x, &y, 1, out);
+}
+
 bool krylov_ops::block_fused() const {
   return ssor_omega_ <= 0 && !zjacobi_ && sys_.has_block_fused();
 }
@@ -146,20 +157,27 @@ void krylov_ops::block_update(int p, int q, const double* a, int x, int r, int z
   // (block_cg.cpp), so a composed copy of this one would never run.
   if (!block_fused() || !sys_.block_update(p, q, a, x, r, z, out))
     throw error(CNC_ERR_INTERNAL, ": block_update without the backend's fused pass");
-  // p and q read whole, x and r read and written, z written, over the active columns; d.
+  // p and q read whole, x and r read and written, z written (where stored), over the active
+  // columns; d.
   const int grams = device_system::block_update_grams;
-  bytes += (2.0 * k_ + 5 * columns() + 1) * rows_ * vb_;
+  bytes += (2.0 * k_ + (z == device_system::no_vector ? 4 : 5) * columns() + 1) * rows_ * vb_;
   flops += (4.0 * k_ * columns() + columns() + 2.0 * (grams * k_ + 2) * k_) * rows_;
 }
 
-void krylov_ops::block_combine2(int v1, const double* c1, int v2, const double* c2, int y) {
-  if (sys_.block_combine2(v1, c1, v2, c2, y)) {
-    bytes += 3.0 * k_ * rows_ * vb_;
-    flops += 4.0 * k_ * k_ * rows_;
+void krylov_ops::block_combine2(int v1, const double* c1, int v2, const double* c2, int y,
+                                bool scale_v1) {
+  if (sys_.block_combine2(v1, c1, v2, c2, y, scale_v1)) {
+    bytes += (3.0 * k_ + (scale_v1 ? 1 : 0)) * rows_ * vb_;
+    flops += (4.0 * k_ * k_ + (scale_v1 ? k_ : 0)) * rows_;
     return;
   }
   const std::vector<char> kept = active;
   active.assign(std::size_t(k_), 1);
+  if (scale_v1) {  // d∘v1 made first
+    const int t = work();
+    precond(v1, t);
+    v1 = t;
+  }
   std::vector<double> zeros(std::size_t(k_), 0.0), ones(std::size_t(k_), 1.0);
   block_combine(v1, c1, zeros.data(), y);
   const std::size_t kk = std::size_t(k_) * std::size_t(k_);

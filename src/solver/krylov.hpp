@@ -50,10 +50,14 @@ class krylov_ops {
   // Block CG's fused steps (device_system::block_grams, block_update, block_combine2: one pass
   // each). block_grams and block_combine2 are composed from the two products above where the
   // backend has no fused form (the same arithmetic in more passes) and take every column;
-  // block_update updates the mask's columns, only where block_fused() (else CNC_ERR_INTERNAL).
+  // block_update updates the mask's columns, only where block_fused() (else CNC_ERR_INTERNAL);
+  // its z may be device_system::no_vector, block_combine2's v1 scaled by d (backend.hpp).
   void block_grams(const int* u, const int* v, int count, double* out);
+  // y = A x over the active columns, and out = xᵀ y (block_grams of the pair (x, y)): one pass
+  // where the backend fuses them (device_system::spmv_gram), else spmv and block_grams.
+  void spmv_gram(int x, int y, double* out);
   void block_update(int p, int q, const double* a, int x, int r, int z, double* out);
-  void block_combine2(int v1, const double* c1, int v2, const double* c2, int y);
+  void block_combine2(int v1, const double* c1, int v2, const double* c2, int y, bool scale_v1);
   // Whether block_update runs as the backend's one fused pass here.
   bool block_fused() const;
 

@@ -540,8 +540,8 @@ class cpu_system final : public device_system {
     for (std::size_t e = 0; e < cf.size(); ++e) cf[e] = VT(coef[e]);
     for (int j = 0; j < k_; ++j) be[j] = VT(beta[j]);
     for_chunks([&](std::int32_t c) {
-      kt_->combine(vv, cf.data(), be.data(), k_, scalar_row(first_row(c)), scalar_row(last_row(c)),
-                   mask_.data(), yv);
+      kt_->combine(vv, nullptr, cf.data(), be.data(), k_, scalar_row(first_row(c)),
+                   scalar_row(last_row(c)), mask_.data(), yv);
     });
   }
 
@@ -564,6 +564,7 @@ class cpu_system final : public device_system {
     sum_chunks(width, out);
     return true;
   }
+  static_assert(cpu_block_update::grams == block_update_grams, "update's products");
   bool block_update(int p, int q, const double* a, int x, int r, int z, double* out) override {
     if (!has_block_fused()) return false;
     const std::size_t kk = std::size_t(k_) * k_, width = block_update_size(k_);
@@ -571,10 +572,11 @@ class cpu_system final : public device_system {
     for (std::size_t e = 0; e < kk; ++e) cf[e] = VT(a[e]);
     cpu_block_update u;
     u.p = vectors_.at(p), u.q = vectors_.at(q), u.coef = cf.data(), u.d = d_.data();
-    u.x = vectors_.at(x), u.r = vectors_.at(r), u.z = vectors_.at(z);
+    u.x = vectors_.at(x), u.r = vectors_.at(r), u.z = z == no_vector ? nullptr : vectors_.at(z);
     u.k = k_, u.mask = mask_.data();
     for (const void* w : {u.x, u.r, u.z})
-      if (w == u.p || w == u.q) throw error(CNC_ERR_INVALID_VALUE, ": block_update into its input");
+      if (w && (w == u.p || w == u.q))
+        throw error(CNC_ERR_INVALID_VALUE, ": block_update into its input");
     dot_part_.assign(std::size_t(n_chunks_) * width, 0.0);
     for_chunks([&](std::int32_t ch) {
       kt_->block_update(u, scalar_row(first_row(ch)), scalar_row(last_row(ch)),
@@ -583,7 +585,8 @@ class cpu_system final : public device_system {
     sum_chunks(width, out);
     return true;
   }
-  bool block_combine2(int v1, const double* c1, int v2, const double* c2, int y) override {
+  bool block_combine2(int v1, const double* c1, int v2, const double* c2, int y,
+                      bool scale_v1) override {
     if (!has_block_fused()) return false;
     const VT *a = vectors_.at(v1), *b = vectors_.at(v2);
     VT* yv = vectors_.at(y);
@@ -595,8 +598,9 @@ class cpu_system final : public device_system {
     const std::vector<std::uint8_t> all(std::size_t(k_), 1);
     for_chunks([&](std::int32_t ch) {  // y's chunk written, then added to while in cache
       const std::int64_t r0 = scalar_row(first_row(ch)), r1 = scalar_row(last_row(ch));
-      kt_->combine(a, f1.data(), zero.data(), k_, r0, r1, all.data(), yv);
-      if (second) kt_->combine(b, f2.data(), one.data(), k_, r0, r1, all.data(), yv);
+      kt_->combine(a, scale_v1 ? d_.data() : nullptr, f1.data(), zero.data(), k_, r0, r1,
+                   all.data(), yv);
+      if (second) kt_->combine(b, nullptr, f2.data(), one.data(), k_, r0, r1, all.data(), yv);
     });
     return true;
   }

@@ -47,10 +47,12 @@ struct cpu_step {
 //         the others;
 //   combine: y_j = beta_j y_j + Σ_i coef[i*k + j] v_i for active j, in the vectors' precision
 //         (coef and beta are VT); zero coefficients skipped (v_i not read), beta_j == 0
-//         overwrites.
+//         overwrites; d (VT per element row, or nullptr): v's rows taken as d[r] v[r].
 // block_update: device_system::block_update over element rows [r0, r1), its products' partials
-// (4 k*k + 2 k doubles, backend.hpp's order) into part; coef and d are VT.
+// (5 k*k + 2 k doubles, backend.hpp's order) into part; coef and d are VT; z nullptr where Z is
+// not stored.
 struct cpu_block_update {
+  static constexpr int grams = 5;  // device_system::block_update_grams
   const void* p = nullptr;
   const void* q = nullptr;
   const void* coef = nullptr;  // k * k
@@ -72,8 +74,8 @@ struct cpu_kernel_table {
   void (*piece)(const cpu_step&, const void* in, std::int64_t e0, std::int64_t e1, void* sums);
   void (*gram)(const void* u, const void* v, int k, std::int64_t r0, std::int64_t r1,
                const std::uint8_t* mask, double* part);
-  void (*combine)(const void* v, const void* coef, const void* beta, int k, std::int64_t r0,
-                  std::int64_t r1, const std::uint8_t* mask, void* y);
+  void (*combine)(const void* v, const void* d, const void* coef, const void* beta, int k,
+                  std::int64_t r0, std::int64_t r1, const std::uint8_t* mask, void* y);
   void (*block_update)(const cpu_block_update& u, std::int64_t r0, std::int64_t r1, double* part);
 };
 

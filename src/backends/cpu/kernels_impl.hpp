@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
@@ -440,10 +441,11 @@ void gram_k(const VT* __restrict u, const VT* __restrict v, int k_, std::int64_t
 }
 
 // A zero coefficient adds nothing and does not read v_i (a NaN there stays out), beta_j == 0
-// overwrites y_j (a NaN there too).
+// overwrites y_j (a NaN there too). d: v's rows scaled by d[row] first (nullptr: not).
 template <int K, class VT>
-void combine_k(const VT* __restrict v, const VT* coef, const VT* beta, int k_, std::int64_t r0,
-               std::int64_t r1, const std::uint8_t* mask, VT* __restrict y) {
+void combine_k(const VT* __restrict v, const VT* __restrict d, const VT* coef, const VT* beta,
+               int k_, std::int64_t r0, std::int64_t r1, const std::uint8_t* mask,
+               VT* __restrict y) {
   const int k = K ? K : k_;
   const std::size_t ks = std::size_t(k);
   if constexpr (K > 0) {
@@ -473,7 +475,7 @@ void combine_k(const VT* __restrict v, const VT* coef, const VT* beta, int k_, s
         for (int j = 0; j < K; ++j) s[j] = be[j] == VT(0) ? VT(0) : be[j] * yr[j];
       }
       for (int i = 0; i < K; ++i) {
-        const VT vi = vr[i];
+        const VT vi = d ? d[r] * vr[i] : vr[i];
         if (!any[i]) continue;
         if (vi * VT(0) == VT(0)) {  // finite
 #pragma omp simd
@@ -501,7 +503,7 @@ void combine_k(const VT* __restrict v, const VT* coef, const VT* beta, int k_, s
       VT s = beta[j] == VT(0) ? VT(0) : beta[j] * yr[j];
       for (std::size_t i = 0; i < ks; ++i) {
         const VT c = coef[i * ks + j];
-        if (c != VT(0)) s += c * vr[i];
+        if (c != VT(0)) s += c * (d ? d[r] * vr[i] : vr[i]);
       }
       yr[j] = s;
     }
@@ -510,22 +512,35 @@ void combine_k(const VT* __restrict v, const VT* coef, const VT* beta, int k_, s
 
 // Block CG's update (device_system::block_update) over element rows [r0, r1): for the columns of
 // mask, x_j += Σ_i coef[i*k + j] p_i, r_j -= Σ_i coef[i*k + j] q_i (zero coefficients skipped),
-// z_j = d∘r_j; then part = QᵀZ, ZᵀZ, PᵀZ, PᵀP (k*k each, every column) and r_j·z_j, r_j·r_j
-// (k each), in double, as the rows are after the update.
+// z_j = d∘r_j; then part = QᵀZ, ZᵀZ, PᵀZ, PᵀP, RᵀZ (k*k each, every column) and r_j·z_j,
+// r_j·r_j (k each), in double, as the rows are after the update. z == nullptr: Z not stored,
+// the products take d∘r_j for every column j.
 constexpr std::int64_t update_rows = 128;  // 3 vectors of 128 rows of 8 doubles: 24 KB, in L1
 
 template <int K, class VT>
 void block_update_k(const cpu_block_update& u, std::int64_t r0, std::int64_t r1, double* part) {
   const int k = K ? K : u.k;
-  const std::size_t ks = std::size_t(k), kk = ks * ks, width = 4 * kk + 2 * ks;
+  constexpr int G = cpu_block_update::grams;
+  const std::size_t ks = std::size_t(k), kk = ks * ks, width = G * kk + 2 * ks;
   const VT* __restrict p = cp<VT>(u.p), * __restrict q = cp<VT>(u.q), * __restrict d = cp<VT>(u.d);
   const VT* cf = cp<VT>(u.coef);
   VT* __restrict x = mp<VT>(u.x), * __restrict r = mp<VT>(u.r), * __restrict z = mp<VT>(u.z);
-  double local[K ? 4 * K * K + 2 * K : 1] = {};
+  // A row of Z: z's, or d∘r into buf where Z is not stored.
+  VT fixed[K ? K : 1];
+  std::vector<VT> heap(K ? 0 : ks);
+  VT* buf = K ? fixed : heap.data();
+  auto z_row = [&](std::int64_t row) -> const VT* {
+    if (z) return z + row * k;
+    const VT* rw = r + row * k;
+    for (std::size_t j = 0; j < ks; ++j) buf[j] = d[row] * rw[j];
+    return buf;
+  };
+  double local[K ? G * K * K + 2 * K : 1] = {};
   double* __restrict s = K ? local : part;  // k at run time: the sums in place in part
   if constexpr (K == 0)
     for (std::size_t e = 0; e < width; ++e) s[e] = 0.0;
-  double *qz = s, *zz = s + kk, *pz = s + 2 * kk, *pp = s + 3 * kk, *rz = s + 4 * kk, *rr = rz + ks;
+  double *qz = s, *zz = s + kk, *pz = s + 2 * kk, *pp = s + 3 * kk, *rzm = s + 4 * kk;
+  double *rz = s + G * kk, *rr = rz + ks;
   for (std::int64_t b0 = r0; b0 < r1; b0 += update_rows) {
     const std::int64_t b1 = std::min(r1, b0 + update_rows);
     for (std::int64_t row = b0; row < b1; ++row) {
@@ -533,7 +548,7 @@ void block_update_k(const cpu_block_update& u, std::int64_t r0, std::int64_t r1,
       const VT* qr = q + row * k;
       VT* xr = x + row * k;
       VT* rw = r + row * k;
-      VT* zr = z + row * k;
+      VT* zw = z ? z + row * k : nullptr;
       if constexpr (K > 0) {
         // As combine_k: a zero coefficient times a finite value adds a zero, so only a row with a
         // value that is not finite takes the loop that skips them.
@@ -558,7 +573,10 @@ void block_update_k(const cpu_block_update& u, std::int64_t r0, std::int64_t r1,
                 xs[j] += cf[i * K + j] * pr[i], rs[j] -= cf[i * K + j] * qr[i];
         }
         for (int j = 0; j < K; ++j)
-          if (u.mask[j]) xr[j] = xs[j], rw[j] = rs[j], zr[j] = d[row] * rs[j];
+          if (u.mask[j]) {
+            xr[j] = xs[j], rw[j] = rs[j];
+            if (zw) zw[j] = d[row] * rs[j];
+          }
       } else {
         for (std::size_t j = 0; j < ks; ++j) {
           if (!u.mask[j]) continue;
@@ -567,9 +585,11 @@ void block_update_k(const cpu_block_update& u, std::int64_t r0, std::int64_t r1,
             const VT c = cf[i * ks + j];
             if (c != VT(0)) xa += c * pr[i], ra -= c * qr[i];
           }
-          xr[j] = xa, rw[j] = ra, zr[j] = d[row] * ra;
+          xr[j] = xa, rw[j] = ra;
+          if (zw) zw[j] = d[row] * ra;
         }
       }
+      const VT* zr = z_row(row);
       for (std::size_t i = 0; i < ks; ++i) {
         const double qi = double(qr[i]), zi = double(zr[i]);
         double *qzi = qz + i * ks, *zzi = zz + i * ks;
@@ -585,17 +605,20 @@ void block_update_k(const cpu_block_update& u, std::int64_t r0, std::int64_t r1,
         rz[j] += rj * zj, rr[j] += rj * rj;
       }
     }
-    // PᵀZ and PᵀP over the same rows again, from the cache: all four products in one loop
-    // would want more accumulators than a core has vector registers (4 x 64 doubles at k = 8).
+    // PᵀZ, PᵀP and RᵀZ over the same rows again, from the cache: all five products in one loop
+    // would want more accumulators than a core has vector registers (5 x 64 doubles at k = 8).
     for (std::int64_t row = b0; row < b1; ++row) {
       const VT* pr = p + row * k;
-      const VT* zr = z + row * k;
+      const VT* rw = r + row * k;
+      const VT* zr = z_row(row);
       for (std::size_t i = 0; i < ks; ++i) {
-        const double pi = double(pr[i]);
-        double *pzi = pz + i * ks, *ppi = pp + i * ks;
+        const double pi = double(pr[i]), ri = double(rw[i]);
+        double *pzi = pz + i * ks, *ppi = pp + i * ks, *rzi = rzm + i * ks;
 #pragma omp simd
-        for (std::size_t j = 0; j < ks; ++j)
-          pzi[j] += pi * double(zr[j]), ppi[j] += pi * double(pr[j]);
+        for (std::size_t j = 0; j < ks; ++j) {
+          const double zj = double(zr[j]);
+          pzi[j] += pi * zj, ppi[j] += pi * double(pr[j]), rzi[j] += ri * zj;
+        }
       }
     }
   }
@@ -693,10 +716,11 @@ struct kernels {
                    const std::uint8_t* mask, double* part) {
     with_k(k, [&](auto K) { gram_k<K.value, VT>(cp<VT>(u), cp<VT>(v), k, r0, r1, mask, part); });
   }
-  static void combine(const void* v, const void* coef, const void* beta, int k, std::int64_t r0,
-                      std::int64_t r1, const std::uint8_t* mask, void* y) {
+  static void combine(const void* v, const void* d, const void* coef, const void* beta, int k,
+                      std::int64_t r0, std::int64_t r1, const std::uint8_t* mask, void* y) {
     with_k(k, [&](auto K) {
-      combine_k<K.value, VT>(cp<VT>(v), cp<VT>(coef), cp<VT>(beta), k, r0, r1, mask, mp<VT>(y));
+      combine_k<K.value, VT>(cp<VT>(v), cp<VT>(d), cp<VT>(coef), cp<VT>(beta), k, r0, r1, mask,
+                             mp<VT>(y));
     });
   }
   static void block_update(const cpu_block_update& u, std::int64_t r0, std::int64_t r1,

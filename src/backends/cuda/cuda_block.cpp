@@ -115,15 +115,37 @@ bool cuda_system::block_grams(const int* u, const int* v, int count, double* out
   return true;
 }
 
+// The SpMV of a full single group with its Gram product, where the SELL kernel has it
+// (cuda::spmv_sell_gram says so by cudaErrorNotSupported, before it launches anything).
+bool cuda_system::spmv_gram(int in, int out, double* gram) {
+  if (groups_.size() != 1 || in == out || !full(groups_[0])) return false;
+  check_index(in), check_index(out);
+  group& g = groups_[0];
+  const cuda::matrix_view m = matrix_for(g);
+  const std::size_t kc = std::size_t(g.view.kc), grid = std::size_t(std::max(m.grid, 1));
+  const std::size_t parts = sizeof(double) * kc * kc * grid;
+  if (fused_partials_.bytes() < parts) fused_partials_ = device_buffer(parts);
+  bool fused = true;
+  fused_results(
+      std::size_t(nrhs_) * std::size_t(nrhs_), gram, "block CG SpMV with PᵀQ", [&](double* result) {
+        const cudaError_t e = cuda::spmv_sell_gram(pr_, m, g.view, vec(g, in), vec(g, out),
+                                                   fused_partials_.as<double>(), result, stream_);
+        fused = e != cudaErrorNotSupported;
+        return fused ? e : cudaSuccess;
+      });
+  return fused;
+}
+
 static_assert(cuda::block_update_grams == device_system::block_update_grams, "update's products");
 
 bool cuda_system::block_update(int p, int q, const double* a, int x, int r, int z, double* out) {
   if (groups_.size() != 1) return false;
-  check_index(p), check_index(q), check_index(x), check_index(r), check_index(z);
+  check_index(p), check_index(q), check_index(x), check_index(r);
+  if (z != no_vector) check_index(z);
   group& g = groups_[0];
   cuda::block_update_args f{};
   f.p = vec(g, p), f.q = vec(g, q);
-  f.x = vec(g, x), f.r = vec(g, r), f.z = vec(g, z);
+  f.x = vec(g, x), f.r = vec(g, r), f.z = z == no_vector ? nullptr : vec(g, z);
   f.mask = g.mask;
   for (int i = 0; i < g.view.k; ++i)
     for (int j = 0; j < g.view.k; ++j) f.alpha[i][j] = a[std::size_t(i) * nrhs_ + j];
@@ -137,13 +159,15 @@ bool cuda_system::block_update(int p, int q, const double* a, int x, int r, int 
   return true;
 }
 
-bool cuda_system::block_combine2(int v1, const double* c1, int v2, const double* c2, int y) {
+bool cuda_system::block_combine2(int v1, const double* c1, int v2, const double* c2, int y,
+                                 bool scale_v1) {
   if (groups_.size() != 1) return false;
   check_index(v1), check_index(v2), check_index(y);
   if (y == v1 || y == v2) throw error(CNC_ERR_INVALID_VALUE, ": block_combine2 into its input");
   check(cudaSetDevice(dev_), "cudaSetDevice");
   group& g = groups_[0];
   cuda::block_coefs2 c{};
+  c.scale_v1 = scale_v1 ? 1 : 0;
   for (int i = 0; i < g.view.k; ++i)
     for (int j = 0; j < g.view.k; ++j) {
       c.c1[i][j] = c1[std::size_t(i) * nrhs_ + j];

@@ -48,10 +48,11 @@ cudaError_t block_fused_pass(precision pr, const group_view& g, const block_fuse
 
 // Block CG's update in one pass over such a group: for the columns of `mask`,
 // x_j += Σ_a alpha[a][j] p_a, r_j -= Σ_a alpha[a][j] q_a, z_j = d∘r_j (zero coefficients
-// skipped); then over every column, result = QᵀZ, ZᵀZ, PᵀZ, PᵀP (g.k * g.k each, as
+// skipped; z nullptr: not stored, the products take d∘r_j for every column); then over every
+// column, result = QᵀZ, ZᵀZ, PᵀZ, PᵀP, RᵀZ (g.k * g.k each, as
 // block_fused_pass) followed by r_j·z_j and r_j·r_j (g.k each). Partials:
 // (block_update_grams * kc * kc + 2 * kc) * grid doubles.
-constexpr int block_update_grams = 4;
+constexpr int block_update_grams = 5;
 struct block_update_args {
   const void* p = nullptr;
   const void* q = nullptr;
@@ -64,10 +65,20 @@ struct block_update_args {
 cudaError_t block_update_pass(precision pr, const group_view& g, const block_update_args& f,
                               double* partials, double* result, cudaStream_t s);
 
+// y = A x over every column of the group as the plain SpMV (not CG mode) and, in the same pass,
+// result[a*g.k + b] = Σ x_a y_b over every column pair (block_fused_pass's layout, order and
+// partials: kc * kc * a.grid doubles). SELL with split rows, double vectors, kc = 8 and code
+// built for sm_80 or later on this device (FP64 tensor cores); else cudaErrorNotSupported,
+// nothing launched. Defined in spmv_sell.cu.
+cudaError_t spmv_sell_gram(precision pr, const matrix_view& a, const group_view& g, const void* x,
+                           void* y, double* partials, double* result, cudaStream_t s);
+
 // y_i = Σ_a c1[a][i] v1_a + Σ_a c2[a][i] v2_a for every slot i of the group (zero
-// coefficients skipped, v1's terms first), one pass; y is neither v1 nor v2.
+// coefficients skipped, v1's terms first), one pass; y is neither v1 nor v2. scale_v1: v1's
+// values taken as g.d∘v1.
 struct block_coefs2 {
   double c1[8][8], c2[8][8];
+  int scale_v1 = 0;
 };
 cudaError_t block_combine2(precision pr, const group_view& g, const block_coefs2& c, const void* v1,
                            const void* v2, void* y, cudaStream_t s);

@@ -79,8 +79,10 @@ class cuda_system final : public device_system, public cuda::system_probe {
   // Fused where the system is one group (k <= 8); else false.
   bool has_block_fused() const override { return groups_.size() == 1; }
   bool block_grams(const int* u, const int* v, int count, double* out) override;
+  bool spmv_gram(int in, int out, double* gram) override;
   bool block_update(int p, int q, const double* a, int x, int r, int z, double* out) override;
-  bool block_combine2(int v1, const double* c1, int v2, const double* c2, int y) override;
+  bool block_combine2(int v1, const double* c1, int v2, const double* c2, int y,
+                      bool scale_v1) override;
   bool refill_values(const double* val, bool jacobi, std::int64_t* zero_diagonals) override;
   // Halo operations (cuda_halo.cpp): double vectors only.
   bool set_halo(const csr_view& halo, std::int32_t halo_size, const std::int32_t* send_rows,
