@@ -526,7 +526,7 @@ void block_update_k(const cpu_block_update& u, std::int64_t r0, std::int64_t r1,
   const VT* cf = cp<VT>(u.coef);
   VT* __restrict x = mp<VT>(u.x), * __restrict r = mp<VT>(u.r), * __restrict z = mp<VT>(u.z);
   // A row of Z: z's, or d∘r into buf where Z is not stored.
-  VT fixed[K ? K : 1];
+  VT fixed[std::max(K, 1)];
   std::vector<VT> heap(K ? 0 : ks);
   VT* buf = K ? fixed : heap.data();
   auto z_row = [&](std::int64_t row) -> const VT* {
