@@ -138,24 +138,31 @@ cudaError_t spmv_sell(precision pr, const matrix_view& a, const group_view& g, b
   });
 }
 
+bool spmv_sell_gram_on(precision pr, const matrix_view& a, const group_view& g) {
+  if (a.fmt != format::sell || !a.sell_split || g.kc != 8 || pr == precision::f32) return false;
+  bool on = false;
+  with_prec(pr, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_same_v<typename T::vec, double>) {
+      cudaFuncAttributes at{};
+      on = cudaFuncGetAttributes(&at, &k_spmv_sell_split_gram<typename T::mat, double, 8>) ==
+               cudaSuccess &&
+           at.ptxVersion >= 80;
+    }
+    return cudaSuccess;
+  });
+  return on;
+}
+
 cudaError_t spmv_sell_gram(precision pr, const matrix_view& a, const group_view& g, const void* x,
                            void* y, double* partials, double* result, cudaStream_t s) {
-  if (a.fmt != format::sell || !a.sell_split || g.kc != 8 || pr == precision::f32)
-    return cudaErrorNotSupported;
+  if (a.rows == 0) return cudaSuccess;
   const cudaError_t e = with_prec(pr, [&](auto t) {
     using T = decltype(t);
     using V = typename T::vec;
     if constexpr (std::is_same_v<V, double>) {
-      const auto kernel = &k_spmv_sell_split_gram<typename T::mat, V, 8>;
-      // The code this device runs must be built for sm_80 or later (the FP64 tensor cores): the
-      // PTX kept for older GPUs has no such kernel body.
-      cudaFuncAttributes at{};
-      const cudaError_t q = cudaFuncGetAttributes(&at, kernel);
-      if (q != cudaSuccess) return q;
-      if (at.ptxVersion < 80) return cudaErrorNotSupported;
-      if (a.rows == 0) return cudaSuccess;
-      kernel<<<a.grid, block_threads, 0, s>>>(a, g, static_cast<const V*>(x), static_cast<V*>(y),
-                                              partials);
+      k_spmv_sell_split_gram<typename T::mat, V, 8><<<a.grid, block_threads, 0, s>>>(
+          a, g, static_cast<const V*>(x), static_cast<V*>(y), partials);
       return cudaGetLastError();
     } else {
       return cudaErrorNotSupported;

@@ -171,13 +171,10 @@ void krylov_ops::block_combine2(int v1, const double* c1, int v2, const double* 
     flops += (4.0 * k_ * k_ + (scale_v1 ? k_ : 0)) * rows_;
     return;
   }
+  // Z unstored comes only with the backend's fused passes (block_fused), which include this one.
+  if (scale_v1) throw error(CNC_ERR_INTERNAL, ": block_combine2 of d∘v without the fused pass");
   const std::vector<char> kept = active;
   active.assign(std::size_t(k_), 1);
-  if (scale_v1) {  // d∘v1 made first
-    const int t = work();
-    precond(v1, t);
-    v1 = t;
-  }
   std::vector<double> zeros(std::size_t(k_), 0.0), ones(std::size_t(k_), 1.0);
   block_combine(v1, c1, zeros.data(), y);
   const std::size_t kk = std::size_t(k_) * std::size_t(k_);

@@ -51,7 +51,8 @@ class krylov_ops {
   // each). block_grams and block_combine2 are composed from the two products above where the
   // backend has no fused form (the same arithmetic in more passes) and take every column;
   // block_update updates the mask's columns, only where block_fused() (else CNC_ERR_INTERNAL);
-  // its z may be device_system::no_vector, block_combine2's v1 scaled by d (backend.hpp).
+  // its z may be device_system::no_vector, block_combine2's v1 scaled by d (backend.hpp; the
+  // scaled form also only with the fused passes).
   void block_grams(const int* u, const int* v, int count, double* out);
   // y = A x over the active columns, and out = xᵀ y (block_grams of the pair (x, y)): one pass
   // where the backend fuses them (device_system::spmv_gram), else spmv and block_grams.

@@ -115,25 +115,27 @@ bool cuda_system::block_grams(const int* u, const int* v, int count, double* out
   return true;
 }
 
-// The SpMV of a full single group with its Gram product, where the SELL kernel has it
-// (cuda::spmv_sell_gram says so by cudaErrorNotSupported, before it launches anything).
+// The SpMV of a full single group with its Gram product, where the SELL kernel has it (the
+// answer, fixed for the system's device and layout, asked once).
 bool cuda_system::spmv_gram(int in, int out, double* gram) {
   if (groups_.size() != 1 || in == out || !full(groups_[0])) return false;
   check_index(in), check_index(out);
   group& g = groups_[0];
   const cuda::matrix_view m = matrix_for(g);
+  if (spmv_gram_on_ < 0) {
+    check(cudaSetDevice(dev_), "cudaSetDevice");
+    spmv_gram_on_ = cuda::spmv_sell_gram_on(pr_, m, g.view) ? 1 : 0;
+  }
+  if (!spmv_gram_on_) return false;
   const std::size_t kc = std::size_t(g.view.kc), grid = std::size_t(std::max(m.grid, 1));
   const std::size_t parts = sizeof(double) * kc * kc * grid;
   if (fused_partials_.bytes() < parts) fused_partials_ = device_buffer(parts);
-  bool fused = true;
-  fused_results(
-      std::size_t(nrhs_) * std::size_t(nrhs_), gram, "block CG SpMV with PᵀQ", [&](double* result) {
-        const cudaError_t e = cuda::spmv_sell_gram(pr_, m, g.view, vec(g, in), vec(g, out),
-                                                   fused_partials_.as<double>(), result, stream_);
-        fused = e != cudaErrorNotSupported;
-        return fused ? e : cudaSuccess;
-      });
-  return fused;
+  fused_results(std::size_t(nrhs_) * std::size_t(nrhs_), gram, "block CG SpMV with PᵀQ",
+                [&](double* result) {
+                  return cuda::spmv_sell_gram(pr_, m, g.view, vec(g, in), vec(g, out),
+                                              fused_partials_.as<double>(), result, stream_);
+                });
+  return true;
 }
 
 static_assert(cuda::block_update_grams == device_system::block_update_grams, "update's products");

@@ -67,9 +67,10 @@ cudaError_t block_update_pass(precision pr, const group_view& g, const block_upd
 
 // y = A x over every column of the group as the plain SpMV (not CG mode) and, in the same pass,
 // result[a*g.k + b] = Σ x_a y_b over every column pair (block_fused_pass's layout, order and
-// partials: kc * kc * a.grid doubles). SELL with split rows, double vectors, kc = 8 and code
-// built for sm_80 or later on this device (FP64 tensor cores); else cudaErrorNotSupported,
-// nothing launched. Defined in spmv_sell.cu.
+// partials: kc * kc * a.grid doubles). Only where spmv_sell_gram_on: SELL with split rows,
+// double vectors, kc = 8, and code built for sm_80 or later on the current device (FP64 tensor
+// cores; the PTX kept for older GPUs has no such kernel body). Defined in spmv_sell.cu.
+bool spmv_sell_gram_on(precision pr, const matrix_view& a, const group_view& g);
 cudaError_t spmv_sell_gram(precision pr, const matrix_view& a, const group_view& g, const void* x,
                            void* y, double* partials, double* result, cudaStream_t s);
 

@@ -177,6 +177,7 @@ class cuda_system final : public device_system, public cuda::system_probe {
   pinned_buffer dot_host_;
   std::vector<const void*> dot_ptrs_;
   device_buffer fused_partials_;  // block_fused_pass's, made on first use
+  int spmv_gram_on_ = -1;         // cuda::spmv_sell_gram_on, asked on first use
   // Halo operations: the halo CSR, the rows to send, and device + pinned host buffers of the
   // values gathered (send_count * nrhs) and received (halo_size * nrhs), each with its pinned
   // host copy, the caller's send and receive buffers.
